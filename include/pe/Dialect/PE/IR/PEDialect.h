@@ -1,0 +1,15 @@
+//===- PEDialect.h - pe dialect ---------------------------------*- C++ -*-===//
+//
+// Part of the pe-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PE_DIALECT_PE_IR_PEDIALECT_H
+#define PE_DIALECT_PE_IR_PEDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Dialect.h"
+
+#include "pe/Dialect/PE/IR/PEOpsDialect.h.inc"
+
+#endif // PE_DIALECT_PE_IR_PEDIALECT_H

@@ -1,0 +1,536 @@
+//===- PEOps.td - pe dialect operations --------------------*- tablegen -*-===//
+//
+// Part of the pe-mlir project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PE_DIALECT_PE_IR_PEOPS_TD
+#define PE_DIALECT_PE_IR_PEOPS_TD
+
+include "pe/Dialect/PE/IR/PEDialect.td"
+include "pe/Dialect/PE/IR/PEAttrs.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def PE_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
+def PE_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def PE_FreqTensor : 1DTensorOf<[F32, F64]>;
+def PE_PositionTensor : RankedTensorOf<[I32, I64]>;
+def PE_MaskTensor : RankedTensorOf<[I1]>;
+def PE_IndexLike : AnyTypeOf<[Index, I32, I64]>;
+
+// Positions of the tokens of a [..., T, C] tensor. Token t sits at
+//   positions[t]                        (1-D positions [T]), or
+//   positions[b, t]                     (2-D positions [B, T], b = dim 0), or
+//   static_offset + offset + t          (no positions operand).
+def PE_PositionArgs {
+  dag args = (ins Optional<PE_IndexLike>:$offset,
+                  Optional<PE_PositionTensor>:$positions,
+                  DefaultValuedAttr<I64Attr, "0">:$static_offset);
+  string format = [{
+    (`offset` `(` $offset^ `:` type($offset) `)`)?
+    (`positions` `(` $positions^ `:` type($positions) `)`)?
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Absolute encodings
+//===----------------------------------------------------------------------===//
+
+def PE_AddSinusoidalOp : PE_Op<"add_sinusoidal",
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+  let summary = "adds the sinusoidal position encoding to embeddings";
+  let description = [{
+    Computes `result[..., t, c] = s * input[..., t, c] + PE(p(t), c)` for an
+    input of shape `[..., T, C]`, where `s = sqrt(C)` when `scale_input` is
+    set (Vaswani et al., section 3.4: embeddings are multiplied by
+    `sqrt(d_model)`) and `1` otherwise, and `p(t)` is the position of token
+    `t` (formula sheet A1):
+
+    * `interleaved` (Vaswani et al.; Hugging Face DistilBERT
+      `create_sinusoidal_embeddings`):
+      `PE(p, 2k) = sin(p * base^(-2k/C))`, `PE(p, 2k+1) = cos(p * base^(-2k/C))`.
+    * `concat` (tensor2tensor; fairseq `SinusoidalPositionalEmbedding`):
+      with `h = C / 2` and `w_k = exp(-k * ln(base) / (h - 1))`,
+      `PE(p) = [sin(p * w) | cos(p * w)]`; an odd `C` leaves the last
+      channel 0; `h = 1` uses `w_0 = 1` (fairseq divides by zero there).
+      Note the exponent denominator `h - 1`, not `h`.
+
+    Positions: token `t` is at `static_offset + offset + t`, or at
+    `positions[t]` (`positions : tensor<T x iN>`) or `positions[b, t]`
+    (`positions : tensor<B x T x iN>`, `b` indexing dimension 0 of the input).
+    The encoding is evaluated in f64 and the sum rounded once to the element
+    type. `C` must be static.
+
+    Example:
+
+    ```mlir
+    %0 = pe.add_sinusoidal interleaved %x offset(%pos0 : index)
+           {base = 10000.0 : f64} : tensor<2x?x512xf32>
+    %1 = pe.add_sinusoidal concat %x positions(%p : tensor<2x16xi64>)
+           {scale_input} : tensor<2x16x512xf32>
+    ```
+  }];
+  let arguments = !con((ins PE_FloatTensor:$input,
+                            PE_SinusoidalLayoutAttr:$layout,
+                            DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                            UnitAttr:$scale_input),
+                       PE_PositionArgs.args);
+  let results = (outs PE_FloatTensor:$result);
+  let assemblyFormat = !strconcat("$layout $input ", PE_PositionArgs.format,
+                                  "attr-dict `:` type($input)");
+  let hasVerifier = 1;
+}
+
+def PE_AddLearnedOp : PE_Op<"add_learned",
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+  let summary = "adds rows of a learned position table to embeddings";
+  let description = [{
+    Computes `result[..., t, c] = input[..., t, c] + table[p(t), c]` for an
+    input of shape `[..., T, C]` and a table of shape `[P, C]` (formula sheet
+    A2: GPT-2/BERT `tok_emb[ids] + pos_emb[positions]`). Positions are given
+    as for `pe.add_sinusoidal`. Positions outside `[0, P)` are clamped into
+    that range at run time (a deterministic result instead of an
+    out-of-bounds read); when every position is known statically, an
+    out-of-range position is a verification error.
+
+    Example:
+
+    ```mlir
+    %0 = pe.add_learned %x, %wpe offset(%past : index)
+           : tensor<1x?x768xf32>, tensor<1024x768xf32>
+    ```
+  }];
+  let arguments = !con((ins PE_FloatTensor:$input, PE_FloatTensor:$table),
+                       PE_PositionArgs.args);
+  let results = (outs PE_FloatTensor:$result);
+  let assemblyFormat = !strconcat("$input `,` $table ", PE_PositionArgs.format,
+      "attr-dict `:` type($input) `,` type($table)");
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Rotary embedding
+//===----------------------------------------------------------------------===//
+
+def PE_RopeOp : PE_Op<"rope",
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+  let summary = "rotary position embedding (RoPE) of queries or keys";
+  let description = [{
+    Rotates the channels of `input : tensor<..., T, D>` pairwise by angles
+    proportional to each token's position (formula sheet A3). With rotary
+    dimension `R = rotary_dim` (default `D`; even, at most `D`), pair `i`
+    (`0 <= i < R/2`) is
+
+    * `(x[2i], x[2i+1])` for layout `interleaved` (GPT-J, ggml NORMAL, ONNX
+      `interleaved=1`, vLLM `is_neox_style=False`), or
+    * `(x[i], x[i + R/2])` for layout `half` (GPT-NeoX, Hugging Face Llama
+      `rotate_half`, ggml NEOX, ONNX `interleaved=0`),
+
+    and `(a, b)` becomes `(a*c - b*s, a*s + b*c)`. Channels `R <= c < D`
+    pass through unchanged (partial rotary).
+
+    The cosine and sine come from one of two frequency sources:
+
+    * `inv_freq(%f : tensor<R/2 x f32|f64>)`: `c = cos(p * f[i])`,
+      `s = sin(p * f[i])`. The angle `p * f[i]` is formed in f64 from the
+      exact value of `f[i]`, so positions up to 2^20 and beyond keep full
+      f32 accuracy of the rotated values (Hugging Face forms the angle in
+      f32, which loses up to `p * 2^-24` radians).
+    * `cache(%cos, %sin : tensor<P x R/2 x ...>, ...)`: `c = cos[p, i]`,
+      `s = sin[p, i]`, the precomputed tables of ONNX RotaryEmbedding, vLLM
+      and exported models; they may hold any values. Positions outside
+      `[0, P)` are clamped.
+
+    An optional `attention_scaling(%m)` (an `f32`, the YaRN / LongRoPE
+    `mscale`, the second result of the frequency ops) multiplies both `c`
+    and `s`, as Hugging Face, vLLM and ggml do. Because queries and keys are
+    both rotated with it, attention logits grow by its square.
+
+    Positions are given as for `pe.add_sinusoidal` (`static_offset +
+    offset + t` or an explicit positions tensor); decoding with a KV cache
+    uses `offset = cache length`. f16 and bf16 inputs are computed in f32
+    and rounded once.
+
+    Example (Llama 3.1: half layout, llama3 scaling, decode step):
+
+    ```mlir
+    %f, %m = pe.llama3_scale {base = 500000.0 : f64, factor = 8.0 : f64,
+               low_freq_factor = 1.0 : f64, high_freq_factor = 4.0 : f64,
+               original_max_position_embeddings = 8192 : i64} : tensor<64xf32>
+    %q1 = pe.rope half %q inv_freq(%f : tensor<64xf32>) attention_scaling(%m)
+            offset(%past : index) : tensor<1x32x1x128xf32>
+    ```
+  }];
+  let arguments = !con((ins PE_FloatTensor:$input,
+                            Optional<PE_FreqTensor>:$inv_freq,
+                            Optional<PE_FloatTensor>:$cos_cache,
+                            Optional<PE_FloatTensor>:$sin_cache,
+                            Optional<F32>:$attention_scaling,
+                            PE_RopeLayoutAttr:$layout,
+                            OptionalAttr<I64Attr>:$rotary_dim),
+                       PE_PositionArgs.args);
+  let results = (outs PE_FloatTensor:$result);
+  let assemblyFormat = [{
+    $layout $input
+    (`inv_freq` `(` $inv_freq^ `:` type($inv_freq) `)`)?
+    (`cache` `(` $cos_cache^ `,` $sin_cache `:` type($cos_cache) `,`
+      type($sin_cache) `)`)?
+    (`attention_scaling` `(` $attention_scaling^ `)`)?
+  }] # !strconcat(PE_PositionArgs.format, "attr-dict `:` type($input)");
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The number of rotated channels R (rotary_dim, or the head dim).
+    int64_t getRotaryDimOrHeadDim();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// RoPE frequencies and context-extension scalings
+//===----------------------------------------------------------------------===//
+
+class PE_FrequencyOp<string mnemonic, list<Trait> traits = []>
+    : PE_Op<mnemonic, !listconcat([Pure], traits)> {
+  let results = (outs PE_FreqTensor:$inv_freq, F32:$attention_scaling);
+  let hasFolder = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The rotary dimension R: twice the length of the inv_freq result.
+    int64_t getRotaryDim() {
+      return 2 * getInvFreq().getType().getDimSize(0);
+    }
+  }];
+  // Every frequency op is one entry of Hugging Face's ROPE_INIT_FUNCTIONS:
+  // (config, [seq_len]) -> (inv_freq, attention_scaling).
+  string commonDescription = [{
+    Results: `inv_freq : tensor<R/2 x f32|f64>`, whose length fixes the
+    rotary dimension `R`, and `attention_scaling : f32`, the factor that
+    `pe.rope` multiplies cos and sin by. Values are computed in f64 and
+    rounded once to the result type. The op folds to constants when all its
+    operands are constants.
+  }];
+}
+
+def PE_RopeFrequenciesOp : PE_FrequencyOp<"rope_frequencies"> {
+  let summary = "default RoPE inverse frequencies base^(-2i/R)";
+  let description = [{
+    `inv_freq[i] = base^(-2i/R)`, `attention_scaling = 1` (formula sheet
+    A3; Hugging Face `_compute_default_rope_parameters`, ggml
+    `theta_scale = powf(freq_base, -2.0f/n_dims)`).
+  }] # commonDescription # [{
+    Example:
+
+    ```mlir
+    %inv, %one = pe.rope_frequencies {base = 10000.0 : f64} : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<F64Attr, "10000.0">:$base);
+  let assemblyFormat = "attr-dict `:` type($inv_freq)";
+}
+
+def PE_LinearScaleOp : PE_FrequencyOp<"linear_scale"> {
+  let summary = "RoPE position interpolation (linear scaling)";
+  let description = [{
+    `inv_freq[i] = base^(-2i/R) / factor`, `attention_scaling = 1`
+    (formula sheet A4.1; equivalent to dividing positions by `factor`).
+    `factor >= 1`.
+  }] # commonDescription # [{
+    Example:
+
+    ```mlir
+    %inv, %one = pe.linear_scale {factor = 4.0 : f64} : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                       F64Attr:$factor);
+  let assemblyFormat = "attr-dict `:` type($inv_freq)";
+}
+
+def PE_NtkScaleOp : PE_FrequencyOp<"ntk_scale"> {
+  let summary = "static NTK-aware RoPE scaling";
+  let description = [{
+    `base' = base * factor^(R/(R-2))`, `inv_freq[i] = base'^(-2i/R)`,
+    `attention_scaling = 1` (formula sheet A4.2; older Hugging Face
+    `_compute_ntk_parameters`, vLLM `rope_type="ntk"`). `factor >= 1`,
+    `R > 2`.
+  }] # commonDescription # [{
+    Example:
+
+    ```mlir
+    %inv, %one = pe.ntk_scale {factor = 2.0 : f64} : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                       F64Attr:$factor);
+  let assemblyFormat = "attr-dict `:` type($inv_freq)";
+}
+
+def PE_DynamicNtkScaleOp : PE_FrequencyOp<"dynamic_ntk_scale"> {
+  let summary = "dynamic NTK RoPE scaling, driven by the sequence length";
+  let description = [{
+    With `L = max_position_embeddings` and the current sequence length
+    `seq_len` (a run-time operand; Hugging Face uses `max(position_ids) + 1`):
+    `s = max(seq_len, L)`,
+    `base' = base * ((factor * s / L) - (factor - 1))^(R/(R-2))`,
+    `inv_freq[i] = base'^(-2i/R)`, `attention_scaling = 1` (formula sheet
+    A4.3, Hugging Face form). For `seq_len <= L` this is the default table.
+  }] # commonDescription # [{
+    Example:
+
+    ```mlir
+    %inv, %one = pe.dynamic_ntk_scale %len : index
+                   {factor = 2.0 : f64, max_position_embeddings = 4096 : i64}
+                   : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins PE_IndexLike:$seq_len,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                       F64Attr:$factor,
+                       I64Attr:$max_position_embeddings);
+  let assemblyFormat =
+      "$seq_len `:` type($seq_len) attr-dict `:` type($inv_freq)";
+}
+
+def PE_YarnScaleOp : PE_FrequencyOp<"yarn_scale"> {
+  let summary = "YaRN RoPE scaling (NTK-by-parts with attention scaling)";
+  let description = [{
+    The newest Hugging Face `_compute_yarn_parameters` (formula sheet A4.4),
+    with `L = original_max_position_embeddings`:
+
+    * `fcd(n) = R * ln(L / (2*pi*n)) / (2 * ln(base))`;
+      `low = fcd(beta_fast)`, `high = fcd(beta_slow)`; if `truncate`:
+      `low = floor(low)`, `high = ceil(high)`; then `low = max(low, 0)`,
+      `high = min(high, R - 1)`.
+    * `ramp[i] = clamp((i - low) / (high - low), 0, 1)` (`high += 0.001`
+      when `low == high`); `w = 1 - ramp[i]`.
+    * `inv_freq[i] = base^(-2i/R) / factor * (1 - w) + base^(-2i/R) * w`.
+    * `attention_scaling = attention_factor` if given; else, when both
+      `mscale` and `mscale_all_dim` are given and non-zero (Python
+      truthiness, as in Hugging Face),
+      `get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)`;
+      else `get_mscale(factor) = 0.1 * ln(factor) + 1`, where
+      `get_mscale(s, m) = s <= 1 ? 1 : 0.1 * m * ln(s) + 1`.
+
+    `factor >= 1`, `base > 0` and `base != 1`, `beta_fast, beta_slow > 0`,
+    `L > 0`.
+  }] # commonDescription # [{
+    Example (Qwen2-style YaRN, factor 4 over 32k):
+
+    ```mlir
+    %inv, %m = pe.yarn_scale {base = 1000000.0 : f64, factor = 4.0 : f64,
+                 original_max_position_embeddings = 32768 : i64}
+                 : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                       F64Attr:$factor,
+                       I64Attr:$original_max_position_embeddings,
+                       DefaultValuedAttr<F64Attr, "32.0">:$beta_fast,
+                       DefaultValuedAttr<F64Attr, "1.0">:$beta_slow,
+                       OptionalAttr<F64Attr>:$mscale,
+                       OptionalAttr<F64Attr>:$mscale_all_dim,
+                       OptionalAttr<F64Attr>:$attention_factor,
+                       DefaultValuedAttr<BoolAttr, "true">:$truncate);
+  let assemblyFormat = "attr-dict `:` type($inv_freq)";
+}
+
+def PE_Llama3ScaleOp : PE_FrequencyOp<"llama3_scale"> {
+  let summary = "Llama 3.1 RoPE scaling";
+  let description = [{
+    Hugging Face `_compute_llama3_parameters` (formula sheet A4.6), with
+    `L = original_max_position_embeddings`, `inv = base^(-2i/R)` and
+    `wavelen = 2*pi / inv`:
+
+    * `wavelen < L / high_freq_factor` (high frequency): `inv` unchanged;
+    * `wavelen > L / low_freq_factor` (low frequency): `inv / factor`;
+    * otherwise, with `smooth = (L / wavelen - low_freq_factor) /
+      (high_freq_factor - low_freq_factor)`:
+      `(1 - smooth) * inv / factor + smooth * inv`.
+
+    `attention_scaling = 1`. When `low_freq_factor == high_freq_factor` the
+    medium band is empty (vLLM's special case), so no division by zero
+    occurs. `factor >= 1`, `0 < low_freq_factor <= high_freq_factor`,
+    `L > 0`.
+  }] # commonDescription # [{
+    Example (Llama 3.1 defaults):
+
+    ```mlir
+    %inv, %one = pe.llama3_scale {base = 500000.0 : f64, factor = 8.0 : f64,
+                   low_freq_factor = 1.0 : f64, high_freq_factor = 4.0 : f64,
+                   original_max_position_embeddings = 8192 : i64}
+                   : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                       F64Attr:$factor,
+                       F64Attr:$low_freq_factor,
+                       F64Attr:$high_freq_factor,
+                       I64Attr:$original_max_position_embeddings);
+  let assemblyFormat = "attr-dict `:` type($inv_freq)";
+}
+
+def PE_LongRopeScaleOp : PE_FrequencyOp<"longrope_scale"> {
+  let summary = "LongRoPE (Phi-3) RoPE scaling with short and long factors";
+  let description = [{
+    Hugging Face `_compute_longrope_parameters` (formula sheet A4.5), with
+    `L = original_max_position_embeddings`:
+
+    * `ext = long_factor` if `seq_len` is given and `seq_len > L`, else
+      `short_factor` (both of length `R/2`, positive);
+    * `inv_freq[i] = 1 / (ext[i] * base^(2i/R))`;
+    * `f = factor`, or `max_position_embeddings / L` when absent;
+      `attention_scaling = attention_factor` if given, else
+      `f <= 1 ? 1 : sqrt(1 + ln(f) / ln(L))`.
+
+    `seq_len` is the current sequence length, a run-time operand (Hugging
+    Face switches at `max(position_ids) + 1 > L`); without it the short
+    factors are used.
+  }] # commonDescription # [{
+    Example:
+
+    ```mlir
+    %inv, %m = pe.longrope_scale %len : index {
+                 short_factor = array<f64: 1.0, 1.0>,
+                 long_factor = array<f64: 1.5, 4.0>,
+                 original_max_position_embeddings = 4096 : i64,
+                 max_position_embeddings = 131072 : i64} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Optional<PE_IndexLike>:$seq_len,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$base,
+                       DenseF64ArrayAttr:$short_factor,
+                       DenseF64ArrayAttr:$long_factor,
+                       I64Attr:$original_max_position_embeddings,
+                       I64Attr:$max_position_embeddings,
+                       OptionalAttr<F64Attr>:$factor,
+                       OptionalAttr<F64Attr>:$attention_factor);
+  let assemblyFormat = [{
+    ($seq_len^ `:` type($seq_len))? attr-dict `:` type($inv_freq)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// ALiBi
+//===----------------------------------------------------------------------===//
+
+def PE_AlibiBiasOp : PE_Op<"alibi_bias", [Pure, AttrSizedOperandSegments]> {
+  let summary = "the ALiBi attention bias of every head";
+  let description = [{
+    Produces `bias : tensor<H x Tq x Tk>` with `bias[h, i, j] = m_h * b(i, j)`
+    (formula sheet A5), where query `i` is at position `q = static_offset +
+    offset + i` and key `j` at position `j`, and the distance term is
+
+    * `symmetric`: `b = -|q - j|` (llama.cpp);
+    * `signed`: `b = j - q` (FlashInfer, attention-gym);
+    * `key`: `b = j` (BLOOM, the ALiBi paper's fairseq code).
+
+    The three agree under a causal mask (softmax is invariant to a per-row
+    shift) and differ otherwise. The slopes `m_h` are the ALiBi paper's
+    (`get_slopes`, any head count), generalised by `max_bias` as in ggml:
+    `n = 2^floor(log2 H)`, `m_h = 2^(-max_bias (h+1) / n)` for `h < n`, else
+    `2^(-max_bias (2(h-n)+1) / (2n))`; `max_bias = 8` is the paper. An
+    explicit `slopes(%s : tensor<H x f32>)` operand replaces them. `H` must
+    be static; dynamic `Tq`/`Tk` take their sizes from the bracketed index
+    operands, in order.
+
+    Example:
+
+    ```mlir
+    %b = pe.alibi_bias symmetric [%tq, %tk] : tensor<12x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamic_sizes,
+                       Optional<PE_FreqTensor>:$slopes,
+                       Optional<PE_IndexLike>:$offset,
+                       PE_AlibiDistanceAttr:$distance,
+                       DefaultValuedAttr<F64Attr, "8.0">:$max_bias,
+                       DefaultValuedAttr<I64Attr, "0">:$static_offset);
+  let results = (outs PE_FloatTensor:$result);
+  let assemblyFormat = [{
+    $distance (`[` $dynamic_sizes^ `]`)?
+    (`slopes` `(` $slopes^ `:` type($slopes) `)`)?
+    (`offset` `(` $offset^ `:` type($offset) `)`)?
+    attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def PE_AttentionOp : PE_Op<"attention",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "scaled dot-product attention, the fusion target";
+  let description = [{
+    For `query : [B, H, Tq, D]`, `key : [B, Hkv, Tk, D]` and
+    `value : [B, Hkv, Tk, Dv]` with `H % Hkv == 0` (multi-head, grouped-query
+    and multi-query attention; head `h` reads KV head `h / (H / Hkv)`):
+
+    ```
+    s[b,h,i,j] = scale * sum_d query[b,h,i,d] * key[b,h/g,j,d]
+    s = softcap * tanh(s / softcap)       if softcap and softcap_order = before_bias
+    s = s + bias[b,h,i,j]                 if bias
+    s = softcap * tanh(s / softcap)       if softcap and softcap_order = after_bias
+    allowed(i,j) = mask[b,h,i,j] (if mask) and j <= i + Tk - Tq (if causal)
+    result[b,h,i,:] = sum_j softmax_j(s over allowed j) * value[b,h/g,j,:]
+    ```
+
+    * `scale` defaults to `1 / sqrt(D)`.
+    * `causal` is aligned bottom-right, as ONNX `is_causal` with a KV cache:
+      the last query sees every key; with `Tq < Tk` the queries are the last
+      `Tq` tokens of the sequence.
+    * `bias` (any float type) and `mask` (`i1`, true = may attend, as
+      PyTorch `scaled_dot_product_attention`) broadcast numpy-style to
+      `[B, H, Tq, Tk]`: rank 2 to 4, each dimension equal or 1.
+    * `softcap_order` makes explicit the choice the references disagree on:
+      ggml and ONNX cap before the bias (`before_bias`, the default),
+      FlashInfer after it.
+    * A row whose keys are all disallowed produces 0 (ONNX opset 24), not
+      NaN.
+
+    The math runs in f32 (f64 for f64 inputs); the result has the element
+    type of `query`. RoPE and ALiBi are not part of this op: they stay
+    separate `pe.rope` / `pe.alibi_bias` producers with exact semantics, and
+    the fusion passes recognise them.
+
+    Example (GQA with a causal mask and an ALiBi bias):
+
+    ```mlir
+    %o = pe.attention %q, %k, %v bias(%b : tensor<32x?x?xf32>) {causal}
+           : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>,
+             tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
+    ```
+  }];
+  let arguments = (ins PE_FloatTensor:$query,
+                       PE_FloatTensor:$key,
+                       PE_FloatTensor:$value,
+                       Optional<PE_FloatTensor>:$bias,
+                       Optional<PE_MaskTensor>:$mask,
+                       OptionalAttr<F64Attr>:$scale,
+                       UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$softcap,
+                       DefaultValuedAttr<PE_SoftcapOrderAttr,
+                           "::mlir::pe::SoftcapOrder::BeforeBias">
+                           :$softcap_order);
+  let results = (outs PE_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The softmax scale: the attribute, or 1/sqrt(D).
+    double getScaleOrDefault();
+  }];
+}
+
+#endif // PE_DIALECT_PE_IR_PEOPS_TD

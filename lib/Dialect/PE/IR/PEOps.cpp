@@ -1,0 +1,591 @@
+//===- PEOps.cpp - pe dialect operations ----------------------------------===//
+//
+// Part of the pe-mlir project.
+//
+// Verifiers state every constraint of the op descriptions in PEOps.td that
+// ODS does not check itself; folders evaluate the frequency ops with the
+// shared formulas of pe/Support/PEMath.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Support/PEMath.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::pe;
+
+//===----------------------------------------------------------------------===//
+// Shared verification helpers
+//===----------------------------------------------------------------------===//
+
+/// Formats a dimension for diagnostics ("?" when dynamic).
+static std::string dimStr(int64_t d) {
+  return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+}
+
+/// Formats a double for diagnostics the way a user writes it ("0.5", "1e+06").
+static std::string fmt(double v) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
+/// True when two dimensions may be equal at run time.
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Verifies the position operands shared by the ops that encode a token
+/// sequence `input : [..., T, C]`. `tableRows`, when given, is the row count
+/// of a position-indexed table, checked against statically known positions.
+static LogicalResult verifyPositionArgs(Operation *op, RankedTensorType input,
+                                        Value offset, Value positions,
+                                        int64_t staticOffset,
+                                        std::optional<int64_t> tableRows) {
+  int64_t rank = input.getRank();
+  int64_t seqLen = input.getDimSize(rank - 2);
+  if (staticOffset < 0)
+    return op->emitOpError("expects a non-negative static_offset, got ")
+           << staticOffset;
+  if (positions) {
+    if (offset || staticOffset != 0)
+      return op->emitOpError(
+          "expects either a positions tensor or an offset, not both");
+    auto posType = cast<RankedTensorType>(positions.getType());
+    if (posType.getRank() == 1) {
+      if (!dimsCompatible(posType.getDimSize(0), seqLen))
+        return op->emitOpError("expects positions of length ")
+               << dimStr(seqLen) << " (the sequence dimension), got "
+               << dimStr(posType.getDimSize(0));
+    } else if (posType.getRank() == 2) {
+      if (rank < 3)
+        return op->emitOpError("expects 1-D positions for a rank-")
+               << rank << " input";
+      if (!dimsCompatible(posType.getDimSize(0), input.getDimSize(0)) ||
+          !dimsCompatible(posType.getDimSize(1), seqLen))
+        return op->emitOpError("expects 2-D positions of shape [")
+               << dimStr(input.getDimSize(0)) << ", " << dimStr(seqLen)
+               << "], got [" << dimStr(posType.getDimSize(0)) << ", "
+               << dimStr(posType.getDimSize(1)) << "]";
+    } else {
+      return op->emitOpError(
+                 "expects positions of rank 1 ([T]) or 2 ([B, T]), got rank ")
+             << posType.getRank();
+    }
+    return success();
+  }
+  if (tableRows && !ShapedType::isDynamic(*tableRows) && !offset &&
+      !ShapedType::isDynamic(seqLen) && staticOffset + seqLen > *tableRows)
+    return op->emitOpError("reads positions [")
+           << staticOffset << ", " << staticOffset + seqLen
+           << ") but the table has " << *tableRows << " rows";
+  return success();
+}
+
+/// Verifies the `[..., T, C]` input of a sequence op.
+static LogicalResult verifySequenceInput(Operation *op, RankedTensorType type,
+                                         StringRef what) {
+  if (type.getRank() < 2)
+    return op->emitOpError("expects the ")
+           << what << " to have rank >= 2 ([..., T, C]), got rank "
+           << type.getRank();
+  if (type.isDynamicDim(type.getRank() - 1))
+    return op->emitOpError("expects a static channel dimension in the ")
+           << what;
+  return success();
+}
+
+static LogicalResult verifyPositive(Operation *op, StringRef name, double v) {
+  if (!(v > 0.0) || !std::isfinite(v))
+    return op->emitOpError("expects ")
+           << name << " to be positive and finite, got " << fmt(v);
+  return success();
+}
+
+static LogicalResult verifyFactorAtLeastOne(Operation *op, double factor) {
+  if (!(factor >= 1.0) || !std::isfinite(factor))
+    return op->emitOpError("expects factor >= 1, got ") << fmt(factor);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AddSinusoidalOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddSinusoidalOp::verify() {
+  auto type = getInput().getType();
+  if (failed(verifySequenceInput(*this, type, "input")) ||
+      failed(verifyPositive(*this, "base", getBase().convertToDouble())))
+    return failure();
+  return verifyPositionArgs(*this, type, getOffset(), getPositions(),
+                            static_cast<int64_t>(getStaticOffset()), std::nullopt);
+}
+
+//===----------------------------------------------------------------------===//
+// AddLearnedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddLearnedOp::verify() {
+  auto type = getInput().getType();
+  auto table = getTable().getType();
+  if (failed(verifySequenceInput(*this, type, "input")))
+    return failure();
+  if (table.getRank() != 2)
+    return emitOpError("expects a rank-2 table [P, C], got rank ")
+           << table.getRank();
+  if (table.getElementType() != type.getElementType())
+    return emitOpError("expects the table element type ")
+           << table.getElementType() << " to match the input element type "
+           << type.getElementType();
+  int64_t channels = type.getDimSize(type.getRank() - 1);
+  if (!dimsCompatible(table.getDimSize(1), channels))
+    return emitOpError("expects the table to have ")
+           << channels << " columns, got " << dimStr(table.getDimSize(1));
+  if (table.getDimSize(0) == 0)
+    return emitOpError("expects a table with at least one row");
+  return verifyPositionArgs(*this, type, getOffset(), getPositions(),
+                            static_cast<int64_t>(getStaticOffset()), table.getDimSize(0));
+}
+
+//===----------------------------------------------------------------------===//
+// RopeOp
+//===----------------------------------------------------------------------===//
+
+int64_t RopeOp::getRotaryDimOrHeadDim() {
+  auto type = getInput().getType();
+  if (std::optional<uint64_t> rotary = getRotaryDim())
+    return static_cast<int64_t>(*rotary);
+  return type.getDimSize(type.getRank() - 1);
+}
+
+LogicalResult RopeOp::verify() {
+  auto type = getInput().getType();
+  if (failed(verifySequenceInput(*this, type, "input")))
+    return failure();
+  int64_t headDim = type.getDimSize(type.getRank() - 1);
+  int64_t rotary = getRotaryDimOrHeadDim();
+  if (rotary <= 0 || rotary % 2 != 0)
+    return emitOpError("expects an even, positive rotary dimension, got ")
+           << rotary << (getRotaryDim() ? "" : " (the head dimension)");
+  if (rotary > headDim)
+    return emitOpError("expects rotary_dim <= head dimension ")
+           << headDim << ", got " << rotary;
+  int64_t pairs = rotary / 2;
+
+  bool hasInvFreq = static_cast<bool>(getInvFreq());
+  bool hasCos = static_cast<bool>(getCosCache());
+  bool hasSin = static_cast<bool>(getSinCache());
+  if (hasCos != hasSin)
+    return emitOpError("expects both a cos and a sin cache");
+  if (hasInvFreq == hasCos)
+    return emitOpError(
+        "expects exactly one frequency source: inv_freq or cache");
+
+  std::optional<int64_t> tableRows;
+  if (hasInvFreq) {
+    int64_t n = getInvFreq().getType().getDimSize(0);
+    if (!dimsCompatible(n, pairs))
+      return emitOpError("expects inv_freq of length rotary_dim / 2 = ")
+             << pairs << ", got " << n;
+  } else {
+    auto cosType = getCosCache().getType();
+    if (cosType != getSinCache().getType())
+      return emitOpError("expects cos and sin caches of the same type, got ")
+             << cosType << " and " << getSinCache().getType();
+    if (cosType.getRank() != 2)
+      return emitOpError("expects rank-2 caches [P, rotary_dim / 2], got rank ")
+             << cosType.getRank();
+    if (!dimsCompatible(cosType.getDimSize(1), pairs))
+      return emitOpError("expects caches with rotary_dim / 2 = ")
+             << pairs << " columns, got " << dimStr(cosType.getDimSize(1));
+    if (cosType.getDimSize(0) == 0)
+      return emitOpError("expects caches with at least one row");
+    tableRows = cosType.getDimSize(0);
+  }
+  return verifyPositionArgs(*this, type, getOffset(), getPositions(),
+                            static_cast<int64_t>(getStaticOffset()), tableRows);
+}
+
+//===----------------------------------------------------------------------===//
+// Frequency ops
+//===----------------------------------------------------------------------===//
+
+/// Checks the inv_freq result type and the base shared by all frequency ops.
+/// `minRotary` is the smallest rotary dimension the formula is defined for.
+static LogicalResult verifyFrequencyCommon(Operation *op,
+                                           RankedTensorType invFreqType,
+                                           double base, int64_t minRotary) {
+  if (!invFreqType.hasStaticShape())
+    return op->emitOpError("expects a statically shaped inv_freq result");
+  int64_t rotary = 2 * invFreqType.getDimSize(0);
+  if (rotary < minRotary)
+    return op->emitOpError("expects a rotary dimension (2 x inv_freq length) "
+                           "of at least ")
+           << minRotary << ", got " << rotary;
+  return verifyPositive(op, "base", base);
+}
+
+/// Converts computed frequencies into the two fold results.
+static LogicalResult foldFrequencies(const math::RopeFrequencies &freqs,
+                                     RankedTensorType invFreqType,
+                                     SmallVectorImpl<OpFoldResult> &results) {
+  Type elementType = invFreqType.getElementType();
+  if (static_cast<int64_t>(freqs.invFreq.size()) !=
+      invFreqType.getDimSize(0))
+    return failure();
+  SmallVector<Attribute> values;
+  values.reserve(freqs.invFreq.size());
+  for (double v : freqs.invFreq) {
+    if (!std::isfinite(v))
+      return failure();
+    values.push_back(FloatAttr::get(elementType, v));
+  }
+  if (!std::isfinite(freqs.attentionFactor))
+    return failure();
+  results.push_back(DenseElementsAttr::get(invFreqType, values));
+  results.push_back(FloatAttr::get(Float32Type::get(invFreqType.getContext()),
+                                   freqs.attentionFactor));
+  return success();
+}
+
+/// Reads a constant integer fold operand (index or integer).
+static std::optional<int64_t> getConstantInt(Attribute attr) {
+  if (auto intAttr = dyn_cast_if_present<IntegerAttr>(attr))
+    return intAttr.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+LogicalResult RopeFrequenciesOp::verify() {
+  return verifyFrequencyCommon(*this, getInvFreq().getType(),
+                               getBase().convertToDouble(), 2);
+}
+
+LogicalResult RopeFrequenciesOp::fold(FoldAdaptor,
+                                      SmallVectorImpl<OpFoldResult> &results) {
+  return foldFrequencies(
+      math::defaultFrequencies(getBase().convertToDouble(), getRotaryDim()),
+      getInvFreq().getType(), results);
+}
+
+LogicalResult LinearScaleOp::verify() {
+  if (failed(verifyFrequencyCommon(*this, getInvFreq().getType(),
+                                   getBase().convertToDouble(), 2)))
+    return failure();
+  return verifyFactorAtLeastOne(*this, getFactor().convertToDouble());
+}
+
+LogicalResult LinearScaleOp::fold(FoldAdaptor,
+                                  SmallVectorImpl<OpFoldResult> &results) {
+  return foldFrequencies(math::linearScaling(getBase().convertToDouble(),
+                                             getRotaryDim(),
+                                             getFactor().convertToDouble()),
+                         getInvFreq().getType(), results);
+}
+
+LogicalResult NtkScaleOp::verify() {
+  // base * factor^(R / (R - 2)) needs R > 2.
+  if (failed(verifyFrequencyCommon(*this, getInvFreq().getType(),
+                                   getBase().convertToDouble(), 4)))
+    return failure();
+  return verifyFactorAtLeastOne(*this, getFactor().convertToDouble());
+}
+
+LogicalResult NtkScaleOp::fold(FoldAdaptor,
+                               SmallVectorImpl<OpFoldResult> &results) {
+  return foldFrequencies(math::ntkScaling(getBase().convertToDouble(),
+                                          getRotaryDim(),
+                                          getFactor().convertToDouble()),
+                         getInvFreq().getType(), results);
+}
+
+LogicalResult DynamicNtkScaleOp::verify() {
+  if (failed(verifyFrequencyCommon(*this, getInvFreq().getType(),
+                                   getBase().convertToDouble(), 4)) ||
+      failed(verifyFactorAtLeastOne(*this, getFactor().convertToDouble())))
+    return failure();
+  if (static_cast<int64_t>(getMaxPositionEmbeddings()) <= 0)
+    return emitOpError("expects max_position_embeddings > 0, got ")
+           << static_cast<int64_t>(getMaxPositionEmbeddings());
+  return success();
+}
+
+LogicalResult DynamicNtkScaleOp::fold(FoldAdaptor adaptor,
+                                      SmallVectorImpl<OpFoldResult> &results) {
+  std::optional<int64_t> seqLen = getConstantInt(adaptor.getSeqLen());
+  if (!seqLen)
+    return failure();
+  return foldFrequencies(
+      math::dynamicNtkScaling(getBase().convertToDouble(), getRotaryDim(),
+                              getFactor().convertToDouble(),
+                              static_cast<int64_t>(getMaxPositionEmbeddings()), *seqLen),
+      getInvFreq().getType(), results);
+}
+
+/// Collects the YaRN parameters of the op in the form of PEMath.
+static math::YarnParams getYarnParams(YarnScaleOp op) {
+  math::YarnParams p;
+  p.factor = op.getFactor().convertToDouble();
+  p.originalMaxPositions = static_cast<int64_t>(op.getOriginalMaxPositionEmbeddings());
+  p.betaFast = op.getBetaFast().convertToDouble();
+  p.betaSlow = op.getBetaSlow().convertToDouble();
+  if (auto m = op.getMscale())
+    p.mscale = m->convertToDouble();
+  if (auto m = op.getMscaleAllDim())
+    p.mscaleAllDim = m->convertToDouble();
+  if (auto f = op.getAttentionFactor())
+    p.attentionFactor = f->convertToDouble();
+  p.truncate = op.getTruncate();
+  return p;
+}
+
+LogicalResult YarnScaleOp::verify() {
+  double base = getBase().convertToDouble();
+  if (failed(verifyFrequencyCommon(*this, getInvFreq().getType(), base, 2)) ||
+      failed(verifyFactorAtLeastOne(*this, getFactor().convertToDouble())) ||
+      failed(verifyPositive(*this, "beta_fast",
+                            getBetaFast().convertToDouble())) ||
+      failed(verifyPositive(*this, "beta_slow",
+                            getBetaSlow().convertToDouble())))
+    return failure();
+  if (base == 1.0)
+    return emitOpError("expects base != 1 (the correction range divides by "
+                       "ln(base))");
+  if (static_cast<int64_t>(getOriginalMaxPositionEmbeddings()) <= 0)
+    return emitOpError("expects original_max_position_embeddings > 0, got ")
+           << static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
+  if (auto m = getMscale(); m && !(m->convertToDouble() >= 0.0))
+    return emitOpError("expects mscale >= 0");
+  if (auto m = getMscaleAllDim(); m && !(m->convertToDouble() >= 0.0))
+    return emitOpError("expects mscale_all_dim >= 0");
+  if (auto f = getAttentionFactor())
+    return verifyPositive(*this, "attention_factor", f->convertToDouble());
+  return success();
+}
+
+LogicalResult YarnScaleOp::fold(FoldAdaptor,
+                                SmallVectorImpl<OpFoldResult> &results) {
+  return foldFrequencies(math::yarnScaling(getBase().convertToDouble(),
+                                           getRotaryDim(),
+                                           getYarnParams(*this)),
+                         getInvFreq().getType(), results);
+}
+
+LogicalResult Llama3ScaleOp::verify() {
+  if (failed(verifyFrequencyCommon(*this, getInvFreq().getType(),
+                                   getBase().convertToDouble(), 2)) ||
+      failed(verifyFactorAtLeastOne(*this, getFactor().convertToDouble())) ||
+      failed(verifyPositive(*this, "low_freq_factor",
+                            getLowFreqFactor().convertToDouble())))
+    return failure();
+  if (!(getHighFreqFactor().convertToDouble() >=
+        getLowFreqFactor().convertToDouble()))
+    return emitOpError("expects high_freq_factor >= low_freq_factor, got ")
+           << fmt(getHighFreqFactor().convertToDouble()) << " < "
+           << fmt(getLowFreqFactor().convertToDouble());
+  if (static_cast<int64_t>(getOriginalMaxPositionEmbeddings()) <= 0)
+    return emitOpError("expects original_max_position_embeddings > 0, got ")
+           << static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
+  return success();
+}
+
+LogicalResult Llama3ScaleOp::fold(FoldAdaptor,
+                                  SmallVectorImpl<OpFoldResult> &results) {
+  math::Llama3Params p;
+  p.factor = getFactor().convertToDouble();
+  p.lowFreqFactor = getLowFreqFactor().convertToDouble();
+  p.highFreqFactor = getHighFreqFactor().convertToDouble();
+  p.originalMaxPositions = static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
+  return foldFrequencies(
+      math::llama3Scaling(getBase().convertToDouble(), getRotaryDim(), p),
+      getInvFreq().getType(), results);
+}
+
+LogicalResult LongRopeScaleOp::verify() {
+  if (failed(verifyFrequencyCommon(*this, getInvFreq().getType(),
+                                   getBase().convertToDouble(), 2)))
+    return failure();
+  int64_t pairs = getRotaryDim() / 2;
+  for (auto [name, factors] :
+       {std::make_pair(StringRef("short_factor"), getShortFactor()),
+        std::make_pair(StringRef("long_factor"), getLongFactor())}) {
+    if (static_cast<int64_t>(factors.size()) != pairs)
+      return emitOpError("expects ")
+             << name << " to have rotary_dim / 2 = " << pairs
+             << " entries, got " << factors.size();
+    for (double f : factors)
+      if (failed(verifyPositive(*this, name, f)))
+        return failure();
+  }
+  if (static_cast<int64_t>(getOriginalMaxPositionEmbeddings()) <= 0 ||
+      static_cast<int64_t>(getMaxPositionEmbeddings()) <= 0)
+    return emitOpError("expects positive original_max_position_embeddings "
+                       "and max_position_embeddings");
+  if (auto f = getFactor();
+      f && failed(verifyPositive(*this, "factor", f->convertToDouble())))
+    return failure();
+  if (auto f = getAttentionFactor())
+    return verifyPositive(*this, "attention_factor", f->convertToDouble());
+  return success();
+}
+
+LogicalResult LongRopeScaleOp::fold(FoldAdaptor adaptor,
+                                    SmallVectorImpl<OpFoldResult> &results) {
+  std::optional<int64_t> seqLen;
+  if (getSeqLen()) {
+    seqLen = getConstantInt(adaptor.getSeqLen());
+    if (!seqLen)
+      return failure();
+  }
+  math::LongRopeParams p;
+  p.shortFactor.assign(getShortFactor().begin(), getShortFactor().end());
+  p.longFactor.assign(getLongFactor().begin(), getLongFactor().end());
+  p.originalMaxPositions = static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
+  p.maxPositionEmbeddings = static_cast<int64_t>(getMaxPositionEmbeddings());
+  if (auto f = getFactor())
+    p.factor = f->convertToDouble();
+  if (auto f = getAttentionFactor())
+    p.attentionFactor = f->convertToDouble();
+  return foldFrequencies(math::longRopeScaling(getBase().convertToDouble(),
+                                               getRotaryDim(), p, seqLen),
+                         getInvFreq().getType(), results);
+}
+
+//===----------------------------------------------------------------------===//
+// AlibiBiasOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AlibiBiasOp::verify() {
+  auto type = getResult().getType();
+  if (type.getRank() != 3)
+    return emitOpError("expects a rank-3 result [H, Tq, Tk], got rank ")
+           << type.getRank();
+  if (type.isDynamicDim(0))
+    return emitOpError("expects a static head count");
+  int64_t heads = type.getDimSize(0);
+  if (heads <= 0)
+    return emitOpError("expects at least one head");
+  if (getDynamicSizes().size() != type.getNumDynamicDims())
+    return emitOpError("expects ")
+           << type.getNumDynamicDims()
+           << " dynamic size operands (one per dynamic dimension), got "
+           << getDynamicSizes().size();
+  if (static_cast<int64_t>(getStaticOffset()) < 0)
+    return emitOpError("expects a non-negative static_offset, got ")
+           << static_cast<int64_t>(getStaticOffset());
+  if (auto slopes = getSlopes()) {
+    int64_t n = slopes.getType().getDimSize(0);
+    if (n == 0)
+      return emitOpError("expects a non-empty slopes tensor");
+    if (!dimsCompatible(n, heads))
+      return emitOpError("expects one slope per head (")
+             << heads << "), got " << n;
+    return success();
+  }
+  return verifyPositive(*this, "max_bias", getMaxBias().convertToDouble());
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+double AttentionOp::getScaleOrDefault() {
+  if (auto scale = getScale())
+    return scale->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(getQuery().getType().getDimSize(3)));
+}
+
+/// Verifies that `type` broadcasts numpy-style to `target` ([B, H, Tq, Tk]).
+static LogicalResult verifyBroadcastable(Operation *op, StringRef name,
+                                         RankedTensorType type,
+                                         ArrayRef<int64_t> target) {
+  int64_t rank = type.getRank();
+  if (rank < 2 || rank > 4)
+    return op->emitOpError("expects a ")
+           << name << " of rank 2 to 4 (broadcast to [B, H, Tq, Tk]), got rank "
+           << rank;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = type.getDimSize(rank - 1 - i);
+    int64_t t = target[3 - i];
+    if (d != 1 && !dimsCompatible(d, t))
+      return op->emitOpError("expects ")
+             << name << " dimension " << rank - 1 - i << " to be 1 or "
+             << dimStr(t) << ", got " << d;
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = getQuery().getType();
+  auto k = getKey().getType();
+  auto v = getValue().getType();
+  auto out = getResult().getType();
+  for (auto [name, type] : {std::make_pair("query", q), {"key", k},
+                            {"value", v}, {"result", out}})
+    if (type.getRank() != 4)
+      return emitOpError("expects a rank-4 ")
+             << name << " [B, heads, T, D], got rank " << type.getRank();
+  if (k.getElementType() != q.getElementType() ||
+      v.getElementType() != q.getElementType() ||
+      out.getElementType() != q.getElementType())
+    return emitOpError("expects query, key, value and result of one element "
+                       "type, got ")
+           << q.getElementType() << ", " << k.getElementType() << ", "
+           << v.getElementType() << " and " << out.getElementType();
+
+  int64_t batch = q.getDimSize(0), heads = q.getDimSize(1);
+  int64_t tq = q.getDimSize(2), dim = q.getDimSize(3);
+  int64_t kvHeads = k.getDimSize(1), tk = k.getDimSize(2);
+  if (!dimsCompatible(k.getDimSize(0), batch) ||
+      !dimsCompatible(v.getDimSize(0), batch))
+    return emitOpError("expects query, key and value of one batch size");
+  if (!dimsCompatible(k.getDimSize(3), dim))
+    return emitOpError("expects query and key of one head dimension, got ")
+           << dimStr(dim) << " and " << dimStr(k.getDimSize(3));
+  if (!dimsCompatible(v.getDimSize(1), kvHeads) ||
+      !dimsCompatible(v.getDimSize(2), tk))
+    return emitOpError("expects key and value of one shape in the heads and "
+                       "sequence dimensions");
+  if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(kvHeads) &&
+      (kvHeads == 0 || heads % kvHeads != 0))
+    return emitOpError("expects the query heads (")
+           << heads << ") to be a multiple of the key/value heads ("
+           << kvHeads << ")";
+  SmallVector<int64_t> expected = {batch, heads, tq, v.getDimSize(3)};
+  for (int64_t i = 0; i < 4; ++i)
+    if (!dimsCompatible(out.getDimSize(i), expected[i]))
+      return emitOpError("expects a result of shape [")
+             << dimStr(expected[0]) << ", " << dimStr(expected[1]) << ", "
+             << dimStr(expected[2]) << ", " << dimStr(expected[3])
+             << "], got " << out;
+
+  SmallVector<int64_t> scoreShape = {batch, heads, tq, tk};
+  if (auto bias = getBias())
+    if (failed(verifyBroadcastable(*this, "bias", bias.getType(), scoreShape)))
+      return failure();
+  if (auto mask = getMask())
+    if (failed(verifyBroadcastable(*this, "mask", mask.getType(), scoreShape)))
+      return failure();
+
+  if (auto scale = getScale()) {
+    double s = scale->convertToDouble();
+    if (!std::isfinite(s) || s == 0.0)
+      return emitOpError("expects a finite, non-zero scale, got ") << fmt(s);
+  } else if (ShapedType::isDynamic(dim)) {
+    return emitOpError("expects an explicit scale when the head dimension is "
+                       "dynamic");
+  }
+  if (auto softcap = getSoftcap())
+    return verifyPositive(*this, "softcap", softcap->convertToDouble());
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "pe/Dialect/PE/IR/PEOps.cpp.inc"

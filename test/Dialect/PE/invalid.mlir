@@ -1,0 +1,689 @@
+// RUN: pe-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier error of the pe ops, in the order of PEOps.cpp.
+
+//===----------------------------------------------------------------------===//
+// Sequence inputs and positions (shared by add_sinusoidal, add_learned, rope)
+//===----------------------------------------------------------------------===//
+
+func.func @rank_too_small(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error@+1 {{expects the input to have rank >= 2 ([..., T, C]), got rank 1}}
+  %0 = pe.add_sinusoidal interleaved %x : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}
+
+// -----
+
+func.func @dynamic_channels(%x: tensor<8x?xf32>) -> tensor<8x?xf32> {
+  // expected-error@+1 {{expects a static channel dimension in the input}}
+  %0 = pe.add_sinusoidal interleaved %x : tensor<8x?xf32>
+  return %0 : tensor<8x?xf32>
+}
+
+// -----
+
+func.func @bad_dtype(%x: tensor<8x64xi32>) -> tensor<8x64xi32> {
+  // expected-error@+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
+  %0 = pe.add_sinusoidal interleaved %x : tensor<8x64xi32>
+  return %0 : tensor<8x64xi32>
+}
+
+// -----
+
+func.func @non_positive_base(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects base to be positive and finite, got 0}}
+  %0 = pe.add_sinusoidal interleaved %x {base = 0.0 : f64} : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @negative_static_offset(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects a non-negative static_offset, got -1}}
+  %0 = pe.add_sinusoidal interleaved %x {static_offset = -1 : i64} : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @positions_and_offset(%x: tensor<8x64xf32>, %p: tensor<8xi64>, %o: index) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects either a positions tensor or an offset, not both}}
+  %0 = pe.add_sinusoidal interleaved %x offset(%o : index) positions(%p : tensor<8xi64>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @positions_and_static_offset(%x: tensor<8x64xf32>, %p: tensor<8xi64>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects either a positions tensor or an offset, not both}}
+  %0 = pe.add_sinusoidal interleaved %x positions(%p : tensor<8xi64>) {static_offset = 2 : i64} : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @positions_length(%x: tensor<8x64xf32>, %p: tensor<7xi64>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects positions of length 8 (the sequence dimension), got 7}}
+  %0 = pe.add_sinusoidal interleaved %x positions(%p : tensor<7xi64>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @positions_2d_rank2_input(%x: tensor<8x64xf32>, %p: tensor<1x8xi64>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects 1-D positions for a rank-2 input}}
+  %0 = pe.add_sinusoidal interleaved %x positions(%p : tensor<1x8xi64>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @positions_2d_shape(%x: tensor<2x8x64xf32>, %p: tensor<3x8xi64>) -> tensor<2x8x64xf32> {
+  // expected-error@+1 {{expects 2-D positions of shape [2, 8], got [3, 8]}}
+  %0 = pe.add_sinusoidal interleaved %x positions(%p : tensor<3x8xi64>) : tensor<2x8x64xf32>
+  return %0 : tensor<2x8x64xf32>
+}
+
+// -----
+
+func.func @positions_rank3(%x: tensor<2x8x64xf32>, %p: tensor<1x2x8xi64>) -> tensor<2x8x64xf32> {
+  // expected-error@+1 {{expects positions of rank 1 ([T]) or 2 ([B, T]), got rank 3}}
+  %0 = pe.add_sinusoidal interleaved %x positions(%p : tensor<1x2x8xi64>) : tensor<2x8x64xf32>
+  return %0 : tensor<2x8x64xf32>
+}
+
+// -----
+
+func.func @positions_float(%x: tensor<8x64xf32>, %p: tensor<8xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = pe.add_sinusoidal interleaved %x positions(%p : tensor<8xf32>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @result_type(%x: tensor<8x64xf32>) -> tensor<8x64xf16> {
+  // expected-error@+1 {{all of {input, result} have same type}}
+  %0 = "pe.add_sinusoidal"(%x) <{layout = #pe<sinusoidal_layout interleaved>, operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<8x64xf32>) -> tensor<8x64xf16>
+  return %0 : tensor<8x64xf16>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// add_learned
+//===----------------------------------------------------------------------===//
+
+func.func @learned_table_rank(%x: tensor<8x64xf32>, %t: tensor<64xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects a rank-2 table [P, C], got rank 1}}
+  %0 = pe.add_learned %x, %t : tensor<8x64xf32>, tensor<64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @learned_table_type(%x: tensor<8x64xf32>, %t: tensor<16x64xf16>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects the table element type 'f16' to match the input element type 'f32'}}
+  %0 = pe.add_learned %x, %t : tensor<8x64xf32>, tensor<16x64xf16>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @learned_table_columns(%x: tensor<8x64xf32>, %t: tensor<16x32xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects the table to have 64 columns, got 32}}
+  %0 = pe.add_learned %x, %t : tensor<8x64xf32>, tensor<16x32xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @learned_empty_table(%x: tensor<?x64xf32>, %t: tensor<0x64xf32>) -> tensor<?x64xf32> {
+  // expected-error@+1 {{expects a table with at least one row}}
+  %0 = pe.add_learned %x, %t : tensor<?x64xf32>, tensor<0x64xf32>
+  return %0 : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @learned_out_of_range(%x: tensor<8x64xf32>, %t: tensor<16x64xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{reads positions [10, 18) but the table has 16 rows}}
+  %0 = pe.add_learned %x, %t {static_offset = 10 : i64} : tensor<8x64xf32>, tensor<16x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// rope
+//===----------------------------------------------------------------------===//
+
+func.func @rope_odd_head_dim(%x: tensor<8x63xf32>, %f: tensor<31xf32>) -> tensor<8x63xf32> {
+  // expected-error@+1 {{expects an even, positive rotary dimension, got 63 (the head dimension)}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<31xf32>) : tensor<8x63xf32>
+  return %0 : tensor<8x63xf32>
+}
+
+// -----
+
+func.func @rope_odd_rotary_dim(%x: tensor<8x64xf32>, %f: tensor<15xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects an even, positive rotary dimension, got 31}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<15xf32>) {rotary_dim = 31 : i64} : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_zero_rotary_dim(%x: tensor<8x64xf32>, %f: tensor<1xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects an even, positive rotary dimension, got 0}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<1xf32>) {rotary_dim = 0 : i64} : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_rotary_gt_head(%x: tensor<8x64xf32>, %f: tensor<64xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects rotary_dim <= head dimension 64, got 128}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<64xf32>) {rotary_dim = 128 : i64} : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_no_frequencies(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects exactly one frequency source: inv_freq or cache}}
+  %0 = pe.rope half %x : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_two_frequency_sources(%x: tensor<8x64xf32>, %f: tensor<32xf32>, %c: tensor<16x32xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects exactly one frequency source: inv_freq or cache}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) cache(%c, %c : tensor<16x32xf32>, tensor<16x32xf32>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_cos_without_sin(%x: tensor<8x64xf32>, %c: tensor<16x32xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects both a cos and a sin cache}}
+  %0 = "pe.rope"(%x, %c) <{layout = #pe<rope_layout half>, operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0, 0>}> : (tensor<8x64xf32>, tensor<16x32xf32>) -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_inv_freq_length(%x: tensor<8x64xf32>, %f: tensor<64xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects inv_freq of length rotary_dim / 2 = 32, got 64}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<64xf32>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_inv_freq_f16(%x: tensor<8x64xf32>, %f: tensor<32xf16>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{operand #1 must be 1D tensor of 32-bit float or 64-bit float values}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<32xf16>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_cache_types(%x: tensor<8x64xf32>, %c: tensor<16x32xf32>, %s: tensor<16x32xf16>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects cos and sin caches of the same type, got 'tensor<16x32xf32>' and 'tensor<16x32xf16>'}}
+  %0 = pe.rope half %x cache(%c, %s : tensor<16x32xf32>, tensor<16x32xf16>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_cache_rank(%x: tensor<8x64xf32>, %c: tensor<16x2x32xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects rank-2 caches [P, rotary_dim / 2], got rank 3}}
+  %0 = pe.rope half %x cache(%c, %c : tensor<16x2x32xf32>, tensor<16x2x32xf32>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_cache_columns(%x: tensor<8x64xf32>, %c: tensor<16x64xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{expects caches with rotary_dim / 2 = 32 columns, got 64}}
+  %0 = pe.rope half %x cache(%c, %c : tensor<16x64xf32>, tensor<16x64xf32>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @rope_cache_empty(%x: tensor<?x64xf32>, %c: tensor<0x32xf32>) -> tensor<?x64xf32> {
+  // expected-error@+1 {{expects caches with at least one row}}
+  %0 = pe.rope half %x cache(%c, %c : tensor<0x32xf32>, tensor<0x32xf32>) : tensor<?x64xf32>
+  return %0 : tensor<?x64xf32>
+}
+
+// -----
+
+func.func @rope_cache_out_of_range(%x: tensor<8x64xf32>, %c: tensor<16x32xf32>) -> tensor<8x64xf32> {
+  // expected-error@+1 {{reads positions [12, 20) but the table has 16 rows}}
+  %0 = pe.rope half %x cache(%c, %c : tensor<16x32xf32>, tensor<16x32xf32>) {static_offset = 12 : i64} : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Frequency ops
+//===----------------------------------------------------------------------===//
+
+func.func @freq_dynamic() {
+  // expected-error@+1 {{expects a statically shaped inv_freq result}}
+  %f, %m = pe.rope_frequencies : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @freq_base() {
+  // expected-error@+1 {{expects base to be positive and finite, got -1}}
+  %f, %m = pe.rope_frequencies {base = -1.0 : f64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @freq_empty() {
+  // expected-error@+1 {{expects a rotary dimension (2 x inv_freq length) of at least 2, got 0}}
+  %f, %m = pe.rope_frequencies : tensor<0xf32>
+  return
+}
+
+// -----
+
+func.func @freq_f16() {
+  // expected-error@+1 {{result #0 must be 1D tensor of 32-bit float or 64-bit float values}}
+  %f, %m = pe.rope_frequencies : tensor<32xf16>
+  return
+}
+
+// -----
+
+func.func @linear_factor() {
+  // expected-error@+1 {{expects factor >= 1, got 0.5}}
+  %f, %m = pe.linear_scale {factor = 0.5 : f64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @ntk_rotary_too_small() {
+  // expected-error@+1 {{expects a rotary dimension (2 x inv_freq length) of at least 4, got 2}}
+  %f, %m = pe.ntk_scale {factor = 2.0 : f64} : tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @ntk_factor() {
+  // expected-error@+1 {{expects factor >= 1, got 0}}
+  %f, %m = pe.ntk_scale {factor = 0.0 : f64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_ntk_factor(%n: index) {
+  // expected-error@+1 {{expects factor >= 1, got 0.25}}
+  %f, %m = pe.dynamic_ntk_scale %n : index {factor = 0.25 : f64, max_position_embeddings = 2048 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_ntk_max_pos(%n: index) {
+  // expected-error@+1 {{expects max_position_embeddings > 0, got 0}}
+  %f, %m = pe.dynamic_ntk_scale %n : index {factor = 2.0 : f64, max_position_embeddings = 0 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_ntk_seq_len_type(%n: f32) {
+  // expected-error@+1 {{operand #0 must be index or 32-bit signless integer or 64-bit signless integer}}
+  %f, %m = pe.dynamic_ntk_scale %n : f32 {factor = 2.0 : f64, max_position_embeddings = 16 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @yarn_factor() {
+  // expected-error@+1 {{expects factor >= 1, got 0.5}}
+  %f, %m = pe.yarn_scale {factor = 0.5 : f64, original_max_position_embeddings = 4096 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @yarn_beta_fast() {
+  // expected-error@+1 {{expects beta_fast to be positive and finite, got 0}}
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 4096 : i64, beta_fast = 0.0 : f64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @yarn_beta_slow() {
+  // expected-error@+1 {{expects beta_slow to be positive and finite, got -1}}
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 4096 : i64, beta_slow = -1.0 : f64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @yarn_base_one() {
+  // expected-error@+1 {{expects base != 1 (the correction range divides by ln(base))}}
+  %f, %m = pe.yarn_scale {base = 1.0 : f64, factor = 4.0 : f64, original_max_position_embeddings = 4096 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @yarn_original_max() {
+  // expected-error@+1 {{expects original_max_position_embeddings > 0, got -4}}
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = -4 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @yarn_mscale() {
+  // expected-error@+1 {{expects mscale >= 0}}
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 4096 : i64, mscale = -1.0 : f64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @yarn_mscale_all_dim() {
+  // expected-error@+1 {{expects mscale_all_dim >= 0}}
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 4096 : i64, mscale_all_dim = -0.5 : f64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @yarn_attention_factor() {
+  // expected-error@+1 {{expects attention_factor to be positive and finite, got 0}}
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 4096 : i64, attention_factor = 0.0 : f64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @llama3_factor() {
+  // expected-error@+1 {{expects factor >= 1, got 0.5}}
+  %f, %m = pe.llama3_scale {factor = 0.5 : f64, low_freq_factor = 1.0 : f64, high_freq_factor = 4.0 : f64, original_max_position_embeddings = 8192 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @llama3_low() {
+  // expected-error@+1 {{expects low_freq_factor to be positive and finite, got 0}}
+  %f, %m = pe.llama3_scale {factor = 8.0 : f64, low_freq_factor = 0.0 : f64, high_freq_factor = 4.0 : f64, original_max_position_embeddings = 8192 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @llama3_high_below_low() {
+  // expected-error@+1 {{expects high_freq_factor >= low_freq_factor, got 1 < 4}}
+  %f, %m = pe.llama3_scale {factor = 8.0 : f64, low_freq_factor = 4.0 : f64, high_freq_factor = 1.0 : f64, original_max_position_embeddings = 8192 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @llama3_original_max() {
+  // expected-error@+1 {{expects original_max_position_embeddings > 0, got 0}}
+  %f, %m = pe.llama3_scale {factor = 8.0 : f64, low_freq_factor = 1.0 : f64, high_freq_factor = 4.0 : f64, original_max_position_embeddings = 0 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @llama3_missing_factor() {
+  // expected-error@+1 {{requires attribute 'factor'}}
+  %f, %m = pe.llama3_scale {low_freq_factor = 1.0 : f64, high_freq_factor = 4.0 : f64, original_max_position_embeddings = 8192 : i64} : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @longrope_short_length() {
+  // expected-error@+1 {{expects short_factor to have rotary_dim / 2 = 2 entries, got 3}}
+  %f, %m = pe.longrope_scale {short_factor = array<f64: 1.0, 1.0, 1.0>, long_factor = array<f64: 1.0, 1.0>, original_max_position_embeddings = 4096 : i64, max_position_embeddings = 131072 : i64} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @longrope_empty_long() {
+  // expected-error@+1 {{expects long_factor to have rotary_dim / 2 = 2 entries, got 0}}
+  %f, %m = pe.longrope_scale {short_factor = array<f64: 1.0, 1.0>, long_factor = array<f64>, original_max_position_embeddings = 4096 : i64, max_position_embeddings = 131072 : i64} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @longrope_non_positive_factor() {
+  // expected-error@+1 {{expects long_factor to be positive and finite, got -2}}
+  %f, %m = pe.longrope_scale {short_factor = array<f64: 1.0, 1.0>, long_factor = array<f64: 1.0, -2.0>, original_max_position_embeddings = 4096 : i64, max_position_embeddings = 131072 : i64} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @longrope_lengths() {
+  // expected-error@+1 {{expects positive original_max_position_embeddings and max_position_embeddings}}
+  %f, %m = pe.longrope_scale {short_factor = array<f64: 1.0, 1.0>, long_factor = array<f64: 1.0, 1.0>, original_max_position_embeddings = 0 : i64, max_position_embeddings = 131072 : i64} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @longrope_factor() {
+  // expected-error@+1 {{expects factor to be positive and finite, got 0}}
+  %f, %m = pe.longrope_scale {short_factor = array<f64: 1.0, 1.0>, long_factor = array<f64: 1.0, 1.0>, original_max_position_embeddings = 4096 : i64, max_position_embeddings = 131072 : i64, factor = 0.0 : f64} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @longrope_attention_factor() {
+  // expected-error@+1 {{expects attention_factor to be positive and finite, got -1}}
+  %f, %m = pe.longrope_scale {short_factor = array<f64: 1.0, 1.0>, long_factor = array<f64: 1.0, 1.0>, original_max_position_embeddings = 4096 : i64, max_position_embeddings = 131072 : i64, attention_factor = -1.0 : f64} : tensor<2xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// alibi_bias
+//===----------------------------------------------------------------------===//
+
+func.func @alibi_rank() {
+  // expected-error@+1 {{expects a rank-3 result [H, Tq, Tk], got rank 2}}
+  %0 = pe.alibi_bias symmetric : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_dynamic_heads(%h: index) {
+  // expected-error@+1 {{expects a static head count}}
+  %0 = pe.alibi_bias symmetric [%h] : tensor<?x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_zero_heads() {
+  // expected-error@+1 {{expects at least one head}}
+  %0 = pe.alibi_bias symmetric : tensor<0x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_dynamic_sizes(%t: index) {
+  // expected-error@+1 {{expects 2 dynamic size operands (one per dynamic dimension), got 1}}
+  %0 = pe.alibi_bias symmetric [%t] : tensor<8x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_offset() {
+  // expected-error@+1 {{expects a non-negative static_offset, got -3}}
+  %0 = pe.alibi_bias signed {static_offset = -3 : i64} : tensor<8x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_empty_slopes(%s: tensor<0xf32>) {
+  // expected-error@+1 {{expects a non-empty slopes tensor}}
+  %0 = pe.alibi_bias key slopes(%s : tensor<0xf32>) : tensor<8x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_slope_count(%s: tensor<6xf32>) {
+  // expected-error@+1 {{expects one slope per head (8), got 6}}
+  %0 = pe.alibi_bias key slopes(%s : tensor<6xf32>) : tensor<8x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_max_bias() {
+  // expected-error@+1 {{expects max_bias to be positive and finite, got 0}}
+  %0 = pe.alibi_bias symmetric {max_bias = 0.0 : f64} : tensor<8x4x4xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+func.func @attention_rank(%q: tensor<4x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
+  // expected-error@+1 {{expects a rank-4 query [B, heads, T, D], got rank 3}}
+  %0 = pe.attention %q, %k, %k : tensor<4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_element_types(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf16>) {
+  // expected-error@+1 {{expects query, key, value and result of one element type, got 'f32', 'f16', 'f16' and 'f32'}}
+  %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x4x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
+  // expected-error@+1 {{expects query, key and value of one batch size}}
+  %0 = pe.attention %q, %k, %k : tensor<2x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<2x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x32xf32>) {
+  // expected-error@+1 {{expects query and key of one head dimension, got 64 and 32}}
+  %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf32>, tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32> -> tensor<1x4x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_shape(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x8x64xf32>) {
+  // expected-error@+1 {{expects key and value of one shape in the heads and sequence dimensions}}
+  %0 = pe.attention %q, %k, %v : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x8x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_gqa(%q: tensor<1x6x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
+  // expected-error@+1 {{expects the query heads (6) to be a multiple of the key/value heads (4)}}
+  %0 = pe.attention %q, %k, %k : tensor<1x6x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x6x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
+  // expected-error@+1 {{expects a result of shape [1, 4, 16, 64], got 'tensor<1x4x8x64xf32>'}}
+  %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_bias_rank(%q: tensor<1x4x16x64xf32>, %b: tensor<16xf32>) {
+  // expected-error@+1 {{expects a bias of rank 2 to 4 (broadcast to [B, H, Tq, Tk]), got rank 1}}
+  %0 = pe.attention %q, %q, %q bias(%b : tensor<16xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_bias_dim(%q: tensor<1x4x16x64xf32>, %b: tensor<3x16x16xf32>) {
+  // expected-error@+1 {{expects bias dimension 0 to be 1 or 4, got 3}}
+  %0 = pe.attention %q, %q, %q bias(%b : tensor<3x16x16xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_dim(%q: tensor<1x4x16x64xf32>, %m: tensor<16x8xi1>) {
+  // expected-error@+1 {{expects mask dimension 1 to be 1 or 16, got 8}}
+  %0 = pe.attention %q, %q, %q mask(%m : tensor<16x8xi1>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_type(%q: tensor<1x4x16x64xf32>, %m: tensor<16x16xi8>) {
+  // expected-error@+1 {{must be ranked tensor of 1-bit signless integer values}}
+  %0 = pe.attention %q, %q, %q mask(%m : tensor<16x16xi8>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<1x4x16x64xf32>) {
+  // expected-error@+1 {{expects a finite, non-zero scale, got 0}}
+  %0 = pe.attention %q, %q, %q {scale = 0.0 : f64} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_dynamic_head_dim(%q: tensor<1x4x16x?xf32>) {
+  // expected-error@+1 {{expects an explicit scale when the head dimension is dynamic}}
+  %0 = pe.attention %q, %q, %q : tensor<1x4x16x?xf32>, tensor<1x4x16x?xf32>, tensor<1x4x16x?xf32> -> tensor<1x4x16x?xf32>
+  return
+}
+
+// -----
+
+func.func @attention_softcap(%q: tensor<1x4x16x64xf32>) {
+  // expected-error@+1 {{expects softcap to be positive and finite, got -5}}
+  %0 = pe.attention %q, %q, %q {softcap = -5.0 : f64} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}

@@ -1,0 +1,39 @@
+# -*- Python -*-
+# lit configuration of the pe regression tests.
+
+import os
+
+import lit.formats
+import lit.util
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "PE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "lib", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.pe_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+# The Debian python3 has numpy; the python3 on PATH may be another one.
+config.substitutions.append(("%python", config.python3))
+config.substitutions.append(
+    ("%pe_ref_lib", os.path.join(config.test_source_root, "Integration", "lib")))
+config.substitutions.append(
+    ("%npycmp", config.python3 + " " +
+     os.path.join(config.test_source_root, "Integration", "lib", "npycmp.py")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.pe_tools_dir, config.llvm_tools_dir]
+tools = [
+    "pe-opt",
+    ToolSubst("pe-run", unresolved="ignore"),
+    ToolSubst("mlir-translate", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)

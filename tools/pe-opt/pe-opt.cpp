@@ -1,0 +1,28 @@
+//===- pe-opt.cpp - pe optimizer driver -----------------------------------===//
+//
+// Part of the pe-mlir project.
+//
+// An mlir-opt with the pe dialect and its passes on top of every upstream
+// dialect, extension and pass, so that pe pipelines run in one tool.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pe/Dialect/PE/IR/PEDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::pe::PEDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "pe optimizer driver\n", registry));
+}

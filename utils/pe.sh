@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+#===- utils/pe.sh - install, build, test and demo pe-mlir -----------------===#
+#
+# Usage: utils/pe.sh demo | test | build | deps
+#
+#   demo   install what is missing, build, run the main job on the shipped
+#          example (examples/llama_attention.mlir)
+#   test   install what is missing, build, run every test (lit + GoogleTest)
+#   build  install what is missing and build
+#   deps   only install what is missing (Debian 12 packages)
+#
+# Environment: PE_BUILD_DIR (default build/), PE_JOBS (default 2).
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${PE_BUILD_DIR:-$ROOT/build}"
+JOBS="${PE_JOBS:-2}"
+LLVM=/usr/lib/llvm-22
+
+# Everything the build, the tests and the demo use, from Debian 12 (bookworm
+# and bookworm-security, where LLVM/MLIR 22 lives).
+PACKAGES=(
+  cmake ninja-build ccache
+  clang-22 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  libomp-22-dev libgtest-dev libbenchmark-dev python3-numpy
+)
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+deps() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$p")
+  done
+  if [ "${#missing[@]}" -ne 0 ]; then
+    echo "pe.sh: installing ${missing[*]}"
+    as_root apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+}
+
+configure() {
+  if [ -f "$BUILD/build.ninja" ]; then return; fi
+  local launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -G Ninja -S "$ROOT" -B "$BUILD" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER="$LLVM/bin/clang" \
+    -DCMAKE_CXX_COMPILER="$LLVM/bin/clang++" \
+    -DMLIR_DIR="$LLVM/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$LLVM/bin/lit" \
+    "${launcher[@]}"
+}
+
+build() {
+  deps
+  configure
+  ninja -C "$BUILD" -j "$JOBS" all PEUnitTests
+}
+
+run_tests() {
+  build
+  local log
+  log="$(mktemp)"
+  set +e
+  "$LLVM/bin/lit" -sv "$BUILD/test" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  # One closing line a reader (or CI) can grep: "N passed, N failed".
+  local passed failed
+  passed=$(grep -E '^ *Passed *:' "$log" | grep -oE '[0-9]+' | head -1 || true)
+  failed=$(grep -E '^ *(Failed|Unresolved|Timed Out) *:' "$log" |
+    awk -F: '{gsub(/ /,"",$2); split($2,a,"("); s+=a[1]} END {print s+0}')
+  rm -f "$log"
+  echo "check-pe: ${passed:-0} passed, ${failed:-0} failed"
+  return "$rc"
+}
+
+demo() {
+  build
+  "$ROOT/examples/run-demo.sh" "$BUILD"
+}
+
+case "${1:-}" in
+  deps) deps ;;
+  build) build ;;
+  test) run_tests ;;
+  demo) demo ;;
+  *) echo "usage: $0 demo|test|build|deps" >&2; exit 2 ;;
+esac
