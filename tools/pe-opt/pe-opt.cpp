@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Dialect/PE/IR/PEDialect.h"
+#include "pe/InitAllPE.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -17,9 +17,10 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::pe::registerAllPasses();
 
   mlir::DialectRegistry registry;
-  registry.insert<mlir::pe::PEDialect>();
+  mlir::pe::registerAllDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
 
