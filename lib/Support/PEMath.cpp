@@ -19,7 +19,7 @@
 
 namespace mlir {
 namespace pe {
-namespace math {
+namespace formula {
 
 namespace {
 
@@ -328,6 +328,6 @@ std::vector<double> alibiSlopes(int64_t numHeads, double maxBias) {
   return slopes;
 }
 
-} // namespace math
+} // namespace formula
 } // namespace pe
 } // namespace mlir

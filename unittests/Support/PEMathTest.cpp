@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <vector>
 
-using namespace mlir::pe::math;
+using namespace mlir::pe::formula;
 
 namespace {
 

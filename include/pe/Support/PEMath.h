@@ -30,7 +30,7 @@
 
 namespace mlir {
 namespace pe {
-namespace math {
+namespace formula {
 
 //===----------------------------------------------------------------------===//
 // A1. Sinusoidal absolute positional encoding
@@ -215,7 +215,7 @@ RopeFrequencies longRopeScaling(double base, int64_t rotaryDim,
 /// an empty vector.
 std::vector<double> alibiSlopes(int64_t numHeads, double maxBias = 8.0);
 
-} // namespace math
+} // namespace formula
 } // namespace pe
 } // namespace mlir
 

@@ -2,17 +2,32 @@
 //
 // Part of the pe-mlir project.
 //
+// Each pattern spells out the formula of its op's description (PEOps.td) as
+// a linalg.generic on tensors. Values that depend only on attributes
+// (sinusoidal frequencies, ALiBi slopes, folded frequency tables) come from
+// pe/Support/PEMath.h, the same code the folders use; everything that depends
+// on run-time values is computed in the generic bodies:
+//
+// * angles (position x frequency) and sin/cos of RoPE and the sinusoidal
+//   encoding are evaluated in f64, then rounded once;
+// * the rest of the arithmetic runs in f32 (f64 for f64 tensors), and the
+//   result is rounded once to the element type.
+//
 //===----------------------------------------------------------------------===//
 
 #include "pe/Conversion/PEToLinalg/PEToLinalg.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
 
 namespace mlir {
 namespace pe {
@@ -24,13 +39,839 @@ namespace pe {
 using namespace mlir;
 using namespace mlir::pe;
 
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The type the arithmetic of a `elementType` tensor runs in.
+Type computeType(Type elementType) {
+  if (elementType.isF64())
+    return elementType;
+  return Float32Type::get(elementType.getContext());
+}
+
+Value fconst(OpBuilder &b, Location loc, Type type, double v) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+}
+
+Value iconst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Extends or truncates a float to `to` (no-op when equal).
+Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+/// Converts an index or integer to `index`.
+Value toIndex(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isIndex())
+    return v;
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// Converts an index or signless integer to f64 (signed).
+Value toF64(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isIndex())
+    v = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+  return arith::SIToFPOp::create(b, loc, b.getF64Type(), v);
+}
+
+/// The sizes of `tensor`, as static integers or tensor.dim values.
+SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (type.isDynamicDim(i))
+      sizes.push_back(tensor::DimOp::create(b, loc, tensor, i).getResult());
+    else
+      sizes.push_back(b.getIndexAttr(type.getDimSize(i)));
+  }
+  return sizes;
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                  Type elementType) {
+  return tensor::EmptyOp::create(b, loc, sizes, elementType);
+}
+
+Value sizeValue(OpBuilder &b, Location loc, OpFoldResult size) {
+  if (auto v = dyn_cast<Value>(size))
+    return v;
+  return iconst(b, loc, cast<IntegerAttr>(cast<Attribute>(size)).getInt());
+}
+
+SmallVector<utils::IteratorType> parallel(int64_t n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+/// A constant 1-D tensor of f64 values.
+Value f64Tensor(OpBuilder &b, Location loc, ArrayRef<double> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getF64Type());
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(type, values));
+}
+
+/// How a sequence op gets the position of token `t`: from a positions tensor
+/// (a generic input, see `positionsMap`) or as `base + t` with `base` the
+/// static plus dynamic offset.
+struct PositionSource {
+  Value positions; // tensor<[B,] T x iN>, or null
+  Value base;      // index, when positions is null
+
+  static PositionSource get(OpBuilder &b, Location loc, Value positions,
+                            Value offset, int64_t staticOffset) {
+    PositionSource src;
+    src.positions = positions;
+    if (!positions) {
+      src.base = iconst(b, loc, staticOffset);
+      if (offset)
+        src.base = arith::AddIOp::create(b, loc, src.base,
+                                         toIndex(b, loc, offset));
+    }
+    return src;
+  }
+
+  /// Indexing map of the positions tensor in a generic over [..., T, C].
+  AffineMap positionsMap(MLIRContext *ctx, int64_t rank) const {
+    auto posType = cast<RankedTensorType>(positions.getType());
+    SmallVector<AffineExpr> exprs;
+    if (posType.getRank() == 2)
+      exprs.push_back(getAffineDimExpr(0, ctx));
+    exprs.push_back(getAffineDimExpr(rank - 2, ctx));
+    return AffineMap::get(rank, 0, exprs, ctx);
+  }
+
+  /// The position (index) of the current token inside a generic body.
+  /// `posArg` is the block argument of the positions input, if any.
+  Value position(OpBuilder &b, Location loc, int64_t rank, Value posArg) const {
+    if (positions)
+      return toIndex(b, loc, posArg);
+    Value t = linalg::IndexOp::create(b, loc, rank - 2);
+    return arith::AddIOp::create(b, loc, base, t);
+  }
+};
+
+/// Clamps an index into [0, rows).
+Value clampRow(OpBuilder &b, Location loc, Value idx, Value rows) {
+  Value zero = iconst(b, loc, 0);
+  Value last = arith::SubIOp::create(b, loc, rows, iconst(b, loc, 1));
+  idx = arith::MaxSIOp::create(b, loc, idx, zero);
+  return arith::MinSIOp::create(b, loc, idx, last);
+}
+
+//===----------------------------------------------------------------------===//
+// pe.add_sinusoidal
+//===----------------------------------------------------------------------===//
+
+struct AddSinusoidalLowering : OpConversionPattern<AddSinusoidalOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AddSinusoidalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto type = op.getInput().getType();
+    int64_t rank = type.getRank();
+    int64_t channels = type.getDimSize(rank - 1);
+    double base = op.getBase().convertToDouble();
+    auto layout = op.getLayout() == SinusoidalLayout::Interleaved
+                      ? formula::SinusoidalLayout::Interleaved
+                      : formula::SinusoidalLayout::Concat;
+
+    // Per channel: its frequency and whether it is sin (0), cos (1) or the
+    // zero padding column (2).
+    SmallVector<double> freq, kind;
+    for (int64_t c = 0; c < channels; ++c) {
+      freq.push_back(formula::sinusoidalFrequency(c, channels, base, layout));
+      kind.push_back(formula::sinusoidalIsPad(c, channels, layout)   ? 2.0
+                     : formula::sinusoidalIsCos(c, channels, layout) ? 1.0
+                                                                  : 0.0);
+    }
+    Value freqT = f64Tensor(rewriter, loc, freq);
+    Value kindT = f64Tensor(rewriter, loc, kind);
+    auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
+                                   adaptor.getOffset(),
+                                   static_cast<int64_t>(op.getStaticOffset()));
+
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap channelMap =
+        AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx), ctx);
+    SmallVector<Value> inputs = {adaptor.getInput(), freqT, kindT};
+    SmallVector<AffineMap> maps = {id, channelMap, channelMap};
+    if (pos.positions) {
+      inputs.push_back(pos.positions);
+      maps.push_back(pos.positionsMap(ctx, rank));
+    }
+    maps.push_back(id);
+    Value init = emptyTensor(rewriter, loc,
+                             getSizes(rewriter, loc, adaptor.getInput()),
+                             type.getElementType());
+    double inputScale = op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
+
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
+        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+          Type f64 = b.getF64Type();
+          Value p = toF64(b, l,
+                          pos.position(b, l, rank,
+                                       pos.positions ? args[3] : Value()));
+          Value angle = arith::MulFOp::create(b, l, p, args[1]);
+          Value s = math::SinOp::create(b, l, angle);
+          Value c = math::CosOp::create(b, l, angle);
+          Value isCos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                              args[2], fconst(b, l, f64, 1.0));
+          Value isPad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                              args[2], fconst(b, l, f64, 2.0));
+          Value pe = arith::SelectOp::create(b, l, isCos, c, s);
+          pe = arith::SelectOp::create(b, l, isPad, fconst(b, l, f64, 0.0), pe);
+          Value x = castFloat(b, l, args[0], f64);
+          if (inputScale != 1.0)
+            x = arith::MulFOp::create(b, l, x, fconst(b, l, f64, inputScale));
+          Value y = arith::AddFOp::create(b, l, x, pe);
+          linalg::YieldOp::create(
+              b, l, castFloat(b, l, y, type.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// pe.add_learned
+//===----------------------------------------------------------------------===//
+
+struct AddLearnedLowering : OpConversionPattern<AddLearnedOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AddLearnedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto type = op.getInput().getType();
+    int64_t rank = type.getRank();
+    Value table = adaptor.getTable();
+    Value rows = sizeValue(rewriter, loc, getSizes(rewriter, loc, table)[0]);
+    auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
+                                   adaptor.getOffset(),
+                                   static_cast<int64_t>(op.getStaticOffset()));
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<Value> inputs = {adaptor.getInput()};
+    SmallVector<AffineMap> maps = {id};
+    if (pos.positions) {
+      inputs.push_back(pos.positions);
+      maps.push_back(pos.positionsMap(ctx, rank));
+    }
+    maps.push_back(id);
+    Value init = emptyTensor(rewriter, loc,
+                             getSizes(rewriter, loc, adaptor.getInput()),
+                             type.getElementType());
+    Type ct = computeType(type.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
+        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+          Value p = pos.position(b, l, rank,
+                                 pos.positions ? args[1] : Value());
+          Value row = clampRow(b, l, p, rows);
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          Value w = tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
+          Value y = arith::AddFOp::create(b, l, castFloat(b, l, args[0], ct),
+                                          castFloat(b, l, w, ct));
+          linalg::YieldOp::create(
+              b, l, castFloat(b, l, y, type.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// pe.rope
+//===----------------------------------------------------------------------===//
+
+struct RopeLowering : OpConversionPattern<RopeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RopeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto type = op.getInput().getType();
+    int64_t rank = type.getRank();
+    int64_t headDim = type.getDimSize(rank - 1);
+    int64_t rotary = op.getRotaryDimOrHeadDim();
+    int64_t pairs = rotary / 2;
+    bool half = op.getLayout() == RopeLayout::Half;
+    Value input = adaptor.getInput();
+    Value invFreq = adaptor.getInvFreq();
+    Value cosCache = adaptor.getCosCache(), sinCache = adaptor.getSinCache();
+    Value scaling = adaptor.getAttentionScaling();
+    Value rows;
+    if (cosCache)
+      rows = sizeValue(rewriter, loc, getSizes(rewriter, loc, cosCache)[0]);
+    auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
+                                   adaptor.getOffset(),
+                                   static_cast<int64_t>(op.getStaticOffset()));
+    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<Value> inputs = {input};
+    SmallVector<AffineMap> maps = {id};
+    if (pos.positions) {
+      inputs.push_back(pos.positions);
+      maps.push_back(pos.positionsMap(ctx, rank));
+    }
+    maps.push_back(id);
+    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
+    Value init = emptyTensor(rewriter, loc, sizes, type.getElementType());
+    Type elementType = type.getElementType();
+    Type ct = computeType(elementType);
+
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
+        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+          Type f64 = b.getF64Type();
+          Value c = linalg::IndexOp::create(b, l, rank - 1);
+          // Pair index i, partner channel, and whether c is the first
+          // element (a) of its pair (a, b).
+          Value i, partner, first;
+          if (half) {
+            Value p = iconst(b, l, pairs);
+            first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c, p);
+            Value lo = arith::SubIOp::create(b, l, c, p);
+            Value hi = arith::AddIOp::create(b, l, c, p);
+            i = arith::SelectOp::create(b, l, first, c, lo);
+            partner = arith::SelectOp::create(b, l, first, hi, lo);
+          } else {
+            Value two = iconst(b, l, 2);
+            Value rem = arith::RemUIOp::create(b, l, c, two);
+            first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, rem,
+                                          iconst(b, l, 0));
+            i = arith::DivUIOp::create(b, l, c, two);
+            partner = arith::SelectOp::create(
+                b, l, first, arith::AddIOp::create(b, l, c, iconst(b, l, 1)),
+                arith::SubIOp::create(b, l, c, iconst(b, l, 1)));
+          }
+          Value rotated;
+          if (rotary < headDim) {
+            // Pass-through channels: keep the reads in bounds.
+            rotated = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c,
+                                            iconst(b, l, rotary));
+            partner = arith::SelectOp::create(b, l, rotated, partner, c);
+            i = arith::SelectOp::create(b, l, rotated, i, iconst(b, l, 0));
+          }
+          SmallVector<Value> idx;
+          for (int64_t d = 0; d < rank - 1; ++d)
+            idx.push_back(linalg::IndexOp::create(b, l, d));
+          idx.push_back(partner);
+          Value xp = tensor::ExtractOp::create(b, l, input, idx);
+
+          Value p = pos.position(b, l, rank, pos.positions ? args[1] : Value());
+          Value cosV, sinV;
+          if (invFreq) {
+            Value f = tensor::ExtractOp::create(b, l, invFreq, ValueRange{i});
+            Value angle = arith::MulFOp::create(b, l, toF64(b, l, p),
+                                                castFloat(b, l, f, f64));
+            cosV = castFloat(b, l, math::CosOp::create(b, l, angle), ct);
+            sinV = castFloat(b, l, math::SinOp::create(b, l, angle), ct);
+          } else {
+            Value row = clampRow(b, l, p, rows);
+            cosV = castFloat(
+                b, l, tensor::ExtractOp::create(b, l, cosCache, ValueRange{row, i}),
+                ct);
+            sinV = castFloat(
+                b, l, tensor::ExtractOp::create(b, l, sinCache, ValueRange{row, i}),
+                ct);
+          }
+          if (scaling) {
+            Value m = castFloat(b, l, scaling, ct);
+            cosV = arith::MulFOp::create(b, l, cosV, m);
+            sinV = arith::MulFOp::create(b, l, sinV, m);
+          }
+          Value x = castFloat(b, l, args[0], ct);
+          Value xpc = castFloat(b, l, xp, ct);
+          // a' = a cos - b sin (c is a);  b' = b cos + a sin (c is b).
+          Value xc = arith::MulFOp::create(b, l, x, cosV);
+          Value ps = arith::MulFOp::create(b, l, xpc, sinV);
+          Value y = arith::SelectOp::create(
+              b, l, first, arith::SubFOp::create(b, l, xc, ps),
+              arith::AddFOp::create(b, l, xc, ps));
+          if (rotated)
+            y = arith::SelectOp::create(b, l, rotated, y, x);
+          linalg::YieldOp::create(b, l, castFloat(b, l, y, elementType));
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Frequency ops
+//===----------------------------------------------------------------------===//
+
+/// Replaces a frequency op whose operands are constants by the constants its
+/// folder computes (the PEMath formulas).
+LogicalResult replaceByFold(Operation *op, ConversionPatternRewriter &rewriter) {
+  SmallVector<Attribute> operands;
+  for (Value v : op->getOperands()) {
+    Attribute attr;
+    matchPattern(v, m_Constant(&attr));
+    operands.push_back(attr);
+  }
+  SmallVector<OpFoldResult> folded;
+  if (failed(op->fold(operands, folded)) ||
+      folded.size() != op->getNumResults())
+    return failure();
+  SmallVector<Value> values;
+  for (auto [result, fold] : llvm::zip(op->getResults(), folded)) {
+    if (auto v = dyn_cast<Value>(fold)) {
+      values.push_back(v);
+      continue;
+    }
+    values.push_back(arith::ConstantOp::create(
+        rewriter, op->getLoc(), cast<TypedAttr>(cast<Attribute>(fold))));
+  }
+  rewriter.replaceOp(op, values);
+  return success();
+}
+
+template <typename OpTy>
+struct FoldedFrequencyLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return replaceByFold(op, rewriter);
+  }
+};
+
+/// Dynamic NTK with a run-time sequence length:
+///   s = max(seq_len, L), base' = base * ((factor s / L) - (factor - 1))^(R/(R-2)),
+///   inv_freq[i] = 1 / base'^(2i/R), in f64.
+struct DynamicNtkLowering : OpConversionPattern<DynamicNtkScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicNtkScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (succeeded(replaceByFold(op, rewriter)))
+      return success();
+    Location loc = op.getLoc();
+    auto type = op.getInvFreq().getType();
+    int64_t rotary = op.getRotaryDim();
+    double factor = op.getFactor().convertToDouble();
+    double maxPos = static_cast<double>(
+        static_cast<int64_t>(op.getMaxPositionEmbeddings()));
+    Type f64 = rewriter.getF64Type();
+    Value seq = toF64(rewriter, loc, adaptor.getSeqLen());
+    Value s = arith::MaximumFOp::create(rewriter, loc, seq,
+                                        fconst(rewriter, loc, f64, maxPos));
+    Value inner = arith::SubFOp::create(
+        rewriter, loc,
+        arith::MulFOp::create(rewriter, loc, s,
+                              fconst(rewriter, loc, f64, factor / maxPos)),
+        fconst(rewriter, loc, f64, factor - 1.0));
+    Value newBase = arith::MulFOp::create(
+        rewriter, loc, fconst(rewriter, loc, f64, op.getBase().convertToDouble()),
+        math::PowFOp::create(
+            rewriter, loc, inner,
+            fconst(rewriter, loc, f64, double(rotary) / double(rotary - 2))));
+    Value lnBase = math::LogOp::create(rewriter, loc, newBase);
+    Value init = emptyTensor(rewriter, loc, {rewriter.getIndexAttr(rotary / 2)},
+                             type.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+        rewriter.getMultiDimIdentityMap(1), parallel(1),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value i = toF64(b, l, linalg::IndexOp::create(b, l, 0));
+          Value e = arith::MulFOp::create(b, l, i,
+                                          fconst(b, l, f64, -2.0 / rotary));
+          Value v = math::ExpOp::create(
+              b, l, arith::MulFOp::create(b, l, e, lnBase));
+          linalg::YieldOp::create(b, l,
+                                  castFloat(b, l, v, type.getElementType()));
+        });
+    Value one = fconst(rewriter, loc, rewriter.getF32Type(), 1.0);
+    rewriter.replaceOp(op, {generic.getResult(0), one});
+    return success();
+  }
+};
+
+/// LongRoPE with a run-time sequence length: both tables are constants (the
+/// folder's values for a short and a long length); seq_len > L selects.
+struct LongRopeLowering : OpConversionPattern<LongRopeScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LongRopeScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (succeeded(replaceByFold(op, rewriter)))
+      return success();
+    Location loc = op.getLoc();
+    int64_t original =
+        static_cast<int64_t>(op.getOriginalMaxPositionEmbeddings());
+    SmallVector<Attribute> shortOperands = {
+        rewriter.getIndexAttr(original)},
+                           longOperands = {rewriter.getIndexAttr(original + 1)};
+    SmallVector<OpFoldResult> shortFold, longFold;
+    if (failed(op->fold(shortOperands, shortFold)) ||
+        failed(op->fold(longOperands, longFold)))
+      return rewriter.notifyMatchFailure(op, "cannot evaluate the tables");
+    auto constant = [&](OpFoldResult f) -> Value {
+      return arith::ConstantOp::create(rewriter, loc,
+                                       cast<TypedAttr>(cast<Attribute>(f)));
+    };
+    Value seq = toIndex(rewriter, loc, adaptor.getSeqLen());
+    Value isLong = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::sgt, seq,
+                                         iconst(rewriter, loc, original));
+    Value inv = arith::SelectOp::create(rewriter, loc, isLong,
+                                        constant(longFold[0]),
+                                        constant(shortFold[0]));
+    Value scaling = arith::SelectOp::create(rewriter, loc, isLong,
+                                            constant(longFold[1]),
+                                            constant(shortFold[1]));
+    rewriter.replaceOp(op, {inv, scaling});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// pe.alibi_bias
+//===----------------------------------------------------------------------===//
+
+struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AlibiBiasOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getResult().getType();
+    int64_t heads = type.getDimSize(0);
+    Value slopes = adaptor.getSlopes();
+    if (!slopes)
+      slopes = f64Tensor(rewriter, loc,
+                         formula::alibiSlopes(heads, op.getMaxBias().convertToDouble()));
+    SmallVector<OpFoldResult> sizes;
+    auto dyn = adaptor.getDynamicSizes();
+    unsigned next = 0;
+    for (int64_t d = 0; d < 3; ++d)
+      sizes.push_back(type.isDynamicDim(d) ? OpFoldResult(dyn[next++])
+                                           : rewriter.getIndexAttr(
+                                                 type.getDimSize(d)));
+    Value init = emptyTensor(rewriter, loc, sizes, type.getElementType());
+    Value qBase = iconst(rewriter, loc,
+                         static_cast<int64_t>(op.getStaticOffset()));
+    if (Value offset = adaptor.getOffset())
+      qBase = arith::AddIOp::create(rewriter, loc, qBase,
+                                    toIndex(rewriter, loc, offset));
+    MLIRContext *ctx = op.getContext();
+    AffineMap headMap = AffineMap::get(3, 0, getAffineDimExpr(0, ctx), ctx);
+    AlibiDistance distance = op.getDistance();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{slopes}, ValueRange{init},
+        {headMap, rewriter.getMultiDimIdentityMap(3)}, parallel(3),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Type f64 = b.getF64Type();
+          Value q = toF64(b, l,
+                          arith::AddIOp::create(
+                              b, l, qBase, linalg::IndexOp::create(b, l, 1)));
+          Value k = toF64(b, l, linalg::IndexOp::create(b, l, 2));
+          Value dist;
+          switch (distance) {
+          case AlibiDistance::Symmetric:
+            dist = arith::NegFOp::create(
+                b, l, math::AbsFOp::create(b, l, arith::SubFOp::create(b, l, q, k)));
+            break;
+          case AlibiDistance::Signed:
+            dist = arith::SubFOp::create(b, l, k, q);
+            break;
+          case AlibiDistance::Key:
+            dist = k;
+            break;
+          }
+          Value v = arith::MulFOp::create(b, l, castFloat(b, l, args[0], f64),
+                                          dist);
+          linalg::YieldOp::create(b, l,
+                                  castFloat(b, l, v, type.getElementType()));
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// pe.attention
+//===----------------------------------------------------------------------===//
+
+/// The unfused composition: S = scale QK^T (+ softcap, bias, masks), a
+/// max-subtracted softmax whose fully masked rows give 0, O = P V / sum(P).
+struct AttentionLowering : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto qType = op.getQuery().getType();
+    auto kType = op.getKey().getType();
+    int64_t heads = qType.getDimSize(1), kvHeads = kType.getDimSize(1);
+    if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads))
+      return rewriter.notifyMatchFailure(op, "dynamic head counts");
+    int64_t group = heads / kvHeads;
+    Type elementType = qType.getElementType();
+    Type ct = computeType(elementType);
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    SmallVector<OpFoldResult> qSizes = getSizes(rewriter, loc, q);
+    SmallVector<OpFoldResult> kSizes = getSizes(rewriter, loc, k);
+    SmallVector<OpFoldResult> vSizes = getSizes(rewriter, loc, v);
+    SmallVector<OpFoldResult> scoreSizes = {qSizes[0], qSizes[1], qSizes[2],
+                                            kSizes[2]};
+    SmallVector<OpFoldResult> rowSizes = {qSizes[0], qSizes[1], qSizes[2]};
+    SmallVector<OpFoldResult> outSizes = {qSizes[0], qSizes[1], qSizes[2],
+                                          vSizes[3]};
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    AffineExpr kvHead = group == 1 ? d(1) : d(1).floorDiv(group);
+    auto map = [&](unsigned n, ArrayRef<AffineExpr> e) {
+      return AffineMap::get(n, 0, e, ctx);
+    };
+    auto zeroFilled = [&](ArrayRef<OpFoldResult> sizes, double value) {
+      Value empty = emptyTensor(rewriter, loc, sizes, ct);
+      return linalg::FillOp::create(rewriter, loc,
+                                    ValueRange{fconst(rewriter, loc, ct, value)},
+                                    ValueRange{empty})
+          .getResult(0);
+    };
+    auto scoreType = RankedTensorType::get(
+        {qType.getDimSize(0), heads, qType.getDimSize(2), kType.getDimSize(2)},
+        ct);
+    auto rowType = RankedTensorType::get(
+        {qType.getDimSize(0), heads, qType.getDimSize(2)}, ct);
+    auto outType = op.getResult().getType();
+    auto accType = outType.clone(ct);
+    SmallVector<utils::IteratorType> reduce4 = parallel(5);
+    reduce4[4] = utils::IteratorType::reduction;
+    SmallVector<utils::IteratorType> reduceRow = parallel(4);
+    reduceRow[3] = utils::IteratorType::reduction;
+
+    // 1. Raw scores S[b,h,i,j] = sum_d q[b,h,i,d] k[b,h/g,j,d].
+    Value scores =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{scoreType}, ValueRange{q, k},
+            ValueRange{zeroFilled(scoreSizes, 0.0)},
+            {map(5, {d(0), d(1), d(2), d(4)}),
+             map(5, {d(0), kvHead, d(3), d(4)}),
+             map(5, {d(0), d(1), d(2), d(3)})},
+            reduce4,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value prod = arith::MulFOp::create(b, l, castFloat(b, l, args[0], ct),
+                                                 castFloat(b, l, args[1], ct));
+              linalg::YieldOp::create(b, l,
+                                      arith::AddFOp::create(b, l, args[2], prod)
+                                          .getResult());
+            })
+            .getResult(0);
+
+    // 2. Scale, softcap, bias and masks, elementwise over [B, H, Tq, Tk].
+    SmallVector<Value> inputs = {scores};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(4)};
+    auto broadcastMap = [&](Value operand) {
+      auto t = cast<RankedTensorType>(operand.getType());
+      SmallVector<AffineExpr> exprs;
+      for (int64_t i = 0; i < t.getRank(); ++i) {
+        int64_t scoreDim = 4 - t.getRank() + i;
+        exprs.push_back(t.getDimSize(i) == 1 && scoreType.getDimSize(scoreDim) != 1
+                            ? getAffineConstantExpr(0, ctx)
+                            : d(scoreDim));
+      }
+      return map(4, exprs);
+    };
+    Value bias = adaptor.getBias(), mask = adaptor.getMask();
+    if (bias) {
+      inputs.push_back(bias);
+      maps.push_back(broadcastMap(bias));
+    }
+    if (mask) {
+      inputs.push_back(mask);
+      maps.push_back(broadcastMap(mask));
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(4));
+    Value causalShift;
+    if (op.getCausal())
+      causalShift = arith::SubIOp::create(rewriter, loc,
+                                          sizeValue(rewriter, loc, kSizes[2]),
+                                          sizeValue(rewriter, loc, qSizes[2]));
+    double scale = op.getScaleOrDefault();
+    std::optional<double> softcap;
+    if (auto c = op.getSoftcap())
+      softcap = c->convertToDouble();
+    bool capBeforeBias = op.getSoftcapOrder() == SoftcapOrder::BeforeBias;
+    Value masked =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{scoreType}, inputs,
+            ValueRange{emptyTensor(rewriter, loc, scoreSizes, ct)}, maps,
+            parallel(4),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto cap = [&](Value s) -> Value {
+                Value c = fconst(b, l, ct, *softcap);
+                Value t = math::TanhOp::create(b, l,
+                                               arith::DivFOp::create(b, l, s, c));
+                return arith::MulFOp::create(b, l, c, t);
+              };
+              Value s = arith::MulFOp::create(b, l, args[0],
+                                              fconst(b, l, ct, scale));
+              unsigned next = 1;
+              if (softcap && capBeforeBias)
+                s = cap(s);
+              if (bias)
+                s = arith::AddFOp::create(b, l, s,
+                                          castFloat(b, l, args[next++], ct));
+              if (softcap && !capBeforeBias)
+                s = cap(s);
+              Value allowed;
+              if (mask)
+                allowed = args[next++];
+              if (causalShift) {
+                Value i = linalg::IndexOp::create(b, l, 2);
+                Value j = linalg::IndexOp::create(b, l, 3);
+                Value limit = arith::AddIOp::create(b, l, i, causalShift);
+                Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle,
+                                                 j, limit);
+                allowed = allowed ? arith::AndIOp::create(b, l, allowed, ok)
+                                  : ok;
+              }
+              if (allowed)
+                s = arith::SelectOp::create(
+                    b, l, allowed, s,
+                    fconst(b, l, ct, -std::numeric_limits<double>::infinity()));
+              linalg::YieldOp::create(b, l, s);
+            })
+            .getResult(0);
+
+    // 3. Row maximum (-inf for a fully masked row).
+    AffineMap score4 = rewriter.getMultiDimIdentityMap(4);
+    AffineMap row4 = map(4, {d(0), d(1), d(2)});
+    Value rowMax =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{rowType}, ValueRange{masked},
+            ValueRange{zeroFilled(rowSizes,
+                                  -std::numeric_limits<double>::infinity())},
+            {score4, row4}, reduceRow,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l, arith::MaximumFOp::create(b, l, args[0], args[1])
+                            .getResult());
+            })
+            .getResult(0);
+
+    // 4. P = exp(S - max), 0 where the row is fully masked.
+    Value probs =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{scoreType}, ValueRange{masked, rowMax},
+            ValueRange{emptyTensor(rewriter, loc, scoreSizes, ct)},
+            {score4, row4, score4}, parallel(4),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value empty = arith::CmpFOp::create(
+                  b, l, arith::CmpFPredicate::OEQ, args[1],
+                  fconst(b, l, ct, -std::numeric_limits<double>::infinity()));
+              Value e = math::ExpOp::create(
+                  b, l, arith::SubFOp::create(b, l, args[0], args[1]));
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::SelectOp::create(b, l, empty, fconst(b, l, ct, 0.0), e)
+                      .getResult());
+            })
+            .getResult(0);
+
+    // 5. Row sums of P.
+    Value rowSum =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{rowType}, ValueRange{probs},
+            ValueRange{zeroFilled(rowSizes, 0.0)}, {score4, row4}, reduceRow,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[0], args[1])
+                            .getResult());
+            })
+            .getResult(0);
+
+    // 6. O[b,h,i,e] = sum_j P[b,h,i,j] v[b,h/g,j,e].
+    Value weighted =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{accType}, ValueRange{probs, v},
+            ValueRange{zeroFilled(outSizes, 0.0)},
+            {map(5, {d(0), d(1), d(2), d(4)}),
+             map(5, {d(0), kvHead, d(4), d(3)}),
+             map(5, {d(0), d(1), d(2), d(3)})},
+            reduce4,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value prod = arith::MulFOp::create(b, l, args[0],
+                                                 castFloat(b, l, args[1], ct));
+              linalg::YieldOp::create(b, l,
+                                      arith::AddFOp::create(b, l, args[2], prod)
+                                          .getResult());
+            })
+            .getResult(0);
+
+    // 7. Normalize (0 for fully masked rows) and round to the element type.
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{outType}, ValueRange{weighted, rowSum},
+            ValueRange{emptyTensor(rewriter, loc, outSizes, elementType)},
+            {score4, row4, score4}, parallel(4),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value zero = fconst(b, l, ct, 0.0);
+              Value empty = arith::CmpFOp::create(
+                  b, l, arith::CmpFPredicate::OEQ, args[1], zero);
+              Value o = arith::DivFOp::create(b, l, args[0], args[1]);
+              o = arith::SelectOp::create(b, l, empty, zero, o);
+              linalg::YieldOp::create(b, l, castFloat(b, l, o, elementType));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::pe::populatePEToLinalgConversionPatterns(
-    RewritePatternSet &patterns) {}
+    RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<AddSinusoidalLowering, AddLearnedLowering, RopeLowering,
+               AlibiBiasLowering, AttentionLowering, DynamicNtkLowering,
+               LongRopeLowering, FoldedFrequencyLowering<RopeFrequenciesOp>,
+               FoldedFrequencyLowering<LinearScaleOp>,
+               FoldedFrequencyLowering<NtkScaleOp>,
+               FoldedFrequencyLowering<YarnScaleOp>,
+               FoldedFrequencyLowering<Llama3ScaleOp>>(ctx);
+}
 
 namespace {
 struct ConvertPEToLinalgPass
     : public pe::impl::ConvertPEToLinalgBase<ConvertPEToLinalgPass> {
   void runOnOperation() override {
+    // Report what no pattern can lower once, with the reason, instead of the
+    // generic "failed to legalize" of the conversion driver.
+    WalkResult unsupported = getOperation()->walk([](AttentionOp op) {
+      if (op.getQuery().getType().isDynamicDim(1) ||
+          op.getKey().getType().isDynamicDim(1)) {
+        op.emitOpError("lowering needs static head counts, got ")
+            << op.getQuery().getType() << " and " << op.getKey().getType();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
     ConversionTarget target(getContext());
     target.addIllegalDialect<PEDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

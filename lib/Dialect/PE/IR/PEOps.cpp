@@ -234,7 +234,7 @@ static LogicalResult verifyFrequencyCommon(Operation *op,
 }
 
 /// Converts computed frequencies into the two fold results.
-static LogicalResult foldFrequencies(const math::RopeFrequencies &freqs,
+static LogicalResult foldFrequencies(const formula::RopeFrequencies &freqs,
                                      RankedTensorType invFreqType,
                                      SmallVectorImpl<OpFoldResult> &results) {
   Type elementType = invFreqType.getElementType();
@@ -271,7 +271,7 @@ LogicalResult RopeFrequenciesOp::verify() {
 LogicalResult RopeFrequenciesOp::fold(FoldAdaptor,
                                       SmallVectorImpl<OpFoldResult> &results) {
   return foldFrequencies(
-      math::defaultFrequencies(getBase().convertToDouble(), getRotaryDim()),
+      formula::defaultFrequencies(getBase().convertToDouble(), getRotaryDim()),
       getInvFreq().getType(), results);
 }
 
@@ -284,7 +284,7 @@ LogicalResult LinearScaleOp::verify() {
 
 LogicalResult LinearScaleOp::fold(FoldAdaptor,
                                   SmallVectorImpl<OpFoldResult> &results) {
-  return foldFrequencies(math::linearScaling(getBase().convertToDouble(),
+  return foldFrequencies(formula::linearScaling(getBase().convertToDouble(),
                                              getRotaryDim(),
                                              getFactor().convertToDouble()),
                          getInvFreq().getType(), results);
@@ -300,7 +300,7 @@ LogicalResult NtkScaleOp::verify() {
 
 LogicalResult NtkScaleOp::fold(FoldAdaptor,
                                SmallVectorImpl<OpFoldResult> &results) {
-  return foldFrequencies(math::ntkScaling(getBase().convertToDouble(),
+  return foldFrequencies(formula::ntkScaling(getBase().convertToDouble(),
                                           getRotaryDim(),
                                           getFactor().convertToDouble()),
                          getInvFreq().getType(), results);
@@ -323,15 +323,15 @@ LogicalResult DynamicNtkScaleOp::fold(FoldAdaptor adaptor,
   if (!seqLen)
     return failure();
   return foldFrequencies(
-      math::dynamicNtkScaling(getBase().convertToDouble(), getRotaryDim(),
+      formula::dynamicNtkScaling(getBase().convertToDouble(), getRotaryDim(),
                               getFactor().convertToDouble(),
                               static_cast<int64_t>(getMaxPositionEmbeddings()), *seqLen),
       getInvFreq().getType(), results);
 }
 
 /// Collects the YaRN parameters of the op in the form of PEMath.
-static math::YarnParams getYarnParams(YarnScaleOp op) {
-  math::YarnParams p;
+static formula::YarnParams getYarnParams(YarnScaleOp op) {
+  formula::YarnParams p;
   p.factor = op.getFactor().convertToDouble();
   p.originalMaxPositions = static_cast<int64_t>(op.getOriginalMaxPositionEmbeddings());
   p.betaFast = op.getBetaFast().convertToDouble();
@@ -372,7 +372,7 @@ LogicalResult YarnScaleOp::verify() {
 
 LogicalResult YarnScaleOp::fold(FoldAdaptor,
                                 SmallVectorImpl<OpFoldResult> &results) {
-  return foldFrequencies(math::yarnScaling(getBase().convertToDouble(),
+  return foldFrequencies(formula::yarnScaling(getBase().convertToDouble(),
                                            getRotaryDim(),
                                            getYarnParams(*this)),
                          getInvFreq().getType(), results);
@@ -398,13 +398,13 @@ LogicalResult Llama3ScaleOp::verify() {
 
 LogicalResult Llama3ScaleOp::fold(FoldAdaptor,
                                   SmallVectorImpl<OpFoldResult> &results) {
-  math::Llama3Params p;
+  formula::Llama3Params p;
   p.factor = getFactor().convertToDouble();
   p.lowFreqFactor = getLowFreqFactor().convertToDouble();
   p.highFreqFactor = getHighFreqFactor().convertToDouble();
   p.originalMaxPositions = static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
   return foldFrequencies(
-      math::llama3Scaling(getBase().convertToDouble(), getRotaryDim(), p),
+      formula::llama3Scaling(getBase().convertToDouble(), getRotaryDim(), p),
       getInvFreq().getType(), results);
 }
 
@@ -444,7 +444,7 @@ LogicalResult LongRopeScaleOp::fold(FoldAdaptor adaptor,
     if (!seqLen)
       return failure();
   }
-  math::LongRopeParams p;
+  formula::LongRopeParams p;
   p.shortFactor.assign(getShortFactor().begin(), getShortFactor().end());
   p.longFactor.assign(getLongFactor().begin(), getLongFactor().end());
   p.originalMaxPositions = static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
@@ -453,7 +453,7 @@ LogicalResult LongRopeScaleOp::fold(FoldAdaptor adaptor,
     p.factor = f->convertToDouble();
   if (auto f = getAttentionFactor())
     p.attentionFactor = f->convertToDouble();
-  return foldFrequencies(math::longRopeScaling(getBase().convertToDouble(),
+  return foldFrequencies(formula::longRopeScaling(getBase().convertToDouble(),
                                                getRotaryDim(), p, seqLen),
                          getInvFreq().getType(), results);
 }
