@@ -20,6 +20,8 @@ config.test_exec_root = os.path.join(config.pe_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 # The Debian python3 has numpy; the python3 on PATH may be another one.
 config.substitutions.append(("%python", config.python3))
+config.substitutions.append(("%pe_src_root", config.pe_src_root))
+config.substitutions.append(("%pe_obj_root", config.pe_obj_root))
 config.substitutions.append(
     ("%pe_ref_lib", os.path.join(config.test_source_root, "Integration", "lib")))
 config.substitutions.append(

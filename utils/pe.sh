@@ -62,7 +62,7 @@ configure() {
 build() {
   deps
   configure
-  ninja -C "$BUILD" -j "$JOBS" all PEUnitTests
+  ninja -C "$BUILD" -j "$JOBS" all PEUnitTests mlir-doc
 }
 
 run_tests() {
