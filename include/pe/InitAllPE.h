@@ -9,6 +9,7 @@
 
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEDialect.h"
+#include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -24,6 +25,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
 /// Registers every pe pass and named pipeline.
 inline void registerAllPasses() {
   registerPEConversionPasses();
+  registerPEPasses();
   registerPipelines();
 }
 

@@ -18,6 +18,8 @@
 #include "pe/Conversion/PEToLinalg/PEToLinalg.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Dialect/PE/Transforms/AttentionParts.h"
+#include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -421,27 +423,7 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
 /// Replaces a frequency op whose operands are constants by the constants its
 /// folder computes (the PEMath formulas).
 LogicalResult replaceByFold(Operation *op, ConversionPatternRewriter &rewriter) {
-  SmallVector<Attribute> operands;
-  for (Value v : op->getOperands()) {
-    Attribute attr;
-    matchPattern(v, m_Constant(&attr));
-    operands.push_back(attr);
-  }
-  SmallVector<OpFoldResult> folded;
-  if (failed(op->fold(operands, folded)) ||
-      folded.size() != op->getNumResults())
-    return failure();
-  SmallVector<Value> values;
-  for (auto [result, fold] : llvm::zip(op->getResults(), folded)) {
-    if (auto v = dyn_cast<Value>(fold)) {
-      values.push_back(v);
-      continue;
-    }
-    values.push_back(arith::ConstantOp::create(
-        rewriter, op->getLoc(), cast<TypedAttr>(cast<Attribute>(fold))));
-  }
-  rewriter.replaceOp(op, values);
-  return success();
+  return foldFrequencyOp(op, rewriter);
 }
 
 template <typename OpTy>
@@ -841,13 +823,71 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// pe.fused_attention
+//===----------------------------------------------------------------------===//
+
+/// Rebuilds the unfused ops that define pe.fused_attention (its description):
+/// pe.rope on Q (and K), pe.alibi_bias, pe.attention. The conversion driver
+/// then lowers those with the patterns above.
+struct FusedAttentionDecomposition : OpConversionPattern<FusedAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FusedAttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    AttentionParts p = AttentionParts::get(op);
+    auto i64 = [&](int64_t v) { return rewriter.getI64IntegerAttr(v); };
+    auto rope = [&](Value x, Value offset, int64_t staticOffset) -> Value {
+      return RopeOp::create(
+          rewriter, loc, x.getType(), x, p.invFreq, p.cosCache, p.sinCache,
+          p.attentionScaling,
+          RopeLayoutAttr::get(op.getContext(), *p.ropeLayout),
+          p.rotaryDim ? i64(*p.rotaryDim) : IntegerAttr(), offset,
+          /*positions=*/Value(), i64(staticOffset));
+    };
+    Value q = p.query, k = p.key;
+    if (p.ropeLayout) {
+      q = rope(q, p.qOffset, p.qStaticOffset);
+      if (p.ropeKey)
+        k = rope(k, p.kOffset, p.kStaticOffset);
+    }
+    Value bias;
+    if (p.alibi) {
+      auto qType = op.getQuery().getType(), kType = op.getKey().getType();
+      auto biasType = RankedTensorType::get(
+          {qType.getDimSize(1), qType.getDimSize(2), kType.getDimSize(2)},
+          rewriter.getF32Type());
+      SmallVector<Value> dynamicSizes;
+      if (qType.isDynamicDim(2))
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, p.query, 2));
+      if (kType.isDynamicDim(2))
+        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, p.key, 2));
+      bias = AlibiBiasOp::create(
+          rewriter, loc, biasType, dynamicSizes, /*slopes=*/Value(),
+          p.alibiOffset, AlibiDistanceAttr::get(op.getContext(), *p.alibi),
+          rewriter.getF64FloatAttr(p.alibiMaxBias), i64(p.alibiStaticOffset));
+    }
+    auto f64 = [&](std::optional<double> v) {
+      return v ? rewriter.getF64FloatAttr(*v) : FloatAttr();
+    };
+    rewriter.replaceOpWithNewOp<AttentionOp>(
+        op, op.getResult().getType(), q, k, p.value, bias, /*mask=*/Value(),
+        f64(p.scale), p.causal ? rewriter.getUnitAttr() : UnitAttr(),
+        f64(p.softcap), SoftcapOrderAttr::get(op.getContext(), p.softcapOrder));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::pe::populatePEToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<AddSinusoidalLowering, AddLearnedLowering, RopeLowering,
-               AlibiBiasLowering, AttentionLowering, DynamicNtkLowering,
+               AlibiBiasLowering, AttentionLowering,
+               FusedAttentionDecomposition, DynamicNtkLowering,
                LongRopeLowering, FoldedFrequencyLowering<RopeFrequenciesOp>,
                FoldedFrequencyLowering<LinearScaleOp>,
                FoldedFrequencyLowering<NtkScaleOp>,
@@ -861,11 +901,14 @@ struct ConvertPEToLinalgPass
   void runOnOperation() override {
     // Report what no pattern can lower once, with the reason, instead of the
     // generic "failed to legalize" of the conversion driver.
-    WalkResult unsupported = getOperation()->walk([](AttentionOp op) {
-      if (op.getQuery().getType().isDynamicDim(1) ||
-          op.getKey().getType().isDynamicDim(1)) {
-        op.emitOpError("lowering needs static head counts, got ")
-            << op.getQuery().getType() << " and " << op.getKey().getType();
+    WalkResult unsupported = getOperation()->walk([](Operation *op) {
+      if (!isa<AttentionOp, FusedAttentionOp>(op))
+        return WalkResult::advance();
+      auto q = cast<RankedTensorType>(op->getOperand(0).getType());
+      auto k = cast<RankedTensorType>(op->getOperand(1).getType());
+      if (q.isDynamicDim(1) || k.isDynamicDim(1)) {
+        op->emitOpError("lowering needs static head counts, got ")
+            << q << " and " << k;
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

@@ -687,3 +687,87 @@ func.func @attention_softcap(%q: tensor<1x4x16x64xf32>) {
   %0 = pe.attention %q, %q, %q {softcap = -5.0 : f64} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// fused_attention
+//===----------------------------------------------------------------------===//
+
+func.func @fused_shapes(%q: tensor<1x6x8x16xf32>, %k: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{expects the query heads (6) to be a multiple of the key/value heads (4)}}
+  %0 = pe.fused_attention %q, %k, %k : tensor<1x6x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x6x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_rope_frequencies(%q: tensor<1x4x8x16xf32>, %f: tensor<4xf32>) {
+  // expected-error@+1 {{expects inv_freq of length rotary_dim / 2 = 8, got 4}}
+  %0 = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_no_frequency(%q: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{expects exactly one frequency source: inv_freq or cache}}
+  %0 = pe.fused_attention %q, %q, %q rope half : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_rope_dynamic_head_dim(%q: tensor<1x4x8x?xf32>, %f: tensor<8xf32>) {
+  // expected-error@+1 {{expects a static head dimension with RoPE}}
+  %0 = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) {scale = 1.0 : f64} : tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32> -> tensor<1x4x8x?xf32>
+  return
+}
+
+// -----
+
+func.func @fused_frequencies_without_layout(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) {
+  // expected-error@+1 {{has RoPE operands or attributes but no rope layout}}
+  %0 = pe.fused_attention %q, %q, %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_key_offset_without_rope_key(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %o: index) {
+  // expected-error@+1 {{has a key offset but does not rotate the keys}}
+  %0 = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) k_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_negative_offset(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) {
+  // expected-error@+1 {{expects non-negative static offsets}}
+  %0 = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) {q_static_offset = -1 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_alibi_dynamic_heads(%q: tensor<1x?x8x16xf32>) {
+  // expected-error@+1 {{expects a static head count with ALiBi}}
+  %0 = pe.fused_attention %q, %q, %q alibi signed : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_alibi_max_bias(%q: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{expects alibi_max_bias to be positive and finite, got -8}}
+  %0 = pe.fused_attention %q, %q, %q alibi signed {alibi_max_bias = -8.0 : f64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_alibi_offset_without_alibi(%q: tensor<1x4x8x16xf32>, %o: index) {
+  // expected-error@+1 {{has an ALiBi offset but no ALiBi distance}}
+  %0 = pe.fused_attention %q, %q, %q alibi_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}

@@ -92,3 +92,15 @@ func.func @attention(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>,
   %3 = pe.attention %q32, %k32, %k32 bias(%bb : tensor<16x16xbf16>) {softcap = 50.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x16x32xf32>
   return
 }
+
+// CHECK-LABEL: func @fused
+func.func @fused(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: tensor<32xf32>,
+                 %c: tensor<128x16xf32>, %m: f32, %o: index, %o32: i32) {
+  // CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} rope half inv_freq(%{{.*}} : tensor<32xf32>) attention_scaling(%{{.*}}) q_offset(%{{.*}} : index) k_offset(%{{.*}} : i32) {causal, k_static_offset = 1 : i64, q_static_offset = 2 : i64, rope_key}
+  %0 = pe.fused_attention %q, %k, %k rope half inv_freq(%f : tensor<32xf32>) attention_scaling(%m) q_offset(%o : index) k_offset(%o32 : i32) {causal, rope_key, q_static_offset = 2 : i64, k_static_offset = 1 : i64} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} rope interleaved cache(%{{.*}}, %{{.*}} : tensor<128x16xf32>, tensor<128x16xf32>) {rotary_dim = 32 : i64}
+  %1 = pe.fused_attention %q, %k, %k rope interleaved cache(%c, %c : tensor<128x16xf32>, tensor<128x16xf32>) {rotary_dim = 32 : i64} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} alibi key alibi_offset(%{{.*}} : index) {alibi_max_bias = 4.000000e+00 : f64, alibi_static_offset = 5 : i64, scale = 1.000000e+00 : f64, softcap = 3.000000e+01 : f64, softcap_order = #pe<softcap_order after_bias>}
+  %2 = pe.fused_attention %q, %k, %k alibi key alibi_offset(%o : index) {alibi_max_bias = 4.0 : f64, alibi_static_offset = 5 : i64, scale = 1.0 : f64, softcap = 30.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  return
+}

@@ -166,50 +166,63 @@ int64_t RopeOp::getRotaryDimOrHeadDim() {
   return type.getDimSize(type.getRank() - 1);
 }
 
+/// Verifies a rotary dimension and the frequency source shared by pe.rope
+/// and pe.fused_attention; returns the cache rows in `tableRows`.
+static LogicalResult
+verifyRopeFrequencies(Operation *op, int64_t headDim, int64_t rotary,
+                      bool rotaryIsHeadDim, TypedValue<RankedTensorType> invFreq,
+                      TypedValue<RankedTensorType> cosCache,
+                      TypedValue<RankedTensorType> sinCache,
+                      std::optional<int64_t> &tableRows) {
+  if (rotary <= 0 || rotary % 2 != 0)
+    return op->emitOpError("expects an even, positive rotary dimension, got ")
+           << rotary << (rotaryIsHeadDim ? " (the head dimension)" : "");
+  if (rotary > headDim)
+    return op->emitOpError("expects rotary_dim <= head dimension ")
+           << headDim << ", got " << rotary;
+  int64_t pairs = rotary / 2;
+  bool hasInvFreq = static_cast<bool>(invFreq);
+  bool hasCos = static_cast<bool>(cosCache);
+  if (hasCos != static_cast<bool>(sinCache))
+    return op->emitOpError("expects both a cos and a sin cache");
+  if (hasInvFreq == hasCos)
+    return op->emitOpError(
+        "expects exactly one frequency source: inv_freq or cache");
+  if (hasInvFreq) {
+    int64_t n = invFreq.getType().getDimSize(0);
+    if (!dimsCompatible(n, pairs))
+      return op->emitOpError("expects inv_freq of length rotary_dim / 2 = ")
+             << pairs << ", got " << n;
+    return success();
+  }
+  auto cosType = cosCache.getType();
+  if (cosType != sinCache.getType())
+    return op->emitOpError(
+               "expects cos and sin caches of the same type, got ")
+           << cosType << " and " << sinCache.getType();
+  if (cosType.getRank() != 2)
+    return op->emitOpError(
+               "expects rank-2 caches [P, rotary_dim / 2], got rank ")
+           << cosType.getRank();
+  if (!dimsCompatible(cosType.getDimSize(1), pairs))
+    return op->emitOpError("expects caches with rotary_dim / 2 = ")
+           << pairs << " columns, got " << dimStr(cosType.getDimSize(1));
+  if (cosType.getDimSize(0) == 0)
+    return op->emitOpError("expects caches with at least one row");
+  tableRows = cosType.getDimSize(0);
+  return success();
+}
+
 LogicalResult RopeOp::verify() {
   auto type = getInput().getType();
   if (failed(verifySequenceInput(*this, type, "input")))
     return failure();
-  int64_t headDim = type.getDimSize(type.getRank() - 1);
-  int64_t rotary = getRotaryDimOrHeadDim();
-  if (rotary <= 0 || rotary % 2 != 0)
-    return emitOpError("expects an even, positive rotary dimension, got ")
-           << rotary << (getRotaryDim() ? "" : " (the head dimension)");
-  if (rotary > headDim)
-    return emitOpError("expects rotary_dim <= head dimension ")
-           << headDim << ", got " << rotary;
-  int64_t pairs = rotary / 2;
-
-  bool hasInvFreq = static_cast<bool>(getInvFreq());
-  bool hasCos = static_cast<bool>(getCosCache());
-  bool hasSin = static_cast<bool>(getSinCache());
-  if (hasCos != hasSin)
-    return emitOpError("expects both a cos and a sin cache");
-  if (hasInvFreq == hasCos)
-    return emitOpError(
-        "expects exactly one frequency source: inv_freq or cache");
-
   std::optional<int64_t> tableRows;
-  if (hasInvFreq) {
-    int64_t n = getInvFreq().getType().getDimSize(0);
-    if (!dimsCompatible(n, pairs))
-      return emitOpError("expects inv_freq of length rotary_dim / 2 = ")
-             << pairs << ", got " << n;
-  } else {
-    auto cosType = getCosCache().getType();
-    if (cosType != getSinCache().getType())
-      return emitOpError("expects cos and sin caches of the same type, got ")
-             << cosType << " and " << getSinCache().getType();
-    if (cosType.getRank() != 2)
-      return emitOpError("expects rank-2 caches [P, rotary_dim / 2], got rank ")
-             << cosType.getRank();
-    if (!dimsCompatible(cosType.getDimSize(1), pairs))
-      return emitOpError("expects caches with rotary_dim / 2 = ")
-             << pairs << " columns, got " << dimStr(cosType.getDimSize(1));
-    if (cosType.getDimSize(0) == 0)
-      return emitOpError("expects caches with at least one row");
-    tableRows = cosType.getDimSize(0);
-  }
+  if (failed(verifyRopeFrequencies(
+          *this, type.getDimSize(type.getRank() - 1), getRotaryDimOrHeadDim(),
+          !getRotaryDim(), getInvFreq(), getCosCache(), getSinCache(),
+          tableRows)))
+    return failure();
   return verifyPositionArgs(*this, type, getOffset(), getPositions(),
                             static_cast<int64_t>(getStaticOffset()), tableRows);
 }
@@ -522,21 +535,23 @@ static LogicalResult verifyBroadcastable(Operation *op, StringRef name,
   return success();
 }
 
-LogicalResult AttentionOp::verify() {
-  auto q = getQuery().getType();
-  auto k = getKey().getType();
-  auto v = getValue().getType();
-  auto out = getResult().getType();
+/// Verifies the shapes, element types and attributes shared by pe.attention
+/// and pe.fused_attention.
+static LogicalResult
+verifyAttention(Operation *op, RankedTensorType q, RankedTensorType k,
+                RankedTensorType v, RankedTensorType out, Value bias,
+                Value mask, std::optional<APFloat> scale,
+                std::optional<APFloat> softcap) {
   for (auto [name, type] : {std::make_pair("query", q), {"key", k},
                             {"value", v}, {"result", out}})
     if (type.getRank() != 4)
-      return emitOpError("expects a rank-4 ")
+      return op->emitOpError("expects a rank-4 ")
              << name << " [B, heads, T, D], got rank " << type.getRank();
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType() ||
       out.getElementType() != q.getElementType())
-    return emitOpError("expects query, key, value and result of one element "
-                       "type, got ")
+    return op->emitOpError("expects query, key, value and result of one "
+                           "element type, got ")
            << q.getElementType() << ", " << k.getElementType() << ", "
            << v.getElementType() << " and " << out.getElementType();
 
@@ -545,45 +560,112 @@ LogicalResult AttentionOp::verify() {
   int64_t kvHeads = k.getDimSize(1), tk = k.getDimSize(2);
   if (!dimsCompatible(k.getDimSize(0), batch) ||
       !dimsCompatible(v.getDimSize(0), batch))
-    return emitOpError("expects query, key and value of one batch size");
+    return op->emitOpError("expects query, key and value of one batch size");
   if (!dimsCompatible(k.getDimSize(3), dim))
-    return emitOpError("expects query and key of one head dimension, got ")
+    return op->emitOpError("expects query and key of one head dimension, got ")
            << dimStr(dim) << " and " << dimStr(k.getDimSize(3));
   if (!dimsCompatible(v.getDimSize(1), kvHeads) ||
       !dimsCompatible(v.getDimSize(2), tk))
-    return emitOpError("expects key and value of one shape in the heads and "
-                       "sequence dimensions");
+    return op->emitOpError("expects key and value of one shape in the heads "
+                           "and sequence dimensions");
   if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(kvHeads) &&
       (kvHeads == 0 || heads % kvHeads != 0))
-    return emitOpError("expects the query heads (")
-           << heads << ") to be a multiple of the key/value heads ("
-           << kvHeads << ")";
+    return op->emitOpError("expects the query heads (")
+           << heads << ") to be a multiple of the key/value heads (" << kvHeads
+           << ")";
   SmallVector<int64_t> expected = {batch, heads, tq, v.getDimSize(3)};
   for (int64_t i = 0; i < 4; ++i)
     if (!dimsCompatible(out.getDimSize(i), expected[i]))
-      return emitOpError("expects a result of shape [")
+      return op->emitOpError("expects a result of shape [")
              << dimStr(expected[0]) << ", " << dimStr(expected[1]) << ", "
              << dimStr(expected[2]) << ", " << dimStr(expected[3])
              << "], got " << out;
 
   SmallVector<int64_t> scoreShape = {batch, heads, tq, tk};
-  if (auto bias = getBias())
-    if (failed(verifyBroadcastable(*this, "bias", bias.getType(), scoreShape)))
-      return failure();
-  if (auto mask = getMask())
-    if (failed(verifyBroadcastable(*this, "mask", mask.getType(), scoreShape)))
-      return failure();
+  if (bias && failed(verifyBroadcastable(
+                  op, "bias", cast<RankedTensorType>(bias.getType()),
+                  scoreShape)))
+    return failure();
+  if (mask && failed(verifyBroadcastable(
+                  op, "mask", cast<RankedTensorType>(mask.getType()),
+                  scoreShape)))
+    return failure();
 
-  if (auto scale = getScale()) {
+  if (scale) {
     double s = scale->convertToDouble();
     if (!std::isfinite(s) || s == 0.0)
-      return emitOpError("expects a finite, non-zero scale, got ") << fmt(s);
+      return op->emitOpError("expects a finite, non-zero scale, got ")
+             << fmt(s);
   } else if (ShapedType::isDynamic(dim)) {
-    return emitOpError("expects an explicit scale when the head dimension is "
-                       "dynamic");
+    return op->emitOpError("expects an explicit scale when the head dimension "
+                           "is dynamic");
   }
-  if (auto softcap = getSoftcap())
-    return verifyPositive(*this, "softcap", softcap->convertToDouble());
+  if (softcap)
+    return verifyPositive(op, "softcap", softcap->convertToDouble());
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttention(*this, getQuery().getType(), getKey().getType(),
+                         getValue().getType(), getResult().getType(),
+                         getBias(), getMask(), getScale(), getSoftcap());
+}
+
+//===----------------------------------------------------------------------===//
+// FusedAttentionOp
+//===----------------------------------------------------------------------===//
+
+double FusedAttentionOp::getScaleOrDefault() {
+  if (auto scale = getScale())
+    return scale->convertToDouble();
+  return 1.0 /
+         std::sqrt(static_cast<double>(getQuery().getType().getDimSize(3)));
+}
+
+int64_t FusedAttentionOp::getRotaryDimOrHeadDim() {
+  if (std::optional<uint64_t> rotary = getRotaryDim())
+    return static_cast<int64_t>(*rotary);
+  return getQuery().getType().getDimSize(3);
+}
+
+LogicalResult FusedAttentionOp::verify() {
+  auto q = getQuery().getType();
+  if (failed(verifyAttention(*this, q, getKey().getType(),
+                             getValue().getType(), getResult().getType(),
+                             Value(), Value(), getScale(), getSoftcap())))
+    return failure();
+  bool rope = static_cast<bool>(getRopeLayout());
+  if (rope) {
+    if (q.isDynamicDim(3))
+      return emitOpError("expects a static head dimension with RoPE");
+    std::optional<int64_t> tableRows;
+    if (failed(verifyRopeFrequencies(*this, q.getDimSize(3),
+                                     getRotaryDimOrHeadDim(), !getRotaryDim(),
+                                     getInvFreq(), getCosCache(),
+                                     getSinCache(), tableRows)))
+      return failure();
+  } else if (getInvFreq() || getCosCache() || getSinCache() ||
+             getAttentionScaling() || getRopeKey() || getRotaryDim() ||
+             getQOffset() || getKOffset() ||
+             static_cast<int64_t>(getQStaticOffset()) != 0 ||
+             static_cast<int64_t>(getKStaticOffset()) != 0) {
+    return emitOpError("has RoPE operands or attributes but no rope layout");
+  }
+  if (!getRopeKey() &&
+      (getKOffset() || static_cast<int64_t>(getKStaticOffset()) != 0))
+    return emitOpError("has a key offset but does not rotate the keys");
+  if (static_cast<int64_t>(getQStaticOffset()) < 0 ||
+      static_cast<int64_t>(getKStaticOffset()) < 0 ||
+      static_cast<int64_t>(getAlibiStaticOffset()) < 0)
+    return emitOpError("expects non-negative static offsets");
+  if (getAlibi()) {
+    if (q.isDynamicDim(1))
+      return emitOpError("expects a static head count with ALiBi");
+    return verifyPositive(*this, "alibi_max_bias",
+                          getAlibiMaxBias().convertToDouble());
+  }
+  if (getAlibiOffset() || static_cast<int64_t>(getAlibiStaticOffset()) != 0)
+    return emitOpError("has an ALiBi offset but no ALiBi distance");
   return success();
 }
 

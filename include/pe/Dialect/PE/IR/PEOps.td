@@ -533,4 +533,92 @@ def PE_AttentionOp : PE_Op<"attention",
   }];
 }
 
+
+def PE_FusedAttentionOp : PE_Op<"fused_attention",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "attention with RoPE and ALiBi applied inside the kernel";
+  let description = [{
+    The fusion target that `pe-fuse-rope-into-attention` and
+    `pe-fuse-alibi-into-attention` produce. Its meaning is defined by the
+    unfused ops it replaces, and `convert-pe-to-linalg` lowers it by
+    rebuilding exactly them:
+
+    ```
+    q' = pe.rope <rope_layout> query <frequencies> attention_scaling(...)
+           offset(q_static_offset + q_offset)      if rope_layout is set
+    k' = pe.rope <rope_layout> key <frequencies> attention_scaling(...)
+           offset(k_static_offset + k_offset)      if rope_layout and rope_key
+    b  = pe.alibi_bias <alibi> [Tq, Tk] {max_bias = alibi_max_bias}
+           offset(alibi_static_offset + alibi_offset)   if alibi is set
+    result = pe.attention q', k', value bias(b) {causal, scale, softcap,
+                                                 softcap_order}
+    ```
+
+    with the frequencies given by `inv_freq(...)` or `cache(...)` as for
+    `pe.rope`, and `rotary_dim` as there. Without `rope_key` the keys are
+    used as given: the decode case, where the KV cache already holds rotated
+    keys. `scale` defaults to `1 / sqrt(D)`.
+
+    Unlike the unfused form, a CPU or GPU lowering never writes the rotated
+    queries and keys or the `[H, Tq, Tk]` bias to memory: it rotates Q and K
+    tiles as it loads them and computes the ALiBi bias and the causal mask
+    from indices.
+
+    Example (Llama prefill: RoPE on Q and K, causal):
+
+    ```mlir
+    %o = pe.fused_attention %q, %k, %v rope half inv_freq(%f : tensor<64xf32>)
+           {causal, rope_key}
+           : tensor<1x32x?x128xf32>, tensor<1x8x?x128xf32>,
+             tensor<1x8x?x128xf32> -> tensor<1x32x?x128xf32>
+    ```
+  }];
+  let arguments = (ins PE_FloatTensor:$query,
+                       PE_FloatTensor:$key,
+                       PE_FloatTensor:$value,
+                       Optional<PE_FreqTensor>:$inv_freq,
+                       Optional<PE_FloatTensor>:$cos_cache,
+                       Optional<PE_FloatTensor>:$sin_cache,
+                       Optional<F32>:$attention_scaling,
+                       Optional<PE_IndexLike>:$q_offset,
+                       Optional<PE_IndexLike>:$k_offset,
+                       Optional<PE_IndexLike>:$alibi_offset,
+                       OptionalAttr<PE_RopeLayoutAttr>:$rope_layout,
+                       OptionalAttr<I64Attr>:$rotary_dim,
+                       UnitAttr:$rope_key,
+                       DefaultValuedAttr<I64Attr, "0">:$q_static_offset,
+                       DefaultValuedAttr<I64Attr, "0">:$k_static_offset,
+                       OptionalAttr<PE_AlibiDistanceAttr>:$alibi,
+                       DefaultValuedAttr<F64Attr, "8.0">:$alibi_max_bias,
+                       DefaultValuedAttr<I64Attr, "0">:$alibi_static_offset,
+                       OptionalAttr<F64Attr>:$scale,
+                       UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$softcap,
+                       DefaultValuedAttr<PE_SoftcapOrderAttr,
+                           "::mlir::pe::SoftcapOrder::BeforeBias">
+                           :$softcap_order);
+  let results = (outs PE_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`rope` $rope_layout^)?
+    (`inv_freq` `(` $inv_freq^ `:` type($inv_freq) `)`)?
+    (`cache` `(` $cos_cache^ `,` $sin_cache `:` type($cos_cache) `,`
+      type($sin_cache) `)`)?
+    (`attention_scaling` `(` $attention_scaling^ `)`)?
+    (`q_offset` `(` $q_offset^ `:` type($q_offset) `)`)?
+    (`k_offset` `(` $k_offset^ `:` type($k_offset) `)`)?
+    (`alibi` $alibi^)?
+    (`alibi_offset` `(` $alibi_offset^ `:` type($alibi_offset) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The softmax scale: the attribute, or 1/sqrt(D).
+    double getScaleOrDefault();
+    /// The number of rotated channels R (rotary_dim, or the head dimension).
+    int64_t getRotaryDimOrHeadDim();
+  }];
+}
+
 #endif // PE_DIALECT_PE_IR_PEOPS_TD

@@ -1,0 +1,47 @@
+// RUN: pe-opt %s --pe-fold-frequencies --pe-fold-attention-scaling --split-input-file | FileCheck %s
+
+// YaRN factor 4: m = 0.1 ln 4 + 1 = 1.1386294361, an f32 constant
+// 1.13862943649 once folded; with Q and K rotated the logits scale by m^2 and
+// the default scale 1/sqrt(16) = 0.25 becomes 0.25 * 1.13862943649^2 =
+// 0.32411924841.
+// CHECK-LABEL: func @yarn_qk
+// CHECK-NOT: attention_scaling
+// CHECK: pe.fused_attention {{.*}}scale = 0.32411924{{[0-9]*}} : f64
+func.func @yarn_qk(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
+  %o = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {rope_key} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Only Q rotated (decode over a rotated cache): the logits scale by m once;
+// an explicit scale 0.5 becomes 0.5 * 1.13862943649 = 0.569314718.
+// CHECK-LABEL: func @yarn_q_only
+// CHECK: pe.fused_attention {{.*}}scale = 0.56931471{{[0-9]*}} : f64
+func.func @yarn_q_only(%q: tensor<1x4x1x16xf32>, %k: tensor<1x4x8x16xf32>) -> tensor<1x4x1x16xf32> {
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
+  %o = pe.fused_attention %q, %k, %k rope half inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {scale = 0.5 : f64} : tensor<1x4x1x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x1x16xf32>
+  return %o : tensor<1x4x1x16xf32>
+}
+
+// -----
+
+// Must not fire: partial rotary (channels 8..15 are not scaled).
+// CHECK-LABEL: func @partial
+// CHECK: attention_scaling
+func.func @partial(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<4xf32>
+  %o = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<4xf32>) attention_scaling(%m) {rope_key, rotary_dim = 8 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Must not fire: a run-time scaling.
+// CHECK-LABEL: func @runtime
+// CHECK: attention_scaling(%{{.*}})
+func.func @runtime(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %m: f32) -> tensor<1x4x8x16xf32> {
+  %o = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {rope_key} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
