@@ -30,7 +30,7 @@ void mlir::pe::buildReferencePipeline(OpPassManager &pm) {
               "one-shot-bufferize{bufferize-function-boundaries "
               "function-boundary-type-conversion=identity-layout-map},"
               "canonicalize,cse,"
-              "buffer-deallocation-pipeline,"
+              "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
               "convert-linalg-to-loops,"
               "expand-strided-metadata,lower-affine,"
               // finalize-memref-to-llvm before convert-scf-to-cf (see
@@ -43,7 +43,41 @@ void mlir::pe::buildReferencePipeline(OpPassManager &pm) {
               "reconcile-unrealized-casts");
 }
 
+void mlir::pe::buildCPUPipeline(OpPassManager &pm) {
+  // Compile-time folding and fusion.
+  addPipeline(pm, "pe-fold-frequencies,canonicalize,"
+                  "pe-fuse-alibi-into-attention,pe-fuse-rope-into-attention,"
+                  "pe-fold-attention-scaling,canonicalize");
+  // Generated kernels for attention; everything else through the reference
+  // lowering.
+  addPipeline(pm, "convert-pe-attention-to-vector,convert-pe-to-linalg,"
+                  "pe-approximate-math,canonicalize,cse");
+  addPipeline(pm,
+              "one-shot-bufferize{bufferize-function-boundaries "
+              "function-boundary-type-conversion=identity-layout-map},"
+              "canonicalize,cse,"
+              "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+              "convert-linalg-to-loops,"
+              "convert-scf-to-openmp,"
+              "convert-vector-to-scf{full-unroll=true},"
+              "lower-affine,expand-strided-metadata,lower-affine,"
+              "finalize-memref-to-llvm,"
+              "convert-scf-to-cf,"
+              "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+              "convert-openmp-to-llvm,"
+              "convert-math-to-llvm,convert-math-to-libm,"
+              "convert-arith-to-llvm,convert-index-to-llvm,"
+              "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
+              "reconcile-unrealized-casts");
+}
+
 void mlir::pe::registerPipelines() {
+  PassPipelineRegistration<>(
+      "pe-cpu-pipeline",
+      "Fold and fuse the encodings, generate flash-attention kernels, and "
+      "lower to the LLVM dialect for the host CPU (OpenMP-parallel, AVX-512 "
+      "vectors)",
+      [](OpPassManager &pm) { buildCPUPipeline(pm); });
   PassPipelineRegistration<>(
       "pe-reference-pipeline",
       "Lower pe ops on tensors to the LLVM dialect for the host through the "

@@ -34,4 +34,50 @@ def ConvertPEToLinalg : Pass<"convert-pe-to-linalg"> {
   ];
 }
 
+def ConvertPEAttentionToVector : Pass<"convert-pe-attention-to-vector"> {
+  let summary = "Generate flash-attention kernels for the CPU";
+  let description = [{
+    Replaces each `pe.fused_attention`, and each `pe.attention` without bias
+    or mask, by a flash-attention kernel in `scf`/`vector`/`memref` generated
+    for its exact combination of encodings: RoPE (either layout, partial
+    rotary, inv_freq or cache tables, attention scaling, query and key
+    offsets, or none), ALiBi (any distance, computed from indices), causal
+    masking (with whole key blocks above the diagonal skipped), softcap in
+    either order. Memory stays O(T D): the keys of one head are rotated and
+    packed once into blocked, transposed scratch, queries are rotated per
+    64-row block, and scores live in registers and a 4 x 64 buffer.
+
+    The kernel runs in parallel over batch x heads (`scf.parallel`, lowered
+    to OpenMP by `pe-cpu-pipeline`) and is vectorised with 16-lane f32
+    vectors (AVX-512). Ops it does not support (non-f32 element types, head
+    dimensions that are not multiples of 16, explicit bias or mask, dynamic
+    head counts) are left for `convert-pe-to-linalg`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def ApproximateMath : Pass<"pe-approximate-math"> {
+  let summary = "Replace f32 exp, tanh, sin and cos by vectorisable polynomials";
+  let description = [{
+    Applies MLIR's polynomial approximations of `math` ops on f32 scalars and
+    vectors (`populateMathPolynomialApproximationPatterns`), so that the
+    generated kernels do not call scalar libm functions per lane. The
+    approximations are accurate to a few ulp in f32 (exp: about 2e-7
+    relative). f64 math is left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // PE_CONVERSION_PASSES_TD

@@ -18,6 +18,14 @@ namespace pe {
 /// malloc'ed and owned by the caller. Registered as `pe-reference-pipeline`.
 void buildReferencePipeline(OpPassManager &pm);
 
+/// The optimised CPU pipeline: fold frequencies, fuse RoPE, ALiBi and the
+/// attention scaling into pe.fused_attention, generate flash-attention kernels
+/// (convert-pe-attention-to-vector), lower the rest through the reference
+/// lowering, approximate f32 math with polynomials, bufferize, and lower to the
+/// LLVM dialect with scf.parallel on OpenMP (needs libomp at run time).
+/// Registered as `pe-cpu-pipeline`.
+void buildCPUPipeline(OpPassManager &pm);
+
 /// Registers the named pipelines with the global pass registry.
 void registerPipelines();
 

@@ -1,0 +1,756 @@
+//===- AttentionToVector.cpp - flash attention for the CPU ----------------===//
+//
+// Part of the pe-mlir project.
+//
+// Generates a flash-attention kernel in scf/vector/memref for each
+// pe.fused_attention (and each plain pe.attention without bias or mask),
+// specialised at compile time for its encodings: RoPE layout, rotary
+// dimension, frequency source, ALiBi distance, causal masking, softcap.
+//
+// Structure (the recipe of docs/CodegenCPU.md):
+//
+//   prologue      cos/sin of every query and key position, [T, R/2] each:
+//                 angles p * inv_freq[i] in f64, reduced modulo 2*pi in f64,
+//                 then f32 sin/cos (vectorised; polynomial after
+//                 pe-approximate-math), or rows gathered from the caches;
+//                 times the attention scaling.
+//   parallel over (batch, head):
+//     pack K      the key head, rotated, transposed into blocks
+//                 Kt[Tk/64][D][64] (scratch per head, O(Tk D));
+//     per 64-query block:
+//       Qs        the block's queries, rotated and multiplied by the scale;
+//       per 64-key block up to the causal limit (blocks above it skipped):
+//         per 4 query rows:
+//           S     4 x 64 scores in 16 vector accumulators, an outer product
+//                 over d (broadcast q, load Kt);
+//           mask  softcap, ALiBi slope * distance, causal and tail masks,
+//                 all from indices; online softmax (running max and sum,
+//                 rescale factor alpha) with fully masked rows kept at 0;
+//           PV    O[4 rows, 64 columns] = alpha O + P V, 16 accumulators.
+//       O / l     written to the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pe/Conversion/Passes.h"
+#include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Dialect/PE/Transforms/AttentionParts.h"
+#include "pe/Support/PEMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "convert-pe-attention-to-vector"
+
+namespace mlir {
+namespace pe {
+#define GEN_PASS_DEF_CONVERTPEATTENTIONTOVECTOR
+#include "pe/Conversion/Passes.h.inc"
+} // namespace pe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pe;
+
+namespace {
+
+/// Vector width (f32 lanes of a 512-bit register), query rows per register
+/// tile, and key/query block sizes.
+constexpr int64_t kLanes = 16;
+constexpr int64_t kRows = 4;
+constexpr int64_t kBlock = 64;
+constexpr int64_t kBlockVecs = kBlock / kLanes;
+
+/// Why an attention cannot use the generated kernel (empty if it can).
+std::string unsupportedReason(const AttentionParts &p) {
+  auto q = cast<RankedTensorType>(p.query.getType());
+  auto k = cast<RankedTensorType>(p.key.getType());
+  auto v = cast<RankedTensorType>(p.value.getType());
+  if (!q.getElementType().isF32())
+    return "element type is not f32";
+  if (p.bias || p.mask)
+    return "explicit bias or mask";
+  if (q.isDynamicDim(1) || k.isDynamicDim(1))
+    return "dynamic head counts";
+  if (q.isDynamicDim(3) || v.isDynamicDim(3))
+    return "dynamic head dimension";
+  int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
+  if (d % kLanes != 0 || dv % kLanes != 0 || d > 512 || dv > 512)
+    return "head dimensions must be multiples of 16 and at most 512";
+  if (p.ropeLayout) {
+    int64_t r = p.rotaryDim.value_or(d);
+    if (*p.ropeLayout == RopeLayout::Half && (r / 2) % kLanes != 0)
+      return "half-layout rotary dimension must be a multiple of 32";
+    if (*p.ropeLayout == RopeLayout::Interleaved && r % kLanes != 0)
+      return "interleaved rotary dimension must be a multiple of 16";
+    if (p.cosCache &&
+        !cast<RankedTensorType>(p.cosCache.getType()).getElementType().isF32())
+      return "cos/sin caches must be f32";
+  }
+  return "";
+}
+
+/// Points `b` at the insertion point of a nested body builder for the
+/// lifetime of the scope (restoring it afterwards).
+struct Scope {
+  OpBuilder::InsertionGuard guard;
+  Scope(ImplicitLocOpBuilder &b, OpBuilder &body) : guard(b) {
+    b.setInsertionPoint(body.getInsertionBlock(), body.getInsertionPoint());
+  }
+};
+
+/// Emits the kernel for one attention op.
+class KernelBuilder {
+public:
+  KernelBuilder(Operation *op, const AttentionParts &parts)
+      : p(parts), b(op->getLoc(), op),
+        f32(Float32Type::get(op->getContext())),
+        f64(Float64Type::get(op->getContext())),
+        vf(VectorType::get({kLanes}, f32)) {
+    auto q = cast<RankedTensorType>(p.query.getType());
+    auto v = cast<RankedTensorType>(p.value.getType());
+    heads = q.getDimSize(1);
+    group = heads / cast<RankedTensorType>(p.key.getType()).getDimSize(1);
+    headDim = q.getDimSize(3);
+    valueDim = v.getDimSize(3);
+    rotary = p.ropeLayout ? p.rotaryDim.value_or(headDim) : 0;
+    scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(headDim));
+    valueChunk = valueDim % 64 == 0 ? 64 : valueDim % 32 == 0 ? 32 : 16;
+  }
+
+  Value build();
+
+private:
+  // Scalar and vector constants.
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value cf(double v) {
+    return arith::ConstantOp::create(b, b.getFloatAttr(f32, v));
+  }
+  Value vsplat(double v) {
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(
+                                            vf, b.getFloatAttr(f32, v)));
+  }
+  Value iota() {
+    SmallVector<float> lanes;
+    for (int64_t i = 0; i < kLanes; ++i)
+      lanes.push_back(float(i));
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vf, ArrayRef<float>(lanes)));
+  }
+  Value bcast(Value scalar) { return vector::BroadcastOp::create(b, vf, scalar); }
+  Value indexToF32(Value i) {
+    Value i64v = arith::IndexCastOp::create(b, b.getI64Type(), i);
+    return arith::SIToFPOp::create(b, f32, i64v);
+  }
+  Value toIndex(Value v) {
+    return v.getType().isIndex()
+               ? v
+               : Value(arith::IndexCastOp::create(b, b.getIndexType(), v));
+  }
+  Value addi(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value muli(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value dim(Value memref, int64_t i) {
+    return memref::DimOp::create(b, memref, i);
+  }
+  Value alloc(ArrayRef<int64_t> shape, ValueRange dynamicSizes) {
+    auto type = MemRefType::get(shape, f32);
+    return memref::AllocOp::create(b, type, dynamicSizes,
+                                   b.getI64IntegerAttr(64));
+  }
+  Value offsetValue(Value dynamic, int64_t staticOffset) {
+    Value off = idx(staticOffset);
+    return dynamic ? addi(off, toIndex(dynamic)) : off;
+  }
+
+  Value buildTables(Value rows, Value offset, Value &cosT);
+  void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
+                Value cosT, Value sinT);
+  void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
+                   Value tq, Value cosT, Value sinT);
+  void rotateRow(Value src, ValueRange srcPrefix, Value dst, ValueRange dstPrefix,
+                 Value pos, Value cosT, Value sinT, double mul);
+  void blockStep(Value qs, Value kt, Value vMem, Value os, Value pBuf,
+                 Value mBuf, Value lBuf, Value bIdx, Value hIdx, Value q0,
+                 Value kb, Value tq, Value tk, Value shift, Value alibiBase,
+                 Value slope);
+
+  const AttentionParts &p;
+  ImplicitLocOpBuilder b;
+  Type f32, f64;
+  VectorType vf;
+  int64_t heads, group, headDim, valueDim, rotary, valueChunk;
+  double scale;
+};
+
+/// Computes the cos and sin of every position `offset + t`, t < rows, for
+/// each rotated pair, into two [rows, R/2] buffers (times the attention
+/// scaling). Returns the sin table and sets `cosT`.
+Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
+  int64_t pairs = rotary / 2;
+  cosT = alloc({ShapedType::kDynamic, pairs}, rows);
+  Value sinT = alloc({ShapedType::kDynamic, pairs}, rows);
+  Value scaling = p.attentionScaling;
+  int64_t width = pairs % kLanes == 0 ? kLanes : pairs % 8 == 0 ? 8 : 1;
+  auto vw = VectorType::get({width}, f32);
+  auto vw64 = VectorType::get({width}, f64);
+  Value cosCache, sinCache, cacheRows;
+  if (p.cosCache) {
+    auto type = cast<RankedTensorType>(p.cosCache.getType());
+    auto mtype = MemRefType::get(type.getShape(), f32);
+    cosCache = bufferization::ToBufferOp::create(b, mtype, p.cosCache,
+                                                 /*readOnly=*/true);
+    sinCache = bufferization::ToBufferOp::create(b, mtype, p.sinCache,
+                                                 /*readOnly=*/true);
+    cacheRows = dim(cosCache, 0);
+  }
+  Value invFreq;
+  if (p.invFreq) {
+    auto type = cast<RankedTensorType>(p.invFreq.getType());
+    invFreq = bufferization::ToBufferOp::create(
+        b, MemRefType::get(type.getShape(), type.getElementType()), p.invFreq,
+        /*readOnly=*/true);
+  }
+  scf::ForOp::create(
+      b, idx(0), rows, idx(1), ValueRange{},
+      [&](OpBuilder &ob, Location loc, Value t, ValueRange) {
+        Scope scope_nb(b, ob);
+        Value pos = addi(offset, t);
+        scf::ForOp::create(
+            b, idx(0), idx(pairs), idx(width), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value i, ValueRange) {
+              Scope scope_inner(b, ib);
+              Value c, s;
+              if (invFreq) {
+                // angle = p * f in f64, reduced to [-pi, pi] in f64 (two-term
+                // 2*pi), then f32 sin/cos of the reduced angle.
+                Value f = vector::LoadOp::create(
+                    b,
+                    VectorType::get(
+                        {width},
+                        cast<MemRefType>(invFreq.getType()).getElementType()),
+                    invFreq, ValueRange{i});
+                if (!cast<VectorType>(f.getType()).getElementType().isF64())
+                  f = arith::ExtFOp::create(b, vw64, f);
+                Value p64 = arith::SIToFPOp::create(
+                    b, f64, arith::IndexCastOp::create(b, b.getI64Type(), pos));
+                Value angle = arith::MulFOp::create(
+                    b, vector::BroadcastOp::create(b, vw64, p64), f);
+                auto c64 = [&](double v) -> Value {
+                  return arith::ConstantOp::create(
+                      b, DenseElementsAttr::get(vw64, b.getFloatAttr(f64, v)));
+                };
+                const double twoPiHi = 6.283185307179586;
+                const double twoPiLo = 2.4492935982947064e-16;
+                Value k = math::RoundEvenOp::create(
+                    b, arith::MulFOp::create(b, angle, c64(1.0 / twoPiHi)));
+                Value negK = arith::NegFOp::create(b, k);
+                Value r = math::FmaOp::create(b, negK, c64(twoPiHi), angle);
+                r = math::FmaOp::create(b, negK, c64(twoPiLo), r);
+                Value r32 = arith::TruncFOp::create(b, vw, r);
+                c = math::CosOp::create(b, r32);
+                s = math::SinOp::create(b, r32);
+              } else {
+                Value zero = idx(0);
+                Value last =
+                    arith::SubIOp::create(b, cacheRows, idx(1)).getResult();
+                Value row = arith::MinSIOp::create(
+                    b, arith::MaxSIOp::create(b, pos, zero), last);
+                c = vector::LoadOp::create(b, vw, cosCache, ValueRange{row, i});
+                s = vector::LoadOp::create(b, vw, sinCache, ValueRange{row, i});
+              }
+              if (scaling) {
+                Value m = vector::BroadcastOp::create(b, vw, scaling);
+                c = arith::MulFOp::create(b, c, m);
+                s = arith::MulFOp::create(b, s, m);
+              }
+              vector::StoreOp::create(b, c, cosT, ValueRange{t, i});
+              vector::StoreOp::create(b, s, sinT, ValueRange{t, i});
+              scf::YieldOp::create(b);
+            });
+        scf::YieldOp::create(b);
+      });
+  return sinT;
+}
+
+/// Rotates one row of `src` (prefix indices + channel) by the table row of
+/// `pos`, multiplies it by `mul`, and stores it into `dst` (prefix + channel).
+/// Channels beyond the rotary dimension are copied (times `mul`).
+void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
+                              ValueRange dstPrefix, Value pos, Value cosT,
+                              Value sinT, double mul) {
+  auto at = [&](ValueRange prefix, int64_t c) {
+    SmallVector<Value> ix(prefix.begin(), prefix.end());
+    ix.push_back(idx(c));
+    return ix;
+  };
+  Value factor = vsplat(mul);
+  auto load = [&](int64_t c) -> Value {
+    return vector::LoadOp::create(b, vf, src, at(srcPrefix, c));
+  };
+  auto store = [&](Value v, int64_t c) {
+    vector::StoreOp::create(b, arith::MulFOp::create(b, v, factor), dst,
+                            at(dstPrefix, c));
+  };
+  int64_t pairs = rotary / 2;
+  if (rotary) {
+    if (*p.ropeLayout == RopeLayout::Half) {
+      // (x[i], x[i + R/2]) -> (x_lo c - x_hi s, x_hi c + x_lo s).
+      for (int64_t i = 0; i < pairs; i += kLanes) {
+        Value c = vector::LoadOp::create(b, vf, cosT, ValueRange{pos, idx(i)});
+        Value s = vector::LoadOp::create(b, vf, sinT, ValueRange{pos, idx(i)});
+        Value lo = load(i), hi = load(i + pairs);
+        Value newLo = arith::SubFOp::create(b, arith::MulFOp::create(b, lo, c),
+                                            arith::MulFOp::create(b, hi, s));
+        Value newHi = math::FmaOp::create(b, lo, s,
+                                          arith::MulFOp::create(b, hi, c));
+        store(newLo, i);
+        store(newHi, i + pairs);
+      }
+    } else {
+      // (x[2i], x[2i+1]): per 16 channels, 8 pairs; expand cos/sin to
+      // [c0 c0 c1 c1 ...] and [-s0 s0 -s1 s1 ...], swap neighbours of x.
+      auto half = VectorType::get({kLanes / 2}, f32);
+      SmallVector<int64_t> dup, swap;
+      for (int64_t i = 0; i < kLanes; ++i) {
+        dup.push_back(i / 2);
+        swap.push_back(i ^ 1);
+      }
+      SmallVector<float> signs;
+      for (int64_t i = 0; i < kLanes; ++i)
+        signs.push_back(i % 2 ? 1.0f : -1.0f);
+      Value sign = arith::ConstantOp::create(
+          b, DenseElementsAttr::get(vf, ArrayRef<float>(signs)));
+      for (int64_t ch = 0; ch < rotary; ch += kLanes) {
+        Value c8 = vector::LoadOp::create(b, half, cosT,
+                                          ValueRange{pos, idx(ch / 2)});
+        Value s8 = vector::LoadOp::create(b, half, sinT,
+                                          ValueRange{pos, idx(ch / 2)});
+        Value c = vector::ShuffleOp::create(b, c8, c8, dup);
+        Value s = arith::MulFOp::create(
+            b, vector::ShuffleOp::create(b, s8, s8, dup), sign);
+        Value x = load(ch);
+        Value xs = vector::ShuffleOp::create(b, x, x, swap);
+        Value y = math::FmaOp::create(b, xs, s, arith::MulFOp::create(b, x, c));
+        store(y, ch);
+      }
+    }
+  }
+  for (int64_t ch = rotary; ch < headDim; ch += kLanes)
+    store(load(ch), ch);
+}
+
+/// Packs key head `kvHead`, rotated, into Kt[Tk/64][D][64] (zero tail).
+void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
+                             Value tk, Value cosT, Value sinT) {
+  // One rotated row at a time into a small buffer, then scattered into the
+  // transposed block.
+  Value row = memref::AllocaOp::create(b, MemRefType::get({headDim}, f32));
+  Value blocks = dim(kt, 0);
+  Value padded = muli(blocks, idx(kBlock));
+  scf::ForOp::create(
+      b, idx(0), padded, idx(1), ValueRange{},
+      [&](OpBuilder &ob, Location loc, Value j, ValueRange) {
+        Scope scope_nb(b, ob);
+        Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, j, tk);
+        auto ifOp = scf::IfOp::create(b, inside, /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+          if (rotary)
+            rotateRow(kMem, ValueRange{bIdx, kvHead, j}, row, ValueRange{}, j,
+                      cosT, sinT, 1.0);
+          else
+            for (int64_t c = 0; c < headDim; c += kLanes)
+              vector::StoreOp::create(
+                  b,
+                  vector::LoadOp::create(b, vf, kMem,
+                                         ValueRange{bIdx, kvHead, j, idx(c)}),
+                  row, ValueRange{idx(c)});
+          b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+          for (int64_t c = 0; c < headDim; c += kLanes)
+            vector::StoreOp::create(b, vsplat(0.0), row, ValueRange{idx(c)});
+        }
+        Value blk = arith::DivUIOp::create(b, j, idx(kBlock));
+        Value col = arith::RemUIOp::create(b, j, idx(kBlock));
+        for (int64_t c = 0; c < headDim; c += kLanes) {
+          Value v = vector::LoadOp::create(b, vf, row, ValueRange{idx(c)});
+          for (int64_t l = 0; l < kLanes; ++l)
+            memref::StoreOp::create(b, vector::ExtractOp::create(b, v, l), kt,
+                                    ValueRange{blk, idx(c + l), col});
+        }
+        scf::YieldOp::create(b);
+      });
+}
+
+/// Loads query rows [q0, q0 + 64) of head (bIdx, hIdx), rotated and times the
+/// softmax scale, into Qs[64][D]; rows past Tq are zero.
+void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
+                                Value q0, Value tq, Value cosT, Value sinT) {
+  scf::ForOp::create(
+      b, idx(0), idx(kBlock), idx(1), ValueRange{},
+      [&](OpBuilder &ob, Location loc, Value r, ValueRange) {
+        Scope scope_nb(b, ob);
+        Value i = addi(q0, r);
+        Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, i, tq);
+        auto ifOp = scf::IfOp::create(b, inside, /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+          if (rotary) {
+            rotateRow(qMem, ValueRange{bIdx, hIdx, i}, qs, ValueRange{r}, i,
+                      cosT, sinT, scale);
+          } else {
+            Value s = vsplat(scale);
+            for (int64_t c = 0; c < headDim; c += kLanes) {
+              Value v = vector::LoadOp::create(
+                  b, vf, qMem, ValueRange{bIdx, hIdx, i, idx(c)});
+              vector::StoreOp::create(b, arith::MulFOp::create(b, v, s), qs,
+                                      ValueRange{r, idx(c)});
+            }
+          }
+          b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+          for (int64_t c = 0; c < headDim; c += kLanes)
+            vector::StoreOp::create(b, vsplat(0.0), qs, ValueRange{r, idx(c)});
+        }
+        scf::YieldOp::create(b);
+      });
+}
+
+/// One key block for one query block: 16 groups of 4 rows, each S = Qs Kt,
+/// masks, online softmax, O = alpha O + P V.
+void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
+                              Value pBuf, Value mBuf, Value lBuf, Value bIdx,
+                              Value hIdx, Value q0, Value kb, Value tq,
+                              Value tk, Value shift, Value alibiBase,
+                              Value slope) {
+  Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
+  Value j0 = muli(kb, idx(kBlock));
+  // Keys of this block that exist: min(64, Tk - j0).
+  Value keys = arith::MinSIOp::create(b, idx(kBlock),
+                                      arith::SubIOp::create(b, tk, j0));
+  // Query rows of this block that exist, rounded up to groups of 4.
+  Value rows = arith::MinSIOp::create(b, idx(kBlock),
+                                      arith::SubIOp::create(b, tq, q0));
+  Value groups =
+      arith::DivUIOp::create(b, addi(rows, idx(kRows - 1)), idx(kRows));
+  Value negInf = cf(-std::numeric_limits<double>::infinity());
+  Value lanes = iota();
+  Value j0f = indexToF32(j0);
+  Value tkF = indexToF32(tk);
+
+  scf::ForOp::create(
+      b, idx(0), groups, idx(1), ValueRange{},
+      [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
+        Scope scope_nb(b, ob);
+        Value r0 = muli(g, idx(kRows));
+        // S[4][64]: an outer product over d.
+        SmallVector<Value> init(kRows * kBlockVecs, vsplat(0.0));
+        auto qk = scf::ForOp::create(
+            b, idx(0), idx(headDim), idx(1), init,
+            [&](OpBuilder &ib, Location l2, Value d, ValueRange acc) {
+              Scope scope_inner(b, ib);
+              SmallVector<Value> kv, next;
+              for (int64_t c = 0; c < kBlockVecs; ++c)
+                kv.push_back(vector::LoadOp::create(
+                    b, vf, kt, ValueRange{kb, d, idx(c * kLanes)}));
+              for (int64_t r = 0; r < kRows; ++r) {
+                Value qv = bcast(memref::LoadOp::create(
+                    b, qs, ValueRange{addi(r0, idx(r)), d}));
+                for (int64_t c = 0; c < kBlockVecs; ++c)
+                  next.push_back(vector::FMAOp::create(
+                      b, qv, kv[c], acc[r * kBlockVecs + c]));
+              }
+              scf::YieldOp::create(b, next);
+            });
+        // Masks and the online softmax, row by row.
+        SmallVector<Value> alphas;
+        for (int64_t r = 0; r < kRows; ++r) {
+          Value row = addi(r0, idx(r));
+          Value i = addi(q0, row);
+          Value iF = indexToF32(i);
+          Value limitF = indexToF32(addi(i, shift));
+          Value qPosF = p.alibi ? indexToF32(addi(alibiBase, i)) : Value();
+          SmallVector<Value> s;
+          Value rowMax = negInf;
+          for (int64_t c = 0; c < kBlockVecs; ++c) {
+            Value v = qk.getResult(r * kBlockVecs + c);
+            Value jF = arith::AddFOp::create(
+                b, bcast(arith::AddFOp::create(b, j0f, cf(double(c * kLanes)))),
+                lanes);
+            auto cap = [&](Value x) -> Value {
+              Value cv = vsplat(*p.softcap);
+              Value t = math::TanhOp::create(b, arith::DivFOp::create(b, x, cv));
+              return arith::MulFOp::create(b, cv, t);
+            };
+            if (p.softcap && p.softcapOrder == SoftcapOrder::BeforeBias)
+              v = cap(v);
+            if (p.alibi) {
+              Value q = bcast(qPosF), dist;
+              switch (*p.alibi) {
+              case AlibiDistance::Symmetric:
+                dist = arith::NegFOp::create(
+                    b, math::AbsFOp::create(b, arith::SubFOp::create(b, q, jF)));
+                break;
+              case AlibiDistance::Signed:
+                dist = arith::SubFOp::create(b, jF, q);
+                break;
+              case AlibiDistance::Key:
+                dist = jF;
+                break;
+              }
+              v = math::FmaOp::create(b, bcast(slope), dist, v);
+            }
+            if (p.softcap && p.softcapOrder == SoftcapOrder::AfterBias)
+              v = cap(v);
+            Value ok = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, jF,
+                                             bcast(tkF));
+            if (p.causal)
+              ok = arith::AndIOp::create(
+                  b, ok,
+                  arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, jF,
+                                        bcast(limitF)));
+            v = arith::SelectOp::create(b, ok, v, bcast(negInf));
+            s.push_back(v);
+            rowMax = arith::MaximumFOp::create(
+                b, rowMax,
+                vector::ReductionOp::create(b, vector::CombiningKind::MAXIMUMF,
+                                            v));
+          }
+          (void)iF;
+          Value mOld = memref::LoadOp::create(b, mBuf, ValueRange{row});
+          Value mNew = arith::MaximumFOp::create(b, mOld, rowMax);
+          // A row with no allowed key so far keeps m = -inf; subtract 0 then
+          // so that exp gives 0 instead of NaN.
+          Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
+                                              mNew, negInf);
+          Value safeM = arith::SelectOp::create(b, empty, cf(0.0), mNew);
+          Value alpha = math::ExpOp::create(
+              b, arith::SubFOp::create(b, mOld, safeM));
+          Value sum = cf(0.0);
+          for (int64_t c = 0; c < kBlockVecs; ++c) {
+            Value e = math::ExpOp::create(
+                b, arith::SubFOp::create(b, s[c], bcast(safeM)));
+            vector::StoreOp::create(b, e, pBuf,
+                                    ValueRange{idx(r), idx(c * kLanes)});
+            sum = arith::AddFOp::create(
+                b, sum,
+                vector::ReductionOp::create(b, vector::CombiningKind::ADD, e));
+          }
+          Value lOld = memref::LoadOp::create(b, lBuf, ValueRange{row});
+          memref::StoreOp::create(
+              b, math::FmaOp::create(b, lOld, alpha, sum), lBuf,
+              ValueRange{row});
+          memref::StoreOp::create(b, mNew, mBuf, ValueRange{row});
+          alphas.push_back(alpha);
+        }
+        // O[4 rows, chunk] = alpha O + P V, per chunk of value columns.
+        int64_t chunkVecs = valueChunk / kLanes;
+        for (int64_t e0 = 0; e0 < valueDim; e0 += valueChunk) {
+          SmallVector<Value> acc;
+          for (int64_t r = 0; r < kRows; ++r)
+            for (int64_t c = 0; c < chunkVecs; ++c) {
+              Value o = vector::LoadOp::create(
+                  b, vf, os,
+                  ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
+              acc.push_back(arith::MulFOp::create(b, o, bcast(alphas[r])));
+            }
+          auto pv = scf::ForOp::create(
+              b, idx(0), keys, idx(1), acc,
+              [&](OpBuilder &ib, Location l2, Value jj, ValueRange a) {
+                Scope scope_inner(b, ib);
+                Value j = addi(j0, jj);
+                SmallVector<Value> vv, next;
+                for (int64_t c = 0; c < chunkVecs; ++c)
+                  vv.push_back(vector::LoadOp::create(
+                      b, vf, vMem,
+                      ValueRange{bIdx, kvHead, j, idx(e0 + c * kLanes)}));
+                for (int64_t r = 0; r < kRows; ++r) {
+                  Value pr =
+                      bcast(memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj}));
+                  for (int64_t c = 0; c < chunkVecs; ++c)
+                    next.push_back(vector::FMAOp::create(
+                        b, pr, vv[c], a[r * chunkVecs + c]));
+                }
+                scf::YieldOp::create(b, next);
+              });
+          for (int64_t r = 0; r < kRows; ++r)
+            for (int64_t c = 0; c < chunkVecs; ++c)
+              vector::StoreOp::create(
+                  b, pv.getResult(r * chunkVecs + c), os,
+                  ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
+        }
+        scf::YieldOp::create(b);
+      });
+}
+
+Value KernelBuilder::build() {
+  auto qType = cast<RankedTensorType>(p.query.getType());
+  auto kType = cast<RankedTensorType>(p.key.getType());
+  auto vType = cast<RankedTensorType>(p.value.getType());
+  auto toMemref = [&](Value t, RankedTensorType type) -> Value {
+    return bufferization::ToBufferOp::create(
+        b, MemRefType::get(type.getShape(), type.getElementType()), t,
+        /*readOnly=*/true);
+  };
+  Value qMem = toMemref(p.query, qType);
+  Value kMem = toMemref(p.key, kType);
+  Value vMem = toMemref(p.value, vType);
+  Value batch = dim(qMem, 0), tq = dim(qMem, 2), tk = dim(kMem, 2);
+  Value shift = arith::SubIOp::create(b, tk, tq);
+
+  // Result buffer [B, H, Tq, Dv].
+  auto outType = MemRefType::get(p.resultType.getShape(), f32);
+  SmallVector<Value> outDyn;
+  for (int64_t i = 0; i < 4; ++i)
+    if (outType.isDynamicDim(i))
+      outDyn.push_back(dim(i == 3 ? vMem : qMem, i));
+  Value out = memref::AllocOp::create(b, outType, outDyn,
+                                      b.getI64IntegerAttr(64));
+
+  // cos/sin tables of the query and key positions.
+  Value qCos, qSin, kCos, kSin;
+  if (rotary) {
+    qSin = buildTables(tq, offsetValue(p.qOffset, p.qStaticOffset), qCos);
+    if (p.ropeKey)
+      kSin = buildTables(tk, offsetValue(p.kOffset, p.kStaticOffset), kCos);
+  }
+  Value alibiBase;
+  Value slopes;
+  if (p.alibi) {
+    alibiBase = offsetValue(p.alibiOffset, p.alibiStaticOffset);
+    SmallVector<float> values;
+    for (double s : formula::alibiSlopes(heads, p.alibiMaxBias))
+      values.push_back(float(s));
+    slopes = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(RankedTensorType::get({heads}, f32),
+                                  ArrayRef<float>(values)));
+  }
+  Value kBlocks = arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)),
+                                         idx(kBlock));
+  Value qBlocks = arith::DivUIOp::create(b, addi(tq, idx(kBlock - 1)),
+                                         idx(kBlock));
+
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{batch, idx(heads)},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope_nb(b, ob);
+        Value bIdx = ivs[0], hIdx = ivs[1];
+        Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
+        Value kt = alloc({ShapedType::kDynamic, headDim, kBlock}, kBlocks);
+        Value qs = alloc({kBlock, headDim}, {});
+        Value os = alloc({kBlock, valueDim}, {});
+        Value pBuf = alloc({kRows, kBlock}, {});
+        Value mBuf = alloc({kBlock}, {});
+        Value lBuf = alloc({kBlock}, {});
+        packKeys(kMem, kt, bIdx, kvHead,
+                 tk, kCos, kSin);
+        Value slope = p.alibi ? Value(tensor::ExtractOp::create(
+                                    b, slopes, ValueRange{hIdx}))
+                              : Value();
+        scf::ForOp::create(
+            b, idx(0), qBlocks, idx(1), ValueRange{},
+            [&](OpBuilder &fb, Location l2, Value qb, ValueRange) {
+              Scope scope_nb2(b, fb);
+              Value q0 = muli(qb, idx(kBlock));
+              loadQueries(qMem, qs, bIdx, hIdx, q0, tq, qCos, qSin);
+              // Running state: O = 0, m = -inf, l = 0.
+              scf::ForOp::create(
+                  b, idx(0), idx(kBlock), idx(1), ValueRange{},
+                  [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
+                    Scope scope_inner(b, ib);
+                    for (int64_t c = 0; c < valueDim; c += kLanes)
+                      vector::StoreOp::create(b, vsplat(0.0), os,
+                                              ValueRange{r, idx(c)});
+                    memref::StoreOp::create(
+                        b, cf(-std::numeric_limits<double>::infinity()), mBuf,
+                        ValueRange{r});
+                    memref::StoreOp::create(b, cf(0.0), lBuf, ValueRange{r});
+                    scf::YieldOp::create(b);
+                  });
+              // Key blocks up to the causal limit of the block's last row:
+              // keys j <= i + Tk - Tq; blocks past it are skipped.
+              Value kbEnd = kBlocks;
+              if (p.causal) {
+                Value lastRow = arith::MinSIOp::create(
+                    b, addi(q0, idx(kBlock - 1)),
+                    arith::SubIOp::create(b, tq, idx(1)));
+                Value lastKey = addi(lastRow, shift);
+                Value needed = arith::FloorDivSIOp::create(
+                    b, addi(lastKey, idx(kBlock)), idx(kBlock));
+                kbEnd = arith::MaxSIOp::create(
+                    b, idx(0), arith::MinSIOp::create(b, kBlocks, needed));
+              }
+              scf::ForOp::create(
+                  b, idx(0), kbEnd, idx(1), ValueRange{},
+                  [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {
+                    Scope scope_inner(b, ib);
+                    blockStep(qs, kt, vMem, os, pBuf, mBuf, lBuf, bIdx, hIdx,
+                              q0, kb, tq, tk, shift, alibiBase, slope);
+                    scf::YieldOp::create(b);
+                  });
+              // O / l, 0 for rows without any allowed key.
+              Value rows = arith::MinSIOp::create(
+                  b, idx(kBlock), arith::SubIOp::create(b, tq, q0));
+              scf::ForOp::create(
+                  b, idx(0), rows, idx(1), ValueRange{},
+                  [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
+                    Scope scope_inner(b, ib);
+                    Value l = memref::LoadOp::create(b, lBuf, ValueRange{r});
+                    Value empty = arith::CmpFOp::create(
+                        b, arith::CmpFPredicate::OEQ, l, cf(0.0));
+                    Value inv = arith::SelectOp::create(
+                        b, empty, cf(0.0),
+                        arith::DivFOp::create(b, cf(1.0), l));
+                    Value invV = bcast(inv);
+                    for (int64_t c = 0; c < valueDim; c += kLanes) {
+                      Value o = vector::LoadOp::create(b, vf, os,
+                                                       ValueRange{r, idx(c)});
+                      vector::StoreOp::create(
+                          b, arith::MulFOp::create(b, o, invV), out,
+                          ValueRange{bIdx, hIdx, addi(q0, r), idx(c)});
+                    }
+                    scf::YieldOp::create(b);
+                  });
+              scf::YieldOp::create(b);
+            });
+        scf::ReduceOp::create(b);
+      });
+  return bufferization::ToTensorOp::create(b, p.resultType, out,
+                                           /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
+struct ConvertPEAttentionToVectorPass
+    : public pe::impl::ConvertPEAttentionToVectorBase<
+          ConvertPEAttentionToVectorPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AttentionOp, FusedAttentionOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      AttentionParts parts = *AttentionParts::get(op);
+      std::string reason = unsupportedReason(parts);
+      if (!reason.empty()) {
+        LLVM_DEBUG(llvm::dbgs() << "not generating a kernel for " << *op
+                                << ": " << reason << "\n");
+        continue;
+      }
+      KernelBuilder kernel(op, parts);
+      Value result = kernel.build();
+      op->getResult(0).replaceAllUsesWith(result);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,1200 @@
+//===- pe-run.cpp - JIT runtime harness -----------------------------------===//
+//
+// Part of the pe-mlir project.
+//
+// pe-run JIT-compiles one function of a .mlir file with MLIR's
+// ExecutionEngine and runs it on .npy data: it reads the function's tensor
+// signature before lowering, lowers a clone of the module with a named
+// pipeline, calls the function through the ExecutionEngine's packed
+// interface, writes the results as .npy, and optionally compares against a
+// second pipeline (--check) and times the calls (--repeat). See --help.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pe/InitAllPE.h"
+#include "pe/Pipelines/Pipelines.h"
+#include "pe/Support/Npy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+namespace npy = mlir::pe::npy;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+static_assert(sizeof(void *) == 8 && sizeof(int64_t) == 8,
+              "pe-run assumes 64-bit pointers (memref descriptor layout)");
+
+#ifndef PE_MLIR_LIB_DIR
+#define PE_MLIR_LIB_DIR "/usr/lib/llvm-22/lib"
+#endif
+
+//===----------------------------------------------------------------------===//
+// Pipelines: name -> builder. Adding a pipeline is one line here.
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct PipelineEntry {
+  StringRef name;
+  void (*build)(OpPassManager &pm);
+  /// Runtime library (file name in the LLVM library directory) the lowered
+  /// code calls into, or empty.
+  StringRef runtimeLib;
+};
+} // namespace
+
+static const PipelineEntry kPipelines[] = {
+    {"reference", mlir::pe::buildReferencePipeline, ""},
+    // scf.parallel is lowered to OpenMP: the code calls __kmpc_* in libomp.
+    {"cpu", mlir::pe::buildCPUPipeline, "libomp.so"},
+};
+
+static const PipelineEntry *lookupPipeline(StringRef name) {
+  for (const PipelineEntry &entry : kPipelines)
+    if (entry.name == name)
+      return &entry;
+  return nullptr;
+}
+
+static std::string knownPipelineNames() {
+  std::string names;
+  for (const PipelineEntry &entry : kPipelines) {
+    if (!names.empty())
+      names += ", ";
+    names += entry.name.str();
+  }
+  return names;
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+static void report(const Twine &msg) {
+  llvm::errs() << "pe-run: error: " << msg << "\n";
+}
+
+static LogicalResult error(const Twine &msg) {
+  report(msg);
+  return failure();
+}
+
+static LogicalResult error(llvm::Error err) {
+  return error(llvm::toString(std::move(err)));
+}
+
+/// For main: reports `msg` and gives the exit status 1.
+static int fail(const Twine &msg) {
+  report(msg);
+  return 1;
+}
+
+static int fail(llvm::Error err) {
+  return fail(llvm::toString(std::move(err)));
+}
+
+template <typename T> static std::string typeString(T t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// NumPy-style shape: "(2, 3)", "(6,)", "()"; dynamic dims print as "?".
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "(";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+  }
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Element (tensor) or scalar kind of an argument or result.
+enum class Elem { F16, BF16, F32, F64, I1, I8, I32, I64, Index };
+
+struct ArgSpec {
+  bool isTensor = false;
+  Elem elem = Elem::F32;
+  SmallVector<int64_t> shape; // tensors only; ShapedType::kDynamic if dynamic
+  Type type;
+};
+
+struct ResultSpec {
+  Elem elem = Elem::F32;
+  int64_t rank = 0;
+  Type type;
+};
+
+struct Signature {
+  std::string name;
+  SmallVector<ArgSpec> args;
+  SmallVector<ResultSpec> results;
+};
+} // namespace
+
+static std::optional<Elem> tensorElem(Type t) {
+  if (t.isF16())
+    return Elem::F16;
+  if (t.isBF16())
+    return Elem::BF16;
+  if (t.isF32())
+    return Elem::F32;
+  if (t.isF64())
+    return Elem::F64;
+  if (t.isSignlessInteger(1))
+    return Elem::I1;
+  if (t.isSignlessInteger(8))
+    return Elem::I8;
+  if (t.isSignlessInteger(32))
+    return Elem::I32;
+  if (t.isSignlessInteger(64))
+    return Elem::I64;
+  return std::nullopt;
+}
+
+static std::optional<Elem> scalarElem(Type t) {
+  if (t.isIndex())
+    return Elem::Index;
+  if (t.isSignlessInteger(32))
+    return Elem::I32;
+  if (t.isSignlessInteger(64))
+    return Elem::I64;
+  if (t.isF32())
+    return Elem::F32;
+  if (t.isF64())
+    return Elem::F64;
+  return std::nullopt;
+}
+
+/// The dtype in which data of `elem` is held in memory (index is int64).
+static npy::DType storageDType(Elem elem) {
+  switch (elem) {
+  case Elem::F16:
+    return npy::DType::F16;
+  case Elem::BF16:
+    return npy::DType::BF16;
+  case Elem::F32:
+    return npy::DType::F32;
+  case Elem::F64:
+    return npy::DType::F64;
+  case Elem::I1:
+    return npy::DType::I1;
+  case Elem::I8:
+    return npy::DType::I8;
+  case Elem::I32:
+    return npy::DType::I32;
+  case Elem::I64:
+  case Elem::Index:
+    return npy::DType::I64;
+  }
+  llvm_unreachable("unknown Elem");
+}
+
+static const char kSupportedArgs[] =
+    "supported are ranked tensors of f32, f64, f16, bf16, i32, i64, i8, i1 "
+    "and index, i32, i64, f32, f64 scalars";
+
+static FailureOr<Signature> readSignature(func::FuncOp fn) {
+  Signature sig;
+  sig.name = fn.getSymName().str();
+  FunctionType type = fn.getFunctionType();
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    ArgSpec arg;
+    arg.type = t;
+    if (auto tensor = dyn_cast<RankedTensorType>(t)) {
+      std::optional<Elem> elem = tensorElem(tensor.getElementType());
+      if (!elem || tensor.getEncoding()) {
+        return error("function '" + sig.name + "' argument " + Twine(i) +
+                     " has unsupported type " + typeString(t) + "; " +
+                     kSupportedArgs);
+      }
+      arg.isTensor = true;
+      arg.elem = *elem;
+      arg.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    } else if (std::optional<Elem> elem = scalarElem(t)) {
+      arg.elem = *elem;
+    } else {
+      return error("function '" + sig.name + "' argument " + Twine(i) +
+                   " has unsupported type " + typeString(t) + "; " +
+                   kSupportedArgs);
+    }
+    sig.args.push_back(std::move(arg));
+  }
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    std::optional<Elem> elem =
+        tensor ? tensorElem(tensor.getElementType()) : std::nullopt;
+    if (!tensor || !elem || tensor.getEncoding()) {
+      return error(
+          "function '" + sig.name + "' result " + Twine(i) + " has type " +
+          typeString(t) +
+          "; pe-run supports only ranked tensor results of f32, f64, f16, "
+          "bf16, i32, i64, i8, i1");
+    }
+    ResultSpec res;
+    res.elem = *elem;
+    res.rank = tensor.getRank();
+    res.type = t;
+    sig.results.push_back(res);
+  }
+  return sig;
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Converts the array read for argument `index` to the argument's storage
+/// dtype, checking dtype and shape. `file` names the source in messages.
+static FailureOr<npy::Array> adaptInput(const ArgSpec &arg, unsigned index,
+                                        StringRef file, npy::Array a) {
+  std::string where = "argument " + std::to_string(index) + " (" +
+                      typeString(arg.type) + ") from '" + file.str() + "'";
+  npy::DType want = storageDType(arg.elem);
+  if (arg.isTensor) {
+    bool dtypeOk = a.dtype == want ||
+                   (arg.elem == Elem::BF16 && a.dtype == npy::DType::F32);
+    if (!dtypeOk) {
+      std::string expected = npy::dtypeName(want).str();
+      if (arg.elem == Elem::BF16)
+        expected = "float32 or bfloat16";
+      return error(where + ": expected dtype " + expected + ", got " +
+                   npy::dtypeName(a.dtype));
+    }
+    bool shapeOk = a.shape.size() == arg.shape.size();
+    for (size_t d = 0; shapeOk && d < arg.shape.size(); ++d)
+      if (!ShapedType::isDynamic(arg.shape[d]) && arg.shape[d] != a.shape[d])
+        shapeOk = false;
+    if (!shapeOk)
+      return error(where + ": expected shape " + shapeString(arg.shape) +
+                   ", got " + shapeString(a.shape));
+    if (a.dtype != want) {
+      llvm::Expected<npy::Array> converted = npy::convert(a, want);
+      if (!converted)
+        return error(where + ": " + llvm::toString(converted.takeError()));
+      return std::move(*converted);
+    }
+    return std::move(a);
+  }
+
+  // Scalars: a 0-d array or a 1-element 1-d array of a matching kind.
+  if (!(a.shape.empty() || (a.shape.size() == 1 && a.shape[0] == 1)))
+    return error(
+        where + ": expected a scalar (0-d or 1-element 1-d array), got shape " +
+        shapeString(a.shape));
+  bool wantFloat = npy::isFloat(want);
+  bool isInt = !npy::isFloat(a.dtype) && a.dtype != npy::DType::I1;
+  if (wantFloat ? !npy::isFloat(a.dtype) : !isInt)
+    return error(where + ": expected " +
+                 (wantFloat ? "a float dtype" : "an integer dtype") + ", got " +
+                 npy::dtypeName(a.dtype));
+  a.shape.clear();
+  llvm::Expected<npy::Array> converted = npy::convert(a, want);
+  if (!converted)
+    return error(where + ": " + llvm::toString(converted.takeError()));
+  return std::move(*converted);
+}
+
+namespace {
+/// splitmix64 (Steele, Lea, Flood 2014): fixed output on every platform.
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+};
+} // namespace
+
+/// Deterministic data for argument `index` (see --help). Each argument has its
+/// own stream, so its data depends only on (seed, index, type).
+static FailureOr<npy::Array> randomInput(const ArgSpec &arg, unsigned index,
+                                         uint64_t seed) {
+  npy::DType dtype = storageDType(arg.elem);
+  if (!arg.isTensor) {
+    llvm::Expected<npy::Array> a = npy::makeArray(dtype, {});
+    if (!a)
+      return error(a.takeError());
+    return std::move(*a); // scalars are 0
+  }
+  if (llvm::any_of(arg.shape, ShapedType::isDynamic)) {
+    return error("--random-inputs: argument " + Twine(index) + " has type " +
+                 typeString(arg.type) +
+                 " with dynamic dimensions; give it an --input file");
+  }
+  llvm::Expected<npy::Array> made = npy::makeArray(dtype, arg.shape);
+  if (!made)
+    return error("--random-inputs: argument " + Twine(index) + ": " +
+                 llvm::toString(made.takeError()));
+  npy::Array a = std::move(*made);
+  SplitMix64 rng{seed ^ (0xD1B54A32D192ED03ull * (uint64_t(index) + 1))};
+  rng.next();
+  int64_t n = a.numElements();
+  uint8_t *p = a.data.data();
+  // Floats are k * 2^-(b-1) - 1 for a b-bit k, with b the precision of the
+  // type: exact in the type and in [-1, 1).
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t r = rng.next();
+    switch (arg.elem) {
+    case Elem::F32: {
+      float v = float((double(r >> 40) - 8388608.0) * 0x1p-23);
+      std::memcpy(p + 4 * i, &v, 4);
+      break;
+    }
+    case Elem::F64: {
+      double v = (double(r >> 11) - 4503599627370496.0) * 0x1p-52;
+      std::memcpy(p + 8 * i, &v, 8);
+      break;
+    }
+    case Elem::F16: {
+      uint16_t v =
+          npy::floatToHalf(float((double(r >> 53) - 1024.0) * 0x1p-10));
+      std::memcpy(p + 2 * i, &v, 2);
+      break;
+    }
+    case Elem::BF16: {
+      uint16_t v =
+          npy::floatToBFloat16(float((double(r >> 56) - 128.0) * 0x1p-7));
+      std::memcpy(p + 2 * i, &v, 2);
+      break;
+    }
+    case Elem::I1:
+      p[i] = uint8_t(r >> 63);
+      break;
+    case Elem::I8:
+      p[i] = uint8_t(r >> 61);
+      break;
+    case Elem::I32: {
+      int32_t v = int32_t(r >> 61);
+      std::memcpy(p + 4 * i, &v, 4);
+      break;
+    }
+    case Elem::I64:
+    case Elem::Index: {
+      int64_t v = int64_t(r >> 61);
+      std::memcpy(p + 8 * i, &v, 8);
+      break;
+    }
+    }
+  }
+  return std::move(a);
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Compiled {
+  std::string pipeline;
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*fn)(void **) = nullptr;
+};
+} // namespace
+
+/// Number of 8-byte slots of an LLVM memref-descriptor return type, or -1 if
+/// it contains anything other than pointers, i64 and arrays/structs of them.
+static int64_t slotCount(Type t) {
+  if (isa<LLVM::LLVMPointerType>(t) || t.isSignlessInteger(64))
+    return 1;
+  if (auto array = dyn_cast<LLVM::LLVMArrayType>(t)) {
+    int64_t inner = slotCount(array.getElementType());
+    return inner < 0 ? -1 : inner * int64_t(array.getNumElements());
+  }
+  if (auto st = dyn_cast<LLVM::LLVMStructType>(t)) {
+    int64_t total = 0;
+    for (Type member : st.getBody()) {
+      int64_t inner = slotCount(member);
+      if (inner < 0)
+        return -1;
+      total += inner;
+    }
+    return total;
+  }
+  return -1;
+}
+
+static int64_t resultSlots(const ResultSpec &r) { return 3 + 2 * r.rank; }
+
+/// Checks that the lowered function has the calling convention pe-run
+/// assumes, so that a pipeline with another convention fails cleanly instead
+/// of corrupting memory.
+static LogicalResult checkLoweredSignature(ModuleOp module,
+                                           const Signature &sig,
+                                           StringRef pipeline) {
+  auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(sig.name);
+  if (!fn || fn.isExternal())
+    return error("pipeline '" + pipeline +
+                 "' did not produce an llvm.func named '" + sig.name + "'");
+  LLVM::LLVMFunctionType type = fn.getFunctionType();
+  std::string why;
+  ArrayRef<Type> params = type.getParams();
+  size_t p = 0;
+  for (auto [i, arg] : llvm::enumerate(sig.args)) {
+    auto mismatch = [&, i = i](const Twine &what) {
+      why = ("argument " + Twine(i) + ": " + what).str();
+    };
+    if (arg.isTensor) {
+      size_t n = 3 + 2 * arg.shape.size();
+      for (size_t k = 0; k < n && why.empty(); ++k, ++p) {
+        if (p >= params.size()) {
+          mismatch("too few LLVM parameters");
+          break;
+        }
+        bool ok = k < 2 ? isa<LLVM::LLVMPointerType>(params[p])
+                        : params[p].isSignlessInteger(64);
+        if (!ok)
+          mismatch("expected an expanded memref descriptor, got " +
+                   typeString(params[p]));
+      }
+    } else {
+      if (p >= params.size()) {
+        mismatch("too few LLVM parameters");
+      } else {
+        Type want;
+        Builder b(module.getContext());
+        switch (arg.elem) {
+        case Elem::Index:
+        case Elem::I64:
+          want = b.getI64Type();
+          break;
+        case Elem::I32:
+          want = b.getI32Type();
+          break;
+        case Elem::F32:
+          want = b.getF32Type();
+          break;
+        case Elem::F64:
+          want = b.getF64Type();
+          break;
+        default:
+          break;
+        }
+        if (params[p] != want)
+          mismatch("expected " + typeString(want) + ", got " +
+                   typeString(params[p]));
+      }
+      ++p;
+    }
+    if (!why.empty())
+      break;
+  }
+  if (why.empty() && p != params.size())
+    why = "the lowered function has " + std::to_string(params.size()) +
+          " parameters, expected " + std::to_string(p);
+  if (why.empty() && type.isVarArg())
+    why = "the lowered function is variadic";
+  if (why.empty()) {
+    Type ret = type.getReturnType();
+    int64_t want = 0;
+    for (const ResultSpec &r : sig.results)
+      want += resultSlots(r);
+    int64_t got = isa<LLVM::LLVMVoidType>(ret) ? 0 : slotCount(ret);
+    if (got != want)
+      why = "unexpected return type " + typeString(ret);
+  }
+  if (!why.empty())
+    return error("pipeline '" + pipeline + "' produced '" + sig.name +
+                 "' with an unsupported calling convention (" + why + ")");
+  return success();
+}
+
+static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
+                                   const PipelineEntry &pipeline,
+                                   ArrayRef<std::string> sharedLibs) {
+  OwningOpRef<ModuleOp> module = original.clone();
+  PassManager pm = PassManager::on<ModuleOp>(original.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return error("cannot apply the pass manager options");
+  pipeline.build(pm);
+  if (failed(pm.run(*module)))
+    return error("pipeline '" + pipeline.name + "' failed");
+  if (failed(checkLoweredSignature(*module, sig, pipeline.name)))
+    return failure();
+
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> jtmb =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return error(jtmb.takeError());
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // One TargetMachine for the optimizer (its vectorizers need the host
+  // features), one owned by the engine for code generation (RECIPE 5/6).
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> optTM =
+      jtmb->createTargetMachine();
+  if (!optTM)
+    return error(optTM.takeError());
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> codegenTM =
+      jtmb->createTargetMachine();
+  if (!codegenTM)
+    return error(codegenTM.takeError());
+
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, optTM->get());
+  SmallVector<StringRef> libs(sharedLibs.begin(), sharedLibs.end());
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  options.sharedLibPaths = libs;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      ExecutionEngine::create(*module, options, std::move(*codegenTM));
+  if (!engine)
+    return error("JIT compilation (pipeline '" + pipeline.name +
+                 "') failed: " + llvm::toString(engine.takeError()));
+
+  Compiled compiled;
+  compiled.pipeline = pipeline.name.str();
+  compiled.engine = std::move(*engine);
+  // lookupPacked materializes the code and reports unresolved symbols as an
+  // error; initialize() (which runs global constructors and cannot fail
+  // gracefully) comes after it. Calling the packed function is what
+  // ExecutionEngine::invokePacked(name, args) does, without a symbol lookup
+  // per call.
+  llvm::Expected<void (*)(void **)> fn =
+      compiled.engine->lookupPacked(sig.name);
+  if (!fn)
+    return error("JIT compilation (pipeline '" + pipeline.name +
+                 "') failed: " + llvm::toString(fn.takeError()));
+  compiled.engine->initialize();
+  compiled.fn = *fn;
+  return compiled;
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct FreeDeleter {
+  void operator()(void *p) const { std::free(p); }
+};
+
+/// One argument as passed to the packed function: an expanded memref
+/// descriptor (allocated, aligned, offset, sizes[r], strides[r]) or a scalar.
+struct ArgSlot {
+  std::unique_ptr<void, FreeDeleter> buffer; // tensors: 64-byte aligned data
+  size_t bytes = 0;
+  void *allocated = nullptr;
+  void *aligned = nullptr;
+  int64_t offset = 0;
+  SmallVector<int64_t, 4> sizes, strides;
+  union {
+    int64_t i64;
+    int32_t i32;
+    float f32;
+    double f64;
+  } scalar = {0};
+};
+
+/// Argument buffers and the packed argument array for one compiled function.
+/// The pristine input data is copied in before every call, so functions that
+/// write into their arguments see the same inputs each time.
+class Invocation {
+public:
+  Invocation(const Signature &sig, ArrayRef<npy::Array> inputs)
+      : sig(sig), inputs(inputs) {}
+
+  LogicalResult prepare() {
+    for (auto [i, arg] : llvm::enumerate(sig.args)) {
+      auto slot = std::make_unique<ArgSlot>();
+      const npy::Array &data = inputs[i];
+      if (arg.isTensor) {
+        size_t bytes = data.data.size();
+        size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
+        void *buffer = std::aligned_alloc(64, rounded);
+        if (!buffer)
+          return error("out of memory allocating argument " + Twine(i));
+        slot->buffer.reset(buffer);
+        slot->bytes = bytes;
+        slot->allocated = slot->aligned = buffer;
+        slot->sizes.assign(data.shape.begin(), data.shape.end());
+        slot->strides.resize(data.shape.size());
+        int64_t stride = 1;
+        for (int64_t d = int64_t(data.shape.size()) - 1; d >= 0; --d) {
+          slot->strides[d] = stride;
+          stride *= data.shape[d];
+        }
+        packed.push_back(&slot->allocated);
+        packed.push_back(&slot->aligned);
+        packed.push_back(&slot->offset);
+        for (int64_t &s : slot->sizes)
+          packed.push_back(&s);
+        for (int64_t &s : slot->strides)
+          packed.push_back(&s);
+      } else {
+        std::memcpy(&slot->scalar, data.data.data(), data.data.size());
+        packed.push_back(&slot->scalar);
+      }
+      slots.push_back(std::move(slot));
+    }
+    int64_t total = 0;
+    for (const ResultSpec &r : sig.results)
+      total += resultSlots(r);
+    resultBuffer.assign(total, 0);
+    if (total)
+      packed.push_back(resultBuffer.data());
+    return success();
+  }
+
+  /// Calls `fn` once. With `outputs`, copies the results out. Frees the
+  /// results in any case. `ms` receives the duration of the call alone.
+  LogicalResult call(void (*fn)(void **), SmallVectorImpl<npy::Array> *outputs,
+                     double *ms) {
+    for (auto [i, slot] : llvm::enumerate(slots))
+      if (slot->buffer)
+        std::memcpy(slot->buffer.get(), inputs[i].data.data(), slot->bytes);
+    std::fill(resultBuffer.begin(), resultBuffer.end(), 0);
+
+    auto start = std::chrono::steady_clock::now();
+    fn(packed.data());
+    auto stop = std::chrono::steady_clock::now();
+    if (ms)
+      *ms = std::chrono::duration<double, std::milli>(stop - start).count();
+
+    LogicalResult status = success();
+    llvm::SmallPtrSet<void *, 8> keep;
+    for (const auto &slot : slots)
+      if (slot->allocated)
+        keep.insert(slot->allocated);
+    // memref.get_global lowers to this dummy allocated pointer.
+    keep.insert(reinterpret_cast<void *>(uintptr_t(0xdeadbeef)));
+    size_t pos = 0;
+    for (auto [i, r] : llvm::enumerate(sig.results)) {
+      const int64_t *d = resultBuffer.data() + pos;
+      pos += resultSlots(r);
+      void *allocated, *aligned;
+      std::memcpy(&allocated, &d[0], 8);
+      std::memcpy(&aligned, &d[1], 8);
+      int64_t offset = d[2];
+      ArrayRef<int64_t> sizes(d + 3, r.rank), strides(d + 3 + r.rank, r.rank);
+      if (outputs && succeeded(status)) {
+        FailureOr<npy::Array> out =
+            copyOut(r, i, aligned, offset, sizes, strides);
+        if (failed(out))
+          status = failure();
+        else
+          outputs->push_back(std::move(*out));
+      }
+      if (allocated && keep.insert(allocated).second)
+        std::free(allocated);
+    }
+    return status;
+  }
+
+private:
+  static FailureOr<npy::Array> copyOut(const ResultSpec &r, size_t index,
+                                       void *aligned, int64_t offset,
+                                       ArrayRef<int64_t> sizes,
+                                       ArrayRef<int64_t> strides) {
+    npy::DType dtype = storageDType(r.elem);
+    llvm::Expected<npy::Array> made = npy::makeArray(dtype, sizes);
+    if (!made)
+      return error("result " + Twine(index) + ": bad sizes " +
+                   shapeString(sizes) + ": " +
+                   llvm::toString(made.takeError()));
+    npy::Array a = std::move(*made);
+    int64_t n = a.numElements();
+    int64_t es = npy::dtypeSize(dtype);
+    if (n > 0) {
+      if (!aligned)
+        return error("result " + Twine(index) + " has a null data pointer");
+      const uint8_t *base = static_cast<const uint8_t *>(aligned);
+      bool contiguous = true;
+      int64_t expect = 1;
+      for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+        if (sizes[d] != 1 && strides[d] != expect)
+          contiguous = false;
+        expect *= sizes[d];
+      }
+      if (contiguous) {
+        std::memcpy(a.data.data(), base + offset * es, n * es);
+      } else {
+        SmallVector<int64_t> idx(sizes.size(), 0);
+        for (int64_t e = 0; e < n; ++e) {
+          int64_t lin = offset;
+          for (size_t d = 0; d < sizes.size(); ++d)
+            lin += idx[d] * strides[d];
+          std::memcpy(a.data.data() + e * es, base + lin * es, es);
+          for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+            if (++idx[d] < sizes[d])
+              break;
+            idx[d] = 0;
+          }
+        }
+      }
+    }
+    if (r.elem == Elem::I1)
+      for (uint8_t &b : a.data)
+        b &= 1; // LLVM stores i1 as a zero-extended byte
+    if (r.elem == Elem::BF16) {
+      llvm::Expected<npy::Array> widened = npy::convert(a, npy::DType::F32);
+      if (!widened)
+        return error(widened.takeError());
+      return std::move(*widened);
+    }
+    return std::move(a);
+  }
+
+  const Signature &sig;
+  ArrayRef<npy::Array> inputs;
+  SmallVector<std::unique_ptr<ArgSlot>> slots;
+  std::vector<int64_t> resultBuffer;
+  SmallVector<void *> packed;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Check and timing
+//===----------------------------------------------------------------------===//
+
+static std::vector<double> toDoubles(const npy::Array &a) {
+  int64_t n = a.numElements();
+  std::vector<double> v(n);
+  const uint8_t *p = a.data.data();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (a.dtype) {
+    case npy::DType::F16: {
+      uint16_t x;
+      std::memcpy(&x, p + 2 * i, 2);
+      v[i] = npy::halfToFloat(x);
+      break;
+    }
+    case npy::DType::BF16: {
+      uint16_t x;
+      std::memcpy(&x, p + 2 * i, 2);
+      v[i] = npy::bfloat16ToFloat(x);
+      break;
+    }
+    case npy::DType::F32: {
+      float x;
+      std::memcpy(&x, p + 4 * i, 4);
+      v[i] = x;
+      break;
+    }
+    case npy::DType::F64:
+      std::memcpy(&v[i], p + 8 * i, 8);
+      break;
+    case npy::DType::I1:
+      v[i] = p[i] ? 1.0 : 0.0;
+      break;
+    case npy::DType::I8:
+      v[i] = int8_t(p[i]);
+      break;
+    case npy::DType::I32: {
+      int32_t x;
+      std::memcpy(&x, p + 4 * i, 4);
+      v[i] = x;
+      break;
+    }
+    case npy::DType::I64: {
+      int64_t x;
+      std::memcpy(&x, p + 8 * i, 8);
+      v[i] = double(x);
+      break;
+    }
+    }
+  }
+  return v;
+}
+
+/// Compares `actual` with `expected` (see --help) and prints the check line.
+static bool checkResult(size_t index, const npy::Array &actual,
+                        const npy::Array &expected, double rtol, double atol) {
+  if (actual.shape != expected.shape) {
+    llvm::outs() << "pe-run: check result " << index << ": shape "
+                 << shapeString(actual.shape) << " vs reference "
+                 << shapeString(expected.shape) << ": FAIL\n";
+    return false;
+  }
+  std::vector<double> a = toDoubles(actual), e = toDoubles(expected);
+  constexpr double kTiny = std::numeric_limits<double>::min();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  double maxAbs = 0, maxRel = 0;
+  bool pass = true;
+  for (size_t i = 0; i < a.size(); ++i) {
+    double x = a[i], y = e[i];
+    if (x == y || (std::isnan(x) && std::isnan(y)))
+      continue; // exact (incl. equal infinities and NaN at the same place)
+    double absErr = std::fabs(x - y);
+    if (std::isnan(absErr) || !std::isfinite(x) || !std::isfinite(y)) {
+      maxAbs = maxRel = kInf;
+      pass = false;
+      continue;
+    }
+    double relErr = absErr / std::max(std::fabs(y), kTiny);
+    maxAbs = std::max(maxAbs, absErr);
+    maxRel = std::max(maxRel, relErr);
+    if (!(absErr <= atol + rtol * std::fabs(y)))
+      pass = false;
+  }
+  llvm::outs() << "pe-run: check result " << index << ": "
+               << llvm::format("max_abs_err=%.3g max_rel_err=%.3g", maxAbs,
+                               maxRel)
+               << llvm::format(" rtol=%g atol=%g", rtol, atol) << ": "
+               << (pass ? "PASS" : "FAIL") << "\n";
+  return pass;
+}
+
+namespace {
+struct Timing {
+  double minMs = 0, medianMs = 0;
+};
+} // namespace
+
+static FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c,
+                                   int runs) {
+  if (failed(inv.call(c.fn, nullptr, nullptr))) // warm-up
+    return failure();
+  std::vector<double> ms(runs);
+  for (int i = 0; i < runs; ++i)
+    if (failed(inv.call(c.fn, nullptr, &ms[i])))
+      return failure();
+  std::sort(ms.begin(), ms.end());
+  Timing t;
+  t.minMs = ms.front();
+  t.medianMs =
+      runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
+  llvm::outs() << "pe-run: time pipeline=" << c.pipeline << " runs=" << runs
+               << llvm::format(" min_ms=%.6f median_ms=%.6f", t.minMs,
+                               t.medianMs)
+               << "\n";
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+static const char kOverview[] =
+    R"(JIT-compile one function of a .mlir file with MLIR's
+ExecutionEngine and run it on .npy data.
+
+  pe-run FILE.mlir -e FUNC --input=a.npy [--input=b.npy ...] --output=out.npy [--output=...]
+         [--pipeline=reference] [--check=reference] [--rtol=R --atol=A]
+         [--repeat=N] [--seed=S --random-inputs] [--shared-libs=a.so,b.so]
+
+FUNC must be a func.func whose arguments are ranked tensors of f32, f64, f16,
+bf16, i32, i64, i8 or i1, or index, i32, i64, f32 or f64 scalars, and whose
+results are ranked tensors of those element types.
+
+Inputs: the --input files map to the arguments in order. A tensor argument
+takes a .npy of its own dtype (f32 '<f4', f64 '<f8', f16 '<f2', i32 '<i4',
+i64 '<i8', i8 '|i1', i1 '|b1' (bool)); a bf16 argument takes float32 (rounded
+to nearest even) or pe-mlir's 'bfloat16' descriptor. Static dimensions must
+equal the file's; dynamic dimensions take the file's size. A scalar argument
+takes a 0-d or 1-element 1-d array: integer dtypes for index/i32/i64
+(range-checked), float dtypes for f32/f64 (rounded to nearest even).
+
+--random-inputs fills the arguments after the last --input deterministically
+from --seed (default 0) with splitmix64, one stream per argument seeded from
+the seed and the argument index (same data on every platform): floats uniform
+in [-1, 1) (on a grid exact in the element type), integers uniform in [0, 8),
+i1 uniform in {0, 1}; scalar arguments are 0. Needs static shapes.
+
+Outputs: one --output per result, in order (optional with --check or --repeat;
+when given, one per result). f16 results are written as float16, bf16 results
+as float32 (exact widening), all others with their own dtype.
+
+--check=P compiles the function a second time with pipeline P, runs both on
+the same inputs and prints, per result,
+  pe-run: check result I: max_abs_err=E max_rel_err=E rtol=R atol=A: PASS
+(or FAIL). A result passes if shapes match and |a - r| <= atol + rtol*|r|
+elementwise; NaN must meet NaN, infinities must match exactly. The exit status
+is 1 unless all results pass.
+
+--repeat=N makes one warm-up call, then N timed calls, and prints
+  pe-run: time pipeline=P runs=N min_ms=T median_ms=T
+With --check the check pipeline C is timed too, followed by
+  pe-run: speedup C/P median=Xx
+
+Errors print one 'pe-run: error: ...' line on stderr (after the located MLIR
+diagnostics, if any) and exit with status 1.
+)";
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+
+  llvm::cl::OptionCategory category("pe-run options");
+  llvm::cl::opt<std::string> inputFile(llvm::cl::Positional, llvm::cl::Required,
+                                       llvm::cl::desc("<input.mlir>"),
+                                       llvm::cl::cat(category));
+  llvm::cl::opt<std::string> entry(
+      "e", llvm::cl::Required, llvm::cl::desc("The func.func to run"),
+      llvm::cl::value_desc("function"), llvm::cl::cat(category));
+  llvm::cl::list<std::string> inputs(
+      "input", llvm::cl::desc("Argument data, one per argument, in order"),
+      llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
+  llvm::cl::list<std::string> outputs(
+      "output", llvm::cl::desc("Where to write the results, one per result"),
+      llvm::cl::value_desc("file.npy"), llvm::cl::cat(category));
+  static const std::string pipelineHelp =
+      "Lowering pipeline (default reference; known: " + knownPipelineNames() +
+      ")";
+  llvm::cl::opt<std::string> pipelineName(
+      "pipeline", llvm::cl::desc(pipelineHelp), llvm::cl::init("reference"),
+      llvm::cl::value_desc("name"), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> checkName(
+      "check",
+      llvm::cl::desc("Also run the function lowered by this pipeline and "
+                     "compare the results"),
+      llvm::cl::value_desc("name"), llvm::cl::cat(category));
+  llvm::cl::opt<double> rtol(
+      "rtol", llvm::cl::desc("Relative tolerance of --check (default 1e-5)"),
+      llvm::cl::init(1e-5), llvm::cl::cat(category));
+  llvm::cl::opt<double> atol(
+      "atol", llvm::cl::desc("Absolute tolerance of --check (default 1e-6)"),
+      llvm::cl::init(1e-6), llvm::cl::cat(category));
+  llvm::cl::opt<int> repeat(
+      "repeat", llvm::cl::desc("Time N calls after one warm-up call"),
+      llvm::cl::value_desc("N"), llvm::cl::cat(category));
+  llvm::cl::opt<unsigned long long> seed(
+      "seed", llvm::cl::desc("Seed of --random-inputs (default 0)"),
+      llvm::cl::init(0), llvm::cl::value_desc("S"), llvm::cl::cat(category));
+  llvm::cl::opt<bool> randomInputs(
+      "random-inputs",
+      llvm::cl::desc("Fill arguments without an --input with random data"),
+      llvm::cl::cat(category));
+  llvm::cl::list<std::string> sharedLibs(
+      "shared-libs",
+      llvm::cl::desc("Extra libraries for the JIT to load (comma separated); "
+                     "libmlir_c_runner_utils.so is always loaded"),
+      llvm::cl::value_desc("a.so,b.so"), llvm::cl::CommaSeparated,
+      llvm::cl::cat(category));
+
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::ParseCommandLineOptions(argc, argv, kOverview);
+
+  // Option checks that need no IR.
+  const PipelineEntry *pipeline = lookupPipeline(pipelineName);
+  if (!pipeline)
+    return fail("unknown pipeline '" + pipelineName +
+                "'; known pipelines: " + knownPipelineNames());
+  const PipelineEntry *checkPipeline = nullptr;
+  if (checkName.getNumOccurrences()) {
+    checkPipeline = lookupPipeline(checkName);
+    if (!checkPipeline)
+      return fail("unknown --check pipeline '" + checkName +
+                  "'; known pipelines: " + knownPipelineNames());
+  }
+  bool timing = repeat.getNumOccurrences() > 0;
+  if (timing && repeat < 1)
+    return fail("--repeat must be at least 1, got " + Twine(repeat.getValue()));
+  if (!(rtol >= 0) || !(atol >= 0) || !std::isfinite(rtol) ||
+      !std::isfinite(atol))
+    return fail("--rtol and --atol must be finite and non-negative");
+
+  SmallVector<std::string> libs;
+  std::string runnerUtils =
+      std::string(PE_MLIR_LIB_DIR) + "/libmlir_c_runner_utils.so";
+  if (llvm::sys::fs::exists(runnerUtils))
+    libs.push_back(runnerUtils);
+  else
+    llvm::errs() << "pe-run: warning: " << runnerUtils
+                 << " not found; memrefCopy & co. will be unresolved\n";
+  for (const PipelineEntry *entry : {pipeline, checkPipeline}) {
+    if (!entry || entry->runtimeLib.empty())
+      continue;
+    std::string lib = (Twine(PE_MLIR_LIB_DIR) + "/" + entry->runtimeLib).str();
+    if (!llvm::sys::fs::exists(lib))
+      return fail("pipeline '" + entry->name.str() + "' needs " + lib +
+                  " (Debian package libomp-22-dev)");
+    if (!llvm::is_contained(libs, lib))
+      libs.push_back(lib);
+  }
+  for (const std::string &lib : sharedLibs) {
+    if (!llvm::sys::fs::exists(lib))
+      return fail("--shared-libs: cannot find '" + lib + "'");
+    libs.push_back(lib);
+  }
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  mlir::registerAllPasses();
+  mlir::pe::registerAllPasses();
+
+  DialectRegistry registry;
+  mlir::pe::registerAllDialects(registry);
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  // Builtin and LLVM dialect translations (and the others, for pipelines
+  // that leave omp/gpu ops for the translation).
+  mlir::registerAllToLLVMIRTranslations(registry);
+  MLIRContext context(registry);
+
+  // Parse and verify, with located diagnostics.
+  std::string errorMessage;
+  auto file = openInputFile(inputFile, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse '" + inputFile + "'");
+
+  auto fn = module->lookupSymbol<func::FuncOp>(entry);
+  if (!fn || fn.isExternal()) {
+    SmallVector<std::string> names;
+    for (auto f : module->getOps<func::FuncOp>())
+      if (!f.isExternal())
+        names.push_back(f.getSymName().str());
+    std::string available =
+        names.empty() ? std::string("none") : llvm::join(names, ", ");
+    if (fn)
+      return fail("function '" + entry + "' in '" + inputFile +
+                  "' is a declaration; available: " + available);
+    return fail("no func.func named '" + entry + "' in '" + inputFile +
+                "'; available: " + available);
+  }
+  FailureOr<Signature> sig = readSignature(fn);
+  if (failed(sig))
+    return 1;
+
+  // Inputs.
+  size_t numArgs = sig->args.size();
+  if (inputs.size() > numArgs)
+    return fail(Twine(inputs.size()) + " --input files given but function '" +
+                entry + "' takes " + Twine(numArgs) + " argument" +
+                (numArgs == 1 ? "" : "s"));
+  if (inputs.size() < numArgs && !randomInputs)
+    return fail("function '" + entry + "' takes " + Twine(numArgs) +
+                " argument" + (numArgs == 1 ? "" : "s") + " but " +
+                Twine(inputs.size()) +
+                " --input files were given (--random-inputs fills the "
+                "rest)");
+  std::vector<npy::Array> args;
+  for (size_t i = 0; i < numArgs; ++i) {
+    FailureOr<npy::Array> a;
+    if (i < inputs.size()) {
+      llvm::Expected<npy::Array> read = npy::readNpy(inputs[i]);
+      if (!read)
+        return fail(read.takeError());
+      a = adaptInput(sig->args[i], i, inputs[i], std::move(*read));
+    } else {
+      a = randomInput(sig->args[i], i, seed);
+    }
+    if (failed(a))
+      return 1;
+    args.push_back(std::move(*a));
+  }
+
+  size_t numResults = sig->results.size();
+  bool outputsOptional = checkPipeline || timing;
+  if (outputs.size() != numResults && !(outputsOptional && outputs.empty()))
+    return fail("function '" + entry + "' has " + Twine(numResults) +
+                " result" + (numResults == 1 ? "" : "s") + " but " +
+                Twine(outputs.size()) + " --output files were given");
+
+  // Compile.
+  FailureOr<Compiled> primary = compile(*module, *sig, *pipeline, libs);
+  if (failed(primary))
+    return 1;
+  FailureOr<Compiled> check;
+  if (checkPipeline) {
+    check = compile(*module, *sig, *checkPipeline, libs);
+    if (failed(check))
+      return 1;
+  }
+
+  // Run.
+  Invocation mainInv(*sig, args);
+  if (failed(mainInv.prepare()))
+    return 1;
+  SmallVector<npy::Array> results;
+  if (failed(mainInv.call(primary->fn, &results, nullptr)))
+    return 1;
+  for (auto [path, result] : llvm::zip(outputs, results))
+    if (llvm::Error err = npy::writeNpy(path, result))
+      return fail(std::move(err));
+
+  int status = 0;
+  std::optional<Invocation> checkInv;
+  if (checkPipeline) {
+    checkInv.emplace(*sig, args);
+    if (failed(checkInv->prepare()))
+      return 1;
+    SmallVector<npy::Array> expected;
+    if (failed(checkInv->call(check->fn, &expected, nullptr)))
+      return 1;
+    for (size_t i = 0; i < numResults; ++i)
+      if (!checkResult(i, results[i], expected[i], rtol, atol))
+        status = 1;
+  }
+
+  if (timing) {
+    FailureOr<Timing> t = timeCalls(mainInv, *primary, repeat);
+    if (failed(t))
+      return 1;
+    if (checkPipeline) {
+      FailureOr<Timing> tc = timeCalls(*checkInv, *check, repeat);
+      if (failed(tc))
+        return 1;
+      double speedup = t->medianMs > 0 ? tc->medianMs / t->medianMs
+                       : tc->medianMs > 0
+                           ? std::numeric_limits<double>::infinity()
+                           : 1.0;
+      llvm::outs() << "pe-run: speedup " << check->pipeline << "/"
+                   << primary->pipeline
+                   << llvm::format(" median=%.3fx", speedup) << "\n";
+    }
+  }
+  llvm::outs().flush();
+  return status;
+}
