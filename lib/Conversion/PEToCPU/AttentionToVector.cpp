@@ -363,7 +363,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
         {
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-          if (rotary)
+          if (rotary && p.ropeKey)
             rotateRow(kMem, ValueRange{bIdx, kvHead, j}, row, ValueRange{}, j,
                       cosT, sinT, 1.0);
           else
