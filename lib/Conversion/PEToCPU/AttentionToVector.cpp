@@ -67,6 +67,14 @@ constexpr int64_t kLanes = 16;
 constexpr int64_t kRows = 4;
 constexpr int64_t kBlock = 64;
 constexpr int64_t kBlockVecs = kBlock / kLanes;
+/// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
+/// reductions) and no NaNs (plain vmaxps), but infinities are kept: masked
+/// scores are -inf.
+/// Softmax terms exp(x) with x below this are flushed to zero.
+constexpr double kExpCutoff = -64.0;
+constexpr arith::FastMathFlags kFast =
+    arith::FastMathFlags::reassoc | arith::FastMathFlags::nnan |
+    arith::FastMathFlags::nsz | arith::FastMathFlags::contract;
 
 /// Why an attention cannot use the generated kernel (empty if it can).
 std::string unsupportedReason(const AttentionParts &p) {
@@ -469,21 +477,21 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               }
               scf::YieldOp::create(b, next);
             });
-        // Masks and the online softmax, row by row.
-        SmallVector<Value> alphas;
+        // Softcap and ALiBi on every score; causal and tail masks only where
+        // some key of the block may be masked for some row of the group (the
+        // first row is the most restricted), so interior blocks skip them.
+        SmallVector<Value> raw;
+        SmallVector<Value> jFs;
+        for (int64_t c = 0; c < kBlockVecs; ++c)
+          jFs.push_back(arith::AddFOp::create(
+              b, bcast(arith::AddFOp::create(b, j0f, cf(double(c * kLanes)))),
+              lanes));
         for (int64_t r = 0; r < kRows; ++r) {
-          Value row = addi(r0, idx(r));
-          Value i = addi(q0, row);
-          Value iF = indexToF32(i);
-          Value limitF = indexToF32(addi(i, shift));
+          Value i = addi(q0, addi(r0, idx(r)));
           Value qPosF = p.alibi ? indexToF32(addi(alibiBase, i)) : Value();
-          SmallVector<Value> s;
-          Value rowMax = negInf;
           for (int64_t c = 0; c < kBlockVecs; ++c) {
             Value v = qk.getResult(r * kBlockVecs + c);
-            Value jF = arith::AddFOp::create(
-                b, bcast(arith::AddFOp::create(b, j0f, cf(double(c * kLanes)))),
-                lanes);
+            Value jF = jFs[c];
             auto cap = [&](Value x) -> Value {
               Value cv = vsplat(*p.softcap);
               Value t = math::TanhOp::create(b, arith::DivFOp::create(b, x, cv));
@@ -509,23 +517,62 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             }
             if (p.softcap && p.softcapOrder == SoftcapOrder::AfterBias)
               v = cap(v);
-            Value ok = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, jF,
-                                             bcast(tkF));
-            if (p.causal)
-              ok = arith::AndIOp::create(
-                  b, ok,
-                  arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, jF,
-                                        bcast(limitF)));
-            v = arith::SelectOp::create(b, ok, v, bcast(negInf));
-            s.push_back(v);
-            rowMax = arith::MaximumFOp::create(
-                b, rowMax,
-                vector::ReductionOp::create(b, vector::CombiningKind::MAXIMUMF,
-                                            v));
+            raw.push_back(v);
           }
-          (void)iF;
+        }
+        Value blockEnd = addi(j0, idx(kBlock));
+        Value needMask =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, blockEnd, tk);
+        if (p.causal) {
+          Value firstLimit = addi(addi(q0, r0), shift);
+          needMask = arith::OrIOp::create(
+              b, needMask,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                                    arith::SubIOp::create(b, blockEnd, idx(1)),
+                                    addi(firstLimit, idx(1))));
+        }
+        SmallVector<Type> rawTypes(raw.size(), vf);
+        auto masked = scf::IfOp::create(b, rawTypes, needMask, /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&masked.getThenRegion().front());
+          SmallVector<Value> out;
+          for (int64_t r = 0; r < kRows; ++r) {
+            Value i = addi(q0, addi(r0, idx(r)));
+            Value limitF = indexToF32(addi(i, shift));
+            for (int64_t c = 0; c < kBlockVecs; ++c) {
+              Value jF = jFs[c];
+              Value ok = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, jF,
+                                               bcast(tkF));
+              if (p.causal)
+                ok = arith::AndIOp::create(
+                    b, ok,
+                    arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, jF,
+                                          bcast(limitF)));
+              out.push_back(arith::SelectOp::create(
+                  b, ok, raw[r * kBlockVecs + c], bcast(negInf)));
+            }
+          }
+          scf::YieldOp::create(b, out);
+          b.setInsertionPointToStart(&masked.getElseRegion().front());
+          scf::YieldOp::create(b, raw);
+        }
+        // The online softmax, row by row.
+        SmallVector<Value> alphas;
+        for (int64_t r = 0; r < kRows; ++r) {
+          Value row = addi(r0, idx(r));
+          SmallVector<Value> s;
+          for (int64_t c = 0; c < kBlockVecs; ++c)
+            s.push_back(masked.getResult(r * kBlockVecs + c));
+          // Scores are never NaN (finite inputs) but may be -inf: the
+          // reductions may reassociate and ignore NaNs, not infinities.
+          Value maxV = s[0];
+          for (int64_t c = 1; c < kBlockVecs; ++c)
+            maxV = arith::MaxNumFOp::create(b, maxV, s[c], kFast);
+          Value rowMax = vector::ReductionOp::create(
+              b, vector::CombiningKind::MAXNUMF, maxV, kFast);
           Value mOld = memref::LoadOp::create(b, mBuf, ValueRange{row});
-          Value mNew = arith::MaximumFOp::create(b, mOld, rowMax);
+          Value mNew = arith::MaxNumFOp::create(b, mOld, rowMax, kFast);
           // A row with no allowed key so far keeps m = -inf; subtract 0 then
           // so that exp gives 0 instead of NaN.
           Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
@@ -533,16 +580,25 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           Value safeM = arith::SelectOp::create(b, empty, cf(0.0), mNew);
           Value alpha = math::ExpOp::create(
               b, arith::SubFOp::create(b, mOld, safeM));
-          Value sum = cf(0.0);
+          Value sumV;
           for (int64_t c = 0; c < kBlockVecs; ++c) {
-            Value e = math::ExpOp::create(
-                b, arith::SubFOp::create(b, s[c], bcast(safeM)));
+            // exp(x) for x < -64 is below 1.7e-28: dropping it changes no
+            // f32 sum of the row (whose largest term is 1), and keeps
+            // denormals, which cost microcode assists in the P V
+            // multiply-adds, out of P.
+            Value x = arith::SubFOp::create(b, s[c], bcast(safeM));
+            Value e = math::ExpOp::create(b, x);
+            e = arith::SelectOp::create(
+                b,
+                arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
+                                      vsplat(kExpCutoff)),
+                vsplat(0.0), e);
             vector::StoreOp::create(b, e, pBuf,
                                     ValueRange{idx(r), idx(c * kLanes)});
-            sum = arith::AddFOp::create(
-                b, sum,
-                vector::ReductionOp::create(b, vector::CombiningKind::ADD, e));
+            sumV = sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
           }
+          Value sum = vector::ReductionOp::create(b, vector::CombiningKind::ADD,
+                                                  sumV, kFast);
           Value lOld = memref::LoadOp::create(b, lBuf, ValueRange{row});
           memref::StoreOp::create(
               b, math::FmaOp::create(b, lOld, alpha, sum), lBuf,

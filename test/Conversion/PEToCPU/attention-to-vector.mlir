@@ -1,0 +1,97 @@
+// RUN: pe-opt %s --convert-pe-attention-to-vector --split-input-file | FileCheck %s
+
+// A fused attention with RoPE on Q and K and a causal mask becomes one
+// generated kernel: cos/sin tables for the query and key positions, then a
+// loop nest parallel over (batch, head) with the keys rotated and packed into
+// [Tk/64][D][64] blocks, 64-query blocks, causal key-block skipping, 4x64
+// outer-product score tiles and the P V update.
+
+// CHECK-LABEL: func @rope_causal
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x?x32xf32>, %[[K:.*]]: tensor<1x2x?x32xf32>, %[[V:.*]]: tensor<1x2x?x32xf32>, %[[F:.*]]: tensor<16xf32>)
+// CHECK-DAG: %[[QM:.*]] = bufferization.to_buffer %[[Q]] read_only : tensor<1x4x?x32xf32> to memref<1x4x?x32xf32>
+// CHECK-DAG: %[[KM:.*]] = bufferization.to_buffer %[[K]] read_only
+// CHECK-DAG: %[[VM:.*]] = bufferization.to_buffer %[[V]] read_only
+// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<1x4x?x32xf32>
+// Tables: angles in f64, reduced modulo 2 pi, then f32 cos/sin.
+// CHECK: scf.for
+// CHECK: vector.load %{{.*}} : memref<16xf32>, vector<16xf32>
+// CHECK: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
+// CHECK: math.roundeven %{{.*}} : vector<16xf64>
+// CHECK: math.fma
+// CHECK: arith.truncf %{{.*}} : vector<16xf64> to vector<16xf32>
+// CHECK: math.cos %{{.*}} : vector<16xf32>
+// CHECK: math.sin %{{.*}} : vector<16xf32>
+// CHECK: scf.parallel (%[[B:.*]], %[[H:.*]]) =
+// Key packing into blocks of 64 transposed keys.
+// CHECK: %[[KT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x32x64xf32>
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[KT]]
+// Causal limit of the key blocks.
+// CHECK: arith.floordivsi
+// The 4x64 score tile: 16 accumulators over d.
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-4: vector.load %[[KT]]
+// CHECK-COUNT-16: vector.fma
+// Interior blocks skip the masks.
+// CHECK: scf.if %{{.*}} -> (vector<16xf32>,
+// CHECK: arith.cmpf ole
+// CHECK: arith.maxnumf {{.*}} fastmath<reassoc,nnan,nsz,contract>
+// CHECK: vector.reduction <maxnumf>
+// CHECK: math.exp
+// CHECK: vector.reduction <add>
+// P V: 4 rows x 32 columns.
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.load %[[VM]]
+// CHECK-COUNT-8: vector.fma
+// CHECK: bufferization.to_tensor %[[OUT]] restrict writable
+func.func @rope_causal(%q: tensor<1x4x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %f: tensor<16xf32>) -> tensor<1x4x?x32xf32> {
+  %o = pe.fused_attention %q, %k, %v rope half inv_freq(%f : tensor<16xf32>) {causal, rope_key}
+         : tensor<1x4x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x4x?x32xf32>
+  return %o : tensor<1x4x?x32xf32>
+}
+
+// -----
+
+// ALiBi: the slope of head h comes from a constant table (the paper's
+// slopes of 4 heads), times the distance of the key and query positions.
+// CHECK-LABEL: func @alibi
+// CHECK: arith.constant dense<[2.500000e-01, 6.250000e-02, 1.562500e-02, 3.906250e-03]> : tensor<4xf32>
+// CHECK: scf.parallel
+// CHECK: %[[SLOPE:.*]] = tensor.extract
+// CHECK: math.absf
+// CHECK: arith.negf
+// CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK-NOT: math.cos
+func.func @alibi(%q: tensor<1x4x64x16xf32>) -> tensor<1x4x64x16xf32> {
+  %o = pe.fused_attention %q, %q, %q alibi symmetric : tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32> -> tensor<1x4x64x16xf32>
+  return %o : tensor<1x4x64x16xf32>
+}
+
+// -----
+
+// A plain attention without bias or mask also gets a kernel.
+// CHECK-LABEL: func @plain
+// CHECK: scf.parallel
+// CHECK-NOT: pe.attention
+func.func @plain(%q: tensor<2x2x8x16xf32>) -> tensor<2x2x8x16xf32> {
+  %o = pe.attention %q, %q, %q : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
+  return %o : tensor<2x2x8x16xf32>
+}
+
+// -----
+
+// Not supported, left for convert-pe-to-linalg: f16, a head dimension that
+// is not a multiple of 16, an explicit bias, a half-layout rotary dimension
+// whose halves are not multiples of 16.
+// CHECK-LABEL: func @unsupported
+// CHECK-NOT: scf.parallel
+// CHECK-COUNT-3: pe.attention
+// CHECK: pe.fused_attention
+func.func @unsupported(%h: tensor<1x2x8x16xf16>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>, %f: tensor<8xf32>)
+    -> (tensor<1x2x8x16xf16>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
+  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x2x8x16xf16>
+  %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
+  %2 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %3 = pe.fused_attention %x, %x, %x rope half inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %0, %1, %2, %3 : tensor<1x2x8x16xf16>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+}
