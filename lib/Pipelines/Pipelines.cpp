@@ -50,7 +50,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm) {
                   "pe-fold-attention-scaling,canonicalize");
   // Generated kernels for attention; everything else through the reference
   // lowering.
-  addPipeline(pm, "convert-pe-attention-to-vector,convert-pe-to-linalg,"
+  addPipeline(pm, "convert-pe-to-vector,convert-pe-to-linalg,"
                   "pe-approximate-math,canonicalize,cse");
   addPipeline(pm,
               "one-shot-bufferize{bufferize-function-boundaries "

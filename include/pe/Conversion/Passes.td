@@ -34,9 +34,10 @@ def ConvertPEToLinalg : Pass<"convert-pe-to-linalg"> {
   ];
 }
 
-def ConvertPEAttentionToVector : Pass<"convert-pe-attention-to-vector"> {
-  let summary = "Generate flash-attention kernels for the CPU";
+def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
+  let summary = "Generate vector kernels for attention and RoPE on the CPU";
   let description = [{
+    **Attention.**
     Replaces each `pe.fused_attention`, and each `pe.attention` without bias
     or mask, by a flash-attention kernel in `scf`/`vector`/`memref` generated
     for its exact combination of encodings: RoPE (either layout, partial
@@ -52,6 +53,12 @@ def ConvertPEAttentionToVector : Pass<"convert-pe-attention-to-vector"> {
     vectors (AVX-512). Ops it does not support (non-f32 element types, head
     dimensions that are not multiples of 16, explicit bias or mask, dynamic
     head counts) are left for `convert-pe-to-linalg`.
+
+    **RoPE.** A standalone `pe.rope` on f32 with offset positions becomes a
+    table of cos/sin per (position, pair), computed once (f64 angle reduced
+    modulo 2 pi, f32 polynomial sin/cos) or gathered from the caches, and a
+    parallel loop that rotates each row with 16-lane vectors: contiguous
+    halves for the `half` layout, neighbour swaps for `interleaved`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -20,7 +20,7 @@ void buildReferencePipeline(OpPassManager &pm);
 
 /// The optimised CPU pipeline: fold frequencies, fuse RoPE, ALiBi and the
 /// attention scaling into pe.fused_attention, generate flash-attention kernels
-/// (convert-pe-attention-to-vector), lower the rest through the reference
+/// (convert-pe-to-vector), lower the rest through the reference
 /// lowering, approximate f32 math with polynomials, bufferize, and lower to the
 /// LLVM dialect with scf.parallel on OpenMP (needs libomp at run time).
 /// Registered as `pe-cpu-pipeline`.

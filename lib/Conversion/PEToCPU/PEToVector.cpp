@@ -1,4 +1,4 @@
-//===- AttentionToVector.cpp - flash attention for the CPU ----------------===//
+//===- PEToVector.cpp - flash attention for the CPU ----------------===//
 //
 // Part of the pe-mlir project.
 //
@@ -47,11 +47,11 @@
 
 #include <cmath>
 
-#define DEBUG_TYPE "convert-pe-attention-to-vector"
+#define DEBUG_TYPE "convert-pe-to-vector"
 
 namespace mlir {
 namespace pe {
-#define GEN_PASS_DEF_CONVERTPEATTENTIONTOVECTOR
+#define GEN_PASS_DEF_CONVERTPETOVECTOR
 #include "pe/Conversion/Passes.h.inc"
 } // namespace pe
 } // namespace mlir
@@ -114,6 +114,44 @@ struct Scope {
   }
 };
 
+/// The RoPE fields of AttentionParts describing a standalone pe.rope.
+AttentionParts ropeParts(RopeOp op) {
+  AttentionParts p;
+  p.query = op.getInput();
+  p.ropeLayout = op.getLayout();
+  if (auto r = op.getRotaryDim())
+    p.rotaryDim = static_cast<int64_t>(*r);
+  p.invFreq = op.getInvFreq();
+  p.cosCache = op.getCosCache();
+  p.sinCache = op.getSinCache();
+  p.attentionScaling = op.getAttentionScaling();
+  p.qOffset = op.getOffset();
+  p.qStaticOffset = static_cast<int64_t>(op.getStaticOffset());
+  p.resultType = op.getResult().getType();
+  return p;
+}
+
+/// Why a pe.rope cannot use the generated kernel (empty if it can).
+std::string unsupportedRopeReason(RopeOp op, const AttentionParts &p) {
+  auto type = op.getInput().getType();
+  if (!type.getElementType().isF32())
+    return "element type is not f32";
+  if (op.getPositions())
+    return "explicit positions tensor";
+  int64_t d = type.getDimSize(type.getRank() - 1);
+  if (d % kLanes != 0)
+    return "head dimension must be a multiple of 16";
+  int64_t r = p.rotaryDim.value_or(d);
+  if (*p.ropeLayout == RopeLayout::Half && (r / 2) % kLanes != 0)
+    return "half-layout rotary dimension must be a multiple of 32";
+  if (*p.ropeLayout == RopeLayout::Interleaved && r % kLanes != 0)
+    return "interleaved rotary dimension must be a multiple of 16";
+  if (p.cosCache &&
+      !cast<RankedTensorType>(p.cosCache.getType()).getElementType().isF32())
+    return "cos/sin caches must be f32";
+  return "";
+}
+
 /// Emits the kernel for one attention op.
 class KernelBuilder {
 public:
@@ -123,17 +161,23 @@ public:
         f64(Float64Type::get(op->getContext())),
         vf(VectorType::get({kLanes}, f32)) {
     auto q = cast<RankedTensorType>(p.query.getType());
+    headDim = q.getDimSize(q.getRank() - 1);
+    rotary = p.ropeLayout ? p.rotaryDim.value_or(headDim) : 0;
+    if (!p.value)
+      return; // A standalone rotation (buildRope).
     auto v = cast<RankedTensorType>(p.value.getType());
     heads = q.getDimSize(1);
     group = heads / cast<RankedTensorType>(p.key.getType()).getDimSize(1);
-    headDim = q.getDimSize(3);
     valueDim = v.getDimSize(3);
-    rotary = p.ropeLayout ? p.rotaryDim.value_or(headDim) : 0;
     scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(headDim));
     valueChunk = valueDim % 64 == 0 ? 64 : valueDim % 32 == 0 ? 32 : 16;
   }
 
+  /// The attention kernel.
   Value build();
+  /// A standalone pe.rope: `p.query` is the input, `p.qOffset` and
+  /// `p.qStaticOffset` its positions.
+  Value buildRope();
 
 private:
   // Scalar and vector constants.
@@ -193,8 +237,8 @@ private:
   ImplicitLocOpBuilder b;
   Type f32, f64;
   VectorType vf;
-  int64_t heads, group, headDim, valueDim, rotary, valueChunk;
-  double scale;
+  int64_t heads = 0, group = 1, headDim, valueDim = 0, rotary, valueChunk = 16;
+  double scale = 1.0;
 };
 
 /// Computes the cos and sin of every position `offset + t`, t < rows, for
@@ -298,13 +342,14 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
     ix.push_back(idx(c));
     return ix;
   };
-  Value factor = vsplat(mul);
+  Value factor = mul == 1.0 ? Value() : vsplat(mul);
   auto load = [&](int64_t c) -> Value {
     return vector::LoadOp::create(b, vf, src, at(srcPrefix, c));
   };
   auto store = [&](Value v, int64_t c) {
-    vector::StoreOp::create(b, arith::MulFOp::create(b, v, factor), dst,
-                            at(dstPrefix, c));
+    if (factor)
+      v = arith::MulFOp::create(b, v, factor);
+    vector::StoreOp::create(b, v, dst, at(dstPrefix, c));
   };
   int64_t pairs = rotary / 2;
   if (rotary) {
@@ -784,9 +829,69 @@ Value KernelBuilder::build() {
                                            /*writable=*/true);
 }
 
-struct ConvertPEAttentionToVectorPass
-    : public pe::impl::ConvertPEAttentionToVectorBase<
-          ConvertPEAttentionToVectorPass> {
+Value KernelBuilder::buildRope() {
+  auto type = cast<RankedTensorType>(p.query.getType());
+  int64_t rank = type.getRank();
+  Value x = bufferization::ToBufferOp::create(
+      b, MemRefType::get(type.getShape(), f32), p.query, /*readOnly=*/true);
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (type.isDynamicDim(i))
+      dynamicSizes.push_back(dim(x, i));
+  Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
+                                      dynamicSizes, b.getI64IntegerAttr(64));
+  Value tokens = dim(x, rank - 2);
+  Value cosT;
+  Value sinT =
+      buildTables(tokens, offsetValue(p.qOffset, p.qStaticOffset), cosT);
+  // View both as [N, T, D] (N = product of the leading dimensions).
+  auto as3d = [&](Value m) -> Value {
+    auto mt = cast<MemRefType>(m.getType());
+    if (rank == 3)
+      return m;
+    if (rank == 2)
+      return memref::ExpandShapeOp::create(
+          b, MemRefType::get({1, mt.getDimSize(0), mt.getDimSize(1)}, f32), m,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), memref::getMixedSize(b, b.getLoc(), m, 0),
+                                 b.getIndexAttr(mt.getDimSize(1))});
+    ReassociationIndices lead;
+    for (int64_t i = 0; i < rank - 2; ++i)
+      lead.push_back(i);
+    return memref::CollapseShapeOp::create(
+        b, m,
+        ArrayRef<ReassociationIndices>{lead, {rank - 2}, {rank - 1}});
+  };
+  Value x3 = as3d(x), out3 = as3d(out);
+  Value n = dim(x3, 0);
+  Value blocks =
+      arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
+  // Parallel over (sequence, 64-token block); each token's row is rotated
+  // with its table row.
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{n, blocks},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope(b, ob);
+        Value t0 = muli(ivs[1], idx(kBlock));
+        Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
+        scf::ForOp::create(
+            b, t0, t1, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+              Scope inner(b, ib);
+              rotateRow(x3, ValueRange{ivs[0], t}, out3, ValueRange{ivs[0], t},
+                        t, cosT, sinT, 1.0);
+              scf::YieldOp::create(b);
+            });
+        scf::ReduceOp::create(b);
+      });
+  return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
+struct ConvertPEToVectorPass
+    : public pe::impl::ConvertPEToVectorBase<
+          ConvertPEToVectorPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
@@ -804,6 +909,21 @@ struct ConvertPEAttentionToVectorPass
       KernelBuilder kernel(op, parts);
       Value result = kernel.build();
       op->getResult(0).replaceAllUsesWith(result);
+      op->erase();
+    }
+    SmallVector<RopeOp> ropes;
+    getOperation()->walk([&](RopeOp op) { ropes.push_back(op); });
+    for (RopeOp op : ropes) {
+      AttentionParts parts = ropeParts(op);
+      std::string reason = unsupportedRopeReason(op, parts);
+      if (!reason.empty()) {
+        LLVM_DEBUG(llvm::dbgs() << "not generating a kernel for " << op
+                                << ": " << reason << "\n");
+        continue;
+      }
+      KernelBuilder kernel(op, parts);
+      Value result = kernel.buildRope();
+      op.getResult().replaceAllUsesWith(result);
       op->erase();
     }
   }

@@ -1,4 +1,4 @@
-// RUN: pe-opt %s --convert-pe-attention-to-vector --split-input-file | FileCheck %s
+// RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
 
 // A fused attention with RoPE on Q and K and a causal mask becomes one
 // generated kernel: cos/sin tables for the query and key positions, then a
@@ -94,4 +94,35 @@ func.func @unsupported(%h: tensor<1x2x8x16xf16>, %q: tensor<1x2x8x24xf32>, %x: t
   %2 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   %3 = pe.fused_attention %x, %x, %x rope half inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return %0, %1, %2, %3 : tensor<1x2x8x16xf16>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// A standalone rope: cos/sin table of the positions, then rows rotated in
+// parallel over (leading dims, 64-token blocks); the half layout pairs the
+// vector at channel i with the one at i + R/2.
+// CHECK-LABEL: func @rope
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x?x64xf32>, %[[F:.*]]: tensor<32xf32>)
+// CHECK: %[[XM:.*]] = bufferization.to_buffer %[[X]] read_only
+// CHECK: math.cos %{{.*}} : vector<16xf32>
+// CHECK: %[[X3:.*]] = memref.collapse_shape %[[XM]] {{\[\[}}0, 1], [2], [3]] : memref<2x4x?x64xf32> into memref<8x?x64xf32>
+// CHECK: scf.parallel
+// CHECK: %[[LO:.*]] = vector.load %[[X3]][%{{.*}}, %{{.*}}, %c0{{.*}}] : memref<8x?x64xf32>, vector<16xf32>
+// CHECK: %[[HI:.*]] = vector.load %[[X3]][%{{.*}}, %{{.*}}, %c32{{.*}}] : memref<8x?x64xf32>, vector<16xf32>
+// CHECK: arith.subf
+// CHECK: math.fma
+// CHECK-NOT: pe.rope
+func.func @rope(%x: tensor<2x4x?x64xf32>, %f: tensor<32xf32>) -> tensor<2x4x?x64xf32> {
+  %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) : tensor<2x4x?x64xf32>
+  return %0 : tensor<2x4x?x64xf32>
+}
+
+// -----
+
+// Not supported: explicit positions.
+// CHECK-LABEL: func @rope_positions
+// CHECK: pe.rope
+func.func @rope_positions(%x: tensor<8x64xf32>, %f: tensor<32xf32>, %p: tensor<8xi64>) -> tensor<8x64xf32> {
+  %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) positions(%p : tensor<8xi64>) : tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
 }
