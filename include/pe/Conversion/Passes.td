@@ -59,6 +59,11 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     modulo 2 pi, f32 polynomial sin/cos) or gathered from the caches, and a
     parallel loop that rotates each row with 16-lane vectors: contiguous
     halves for the `half` layout, neighbour swaps for `interleaved`.
+
+    **Sinusoidal PE.** A `pe.add_sinusoidal` on f32 with offset positions and
+    a multiple of 16 channels becomes a parallel loop over rows with one f32
+    sine per element: the angle `p * w_c` is formed and reduced modulo 2 pi
+    in f64, and cos channels add pi/2 to the reduced angle.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

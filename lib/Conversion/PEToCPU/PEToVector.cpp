@@ -178,6 +178,11 @@ public:
   /// A standalone pe.rope: `p.query` is the input, `p.qOffset` and
   /// `p.qStaticOffset` its positions.
   Value buildRope();
+  /// A standalone pe.add_sinusoidal (f32, offset positions).
+  Value buildSinusoidal(AddSinusoidalOp op);
+  /// Views a [..., T, C] memref as [N, T, C] (N = product of the leading
+  /// dimensions, 1 for rank 2).
+  Value view3d(Value m);
 
 private:
   // Scalar and vector constants.
@@ -829,6 +834,137 @@ Value KernelBuilder::build() {
                                            /*writable=*/true);
 }
 
+Value KernelBuilder::view3d(Value m) {
+  auto mt = cast<MemRefType>(m.getType());
+  int64_t rank = mt.getRank();
+  if (rank == 3)
+    return m;
+  if (rank == 2)
+    return memref::ExpandShapeOp::create(
+        b, MemRefType::get({1, mt.getDimSize(0), mt.getDimSize(1)}, f32), m,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                               memref::getMixedSize(b, b.getLoc(), m, 0),
+                               b.getIndexAttr(mt.getDimSize(1))});
+  ReassociationIndices lead;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    lead.push_back(i);
+  return memref::CollapseShapeOp::create(
+      b, m, ArrayRef<ReassociationIndices>{lead, {rank - 2}, {rank - 1}});
+}
+
+Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
+  auto type = op.getInput().getType();
+  int64_t rank = type.getRank();
+  int64_t channels = type.getDimSize(rank - 1);
+  auto layout = op.getLayout() == SinusoidalLayout::Interleaved
+                    ? formula::SinusoidalLayout::Interleaved
+                    : formula::SinusoidalLayout::Concat;
+  double base = op.getBase().convertToDouble();
+  // Per channel: the frequency, a phase (cos c = sin(c + pi/2), added to the
+  // reduced angle) and 0 for the padding column of an odd concat layout.
+  SmallVector<double> freq;
+  SmallVector<float> phase, keep;
+  for (int64_t c = 0; c < channels; ++c) {
+    freq.push_back(formula::sinusoidalFrequency(c, channels, base, layout));
+    phase.push_back(formula::sinusoidalIsCos(c, channels, layout)
+                        ? float(M_PI / 2)
+                        : 0.0f);
+    keep.push_back(formula::sinusoidalIsPad(c, channels, layout) ? 0.0f
+                                                                 : 1.0f);
+  }
+  auto table = [&](Type elementType, DenseElementsAttr values) -> Value {
+    Value t = arith::ConstantOp::create(b, values);
+    return bufferization::ToBufferOp::create(
+        b, MemRefType::get({channels}, elementType), t, /*readOnly=*/true);
+  };
+  auto f64Type = RankedTensorType::get({channels}, f64);
+  auto f32Type = RankedTensorType::get({channels}, f32);
+  Value freqM = table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(freq)));
+  Value phaseM =
+      table(f32, DenseElementsAttr::get(f32Type, ArrayRef<float>(phase)));
+  Value keepM = table(f32, DenseElementsAttr::get(f32Type, ArrayRef<float>(keep)));
+
+  Value x = bufferization::ToBufferOp::create(
+      b, MemRefType::get(type.getShape(), f32), op.getInput(),
+      /*readOnly=*/true);
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (type.isDynamicDim(i))
+      dynamicSizes.push_back(dim(x, i));
+  Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
+                                      dynamicSizes, b.getI64IntegerAttr(64));
+  Value x3 = view3d(x), out3 = view3d(out);
+  Value tokens = dim(x3, 1);
+  Value base0 = offsetValue(op.getOffset(),
+                            static_cast<int64_t>(op.getStaticOffset()));
+  Value blocks =
+      arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
+  double inputScale =
+      op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
+  auto vf64 = VectorType::get({kLanes}, f64);
+  auto c64 = [&](double v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vf64, b.getFloatAttr(f64, v)));
+  };
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{dim(x3, 0), blocks},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope(b, ob);
+        Value t0 = muli(ivs[1], idx(kBlock));
+        Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
+        scf::ForOp::create(
+            b, t0, t1, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+              Scope inner(b, ib);
+              Value pos = arith::SIToFPOp::create(
+                  b, f64,
+                  arith::IndexCastOp::create(b, b.getI64Type(),
+                                             addi(base0, t)));
+              Value posV = vector::BroadcastOp::create(b, vf64, pos);
+              scf::ForOp::create(
+                  b, idx(0), idx(channels), idx(kLanes), ValueRange{},
+                  [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+                    Scope channel(b, cb);
+                    // angle = p * w in f64, reduced modulo 2 pi in f64, then
+                    // an f32 sine of the reduced angle plus the phase.
+                    const double twoPiHi = 6.283185307179586;
+                    const double twoPiLo = 2.4492935982947064e-16;
+                    Value w = vector::LoadOp::create(b, vf64, freqM,
+                                                     ValueRange{c});
+                    Value a = arith::MulFOp::create(b, posV, w);
+                    Value k = math::RoundEvenOp::create(
+                        b, arith::MulFOp::create(b, a, c64(1.0 / twoPiHi)));
+                    Value negK = arith::NegFOp::create(b, k);
+                    Value r = math::FmaOp::create(b, negK, c64(twoPiHi), a);
+                    r = math::FmaOp::create(b, negK, c64(twoPiLo), r);
+                    Value r32 = arith::TruncFOp::create(b, vf, r);
+                    r32 = arith::AddFOp::create(
+                        b, r32,
+                        vector::LoadOp::create(b, vf, phaseM, ValueRange{c}));
+                    Value pe = arith::MulFOp::create(
+                        b, math::SinOp::create(b, r32),
+                        vector::LoadOp::create(b, vf, keepM, ValueRange{c}));
+                    Value xv = vector::LoadOp::create(
+                        b, vf, x3, ValueRange{ivs[0], t, c});
+                    Value y = inputScale == 1.0
+                                  ? arith::AddFOp::create(b, xv, pe).getResult()
+                                  : math::FmaOp::create(b, xv,
+                                                        vsplat(inputScale), pe)
+                                        .getResult();
+                    vector::StoreOp::create(b, y, out3,
+                                            ValueRange{ivs[0], t, c});
+                    scf::YieldOp::create(b);
+                  });
+              scf::YieldOp::create(b);
+            });
+        scf::ReduceOp::create(b);
+      });
+  return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
 Value KernelBuilder::buildRope() {
   auto type = cast<RankedTensorType>(p.query.getType());
   int64_t rank = type.getRank();
@@ -844,25 +980,7 @@ Value KernelBuilder::buildRope() {
   Value cosT;
   Value sinT =
       buildTables(tokens, offsetValue(p.qOffset, p.qStaticOffset), cosT);
-  // View both as [N, T, D] (N = product of the leading dimensions).
-  auto as3d = [&](Value m) -> Value {
-    auto mt = cast<MemRefType>(m.getType());
-    if (rank == 3)
-      return m;
-    if (rank == 2)
-      return memref::ExpandShapeOp::create(
-          b, MemRefType::get({1, mt.getDimSize(0), mt.getDimSize(1)}, f32), m,
-          ArrayRef<ReassociationIndices>{{0, 1}, {2}},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1), memref::getMixedSize(b, b.getLoc(), m, 0),
-                                 b.getIndexAttr(mt.getDimSize(1))});
-    ReassociationIndices lead;
-    for (int64_t i = 0; i < rank - 2; ++i)
-      lead.push_back(i);
-    return memref::CollapseShapeOp::create(
-        b, m,
-        ArrayRef<ReassociationIndices>{lead, {rank - 2}, {rank - 1}});
-  };
-  Value x3 = as3d(x), out3 = as3d(out);
+  Value x3 = view3d(x), out3 = view3d(out);
   Value n = dim(x3, 0);
   Value blocks =
       arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
@@ -923,6 +1041,20 @@ struct ConvertPEToVectorPass
       }
       KernelBuilder kernel(op, parts);
       Value result = kernel.buildRope();
+      op.getResult().replaceAllUsesWith(result);
+      op->erase();
+    }
+    SmallVector<AddSinusoidalOp> adds;
+    getOperation()->walk([&](AddSinusoidalOp op) { adds.push_back(op); });
+    for (AddSinusoidalOp op : adds) {
+      auto type = op.getInput().getType();
+      if (!type.getElementType().isF32() || op.getPositions() ||
+          type.getDimSize(type.getRank() - 1) % kLanes != 0)
+        continue;
+      AttentionParts parts;
+      parts.query = op.getInput();
+      KernelBuilder kernel(op, parts);
+      Value result = kernel.buildSinusoidal(op);
       op.getResult().replaceAllUsesWith(result);
       op->erase();
     }

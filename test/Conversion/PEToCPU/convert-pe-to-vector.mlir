@@ -126,3 +126,33 @@ func.func @rope_positions(%x: tensor<8x64xf32>, %f: tensor<32xf32>, %p: tensor<8
   %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) positions(%p : tensor<8xi64>) : tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
 }
+
+// -----
+
+// add_sinusoidal: per-channel frequency (f64), phase (pi/2 on cos channels)
+// and keep (0 on the pad column) tables; per element one f32 sine of the
+// reduced angle plus the phase.
+// CHECK-LABEL: func @sinusoidal
+// CHECK-DAG: arith.constant dense<[0.000000e+00, 1.57079637, {{.*}}]> : tensor<16xf32>
+// CHECK: scf.parallel
+// CHECK: vector.load %{{.*}} : memref<16xf64>, vector<16xf64>
+// CHECK: math.roundeven %{{.*}} : vector<16xf64>
+// CHECK: arith.truncf %{{.*}} : vector<16xf64> to vector<16xf32>
+// CHECK: math.sin %{{.*}} : vector<16xf32>
+// CHECK-NOT: pe.add_sinusoidal
+func.func @sinusoidal(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %0 = pe.add_sinusoidal interleaved %x : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// Not supported: f16, explicit positions, channels not a multiple of 16.
+// CHECK-LABEL: func @sinusoidal_unsupported
+// CHECK-COUNT-3: pe.add_sinusoidal
+func.func @sinusoidal_unsupported(%h: tensor<8x16xf16>, %x: tensor<8x16xf32>, %p: tensor<8xi32>, %y: tensor<8x12xf32>) -> (tensor<8x16xf16>, tensor<8x16xf32>, tensor<8x12xf32>) {
+  %0 = pe.add_sinusoidal interleaved %h : tensor<8x16xf16>
+  %1 = pe.add_sinusoidal interleaved %x positions(%p : tensor<8xi32>) : tensor<8x16xf32>
+  %2 = pe.add_sinusoidal concat %y : tensor<8x12xf32>
+  return %0, %1, %2 : tensor<8x16xf16>, tensor<8x16xf32>, tensor<8x12xf32>
+}
