@@ -175,6 +175,9 @@ public:
 
   /// The attention kernel.
   Value build();
+  /// The decode kernel (one query per head): no packing, two-pass softmax
+  /// over a [group, Tk] score buffer, K and V each read once per KV head.
+  Value buildDecode();
   /// A standalone pe.rope: `p.query` is the input, `p.qOffset` and
   /// `p.qStaticOffset` its positions.
   Value buildRope();
@@ -696,6 +699,213 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
       });
 }
 
+Value KernelBuilder::buildDecode() {
+  auto qType = cast<RankedTensorType>(p.query.getType());
+  auto kType = cast<RankedTensorType>(p.key.getType());
+  auto vType = cast<RankedTensorType>(p.value.getType());
+  auto toMemref = [&](Value t, RankedTensorType type) -> Value {
+    return bufferization::ToBufferOp::create(
+        b, MemRefType::get(type.getShape(), type.getElementType()), t,
+        /*readOnly=*/true);
+  };
+  Value qMem = toMemref(p.query, qType);
+  Value kMem = toMemref(p.key, kType);
+  Value vMem = toMemref(p.value, vType);
+  Value batch = dim(qMem, 0), tk = dim(kMem, 2);
+  auto outType = MemRefType::get(p.resultType.getShape(), f32);
+  SmallVector<Value> outDyn;
+  for (int64_t i = 0; i < 4; ++i)
+    if (outType.isDynamicDim(i))
+      outDyn.push_back(dim(i == 3 ? vMem : qMem, i));
+  Value out = memref::AllocOp::create(b, outType, outDyn,
+                                      b.getI64IntegerAttr(64));
+  Value qCos, qSin, kCos, kSin;
+  if (rotary) {
+    qSin = buildTables(idx(1), offsetValue(p.qOffset, p.qStaticOffset), qCos);
+    if (p.ropeKey)
+      kSin = buildTables(tk, offsetValue(p.kOffset, p.kStaticOffset), kCos);
+  }
+  Value slopes;
+  if (p.alibi) {
+    SmallVector<float> values;
+    for (double s : formula::alibiSlopes(heads, p.alibiMaxBias))
+      values.push_back(float(s));
+    slopes = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(RankedTensorType::get({heads}, f32),
+                                  ArrayRef<float>(values)));
+  }
+  // Bottom-right causal with one query allows j <= 0 + Tk - 1: every key.
+  // ALiBi puts the query at alibi_offset (+ row 0).
+  Value alibiQ;
+  if (p.alibi)
+    alibiQ = indexToF32(offsetValue(p.alibiOffset, p.alibiStaticOffset));
+  int64_t kvHeads = kType.getDimSize(1);
+  int64_t dVecs = headDim / kLanes;
+  int64_t chunkVecs = std::max<int64_t>(1, 16 / group);
+  while ((valueDim / kLanes) % chunkVecs != 0)
+    --chunkVecs;
+
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{batch, idx(kvHeads)},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope(b, ob);
+        Value bIdx = ivs[0], kvh = ivs[1];
+        Value qs = alloc({group, headDim}, {});
+        Value krow = alloc({headDim}, {});
+        Value sBuf = alloc({group, ShapedType::kDynamic}, tk);
+        // The group's queries, rotated and scaled.
+        for (int64_t g = 0; g < group; ++g) {
+          Value h = addi(muli(kvh, idx(group)), idx(g));
+          if (rotary)
+            rotateRow(qMem, ValueRange{bIdx, h, idx(0)}, qs, ValueRange{idx(g)},
+                      idx(0), qCos, qSin, scale);
+          else
+            for (int64_t c = 0; c < headDim; c += kLanes)
+              vector::StoreOp::create(
+                  b,
+                  arith::MulFOp::create(
+                      b,
+                      vector::LoadOp::create(
+                          b, vf, qMem, ValueRange{bIdx, h, idx(0), idx(c)}),
+                      vsplat(scale)),
+                  qs, ValueRange{idx(g), idx(c)});
+        }
+        SmallVector<Value> qv;
+        for (int64_t g = 0; g < group; ++g)
+          for (int64_t c = 0; c < dVecs; ++c)
+            qv.push_back(vector::LoadOp::create(
+                b, vf, qs, ValueRange{idx(g), idx(c * kLanes)}));
+        // Scores of every key, all query heads of the group at once.
+        scf::ForOp::create(
+            b, idx(0), tk, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
+              Scope inner(b, ib);
+              Value src = kMem;
+              SmallVector<Value> prefix = {bIdx, kvh, j};
+              if (rotary && p.ropeKey) {
+                rotateRow(kMem, prefix, krow, ValueRange{}, j, kCos, kSin,
+                          1.0);
+                src = krow;
+                prefix.clear();
+              }
+              SmallVector<Value> kv;
+              for (int64_t c = 0; c < dVecs; ++c) {
+                SmallVector<Value> ix(prefix);
+                ix.push_back(idx(c * kLanes));
+                kv.push_back(vector::LoadOp::create(b, vf, src, ix));
+              }
+              Value jF = indexToF32(j);
+              for (int64_t g = 0; g < group; ++g) {
+                Value acc = arith::MulFOp::create(b, qv[g * dVecs], kv[0]);
+                for (int64_t c = 1; c < dVecs; ++c)
+                  acc = vector::FMAOp::create(b, qv[g * dVecs + c], kv[c], acc);
+                Value sc = vector::ReductionOp::create(
+                    b, vector::CombiningKind::ADD, acc, kFast);
+                auto cap = [&](Value x) -> Value {
+                  Value cv = cf(*p.softcap);
+                  return arith::MulFOp::create(
+                      b, cv,
+                      math::TanhOp::create(b, arith::DivFOp::create(b, x, cv)));
+                };
+                if (p.softcap && p.softcapOrder == SoftcapOrder::BeforeBias)
+                  sc = cap(sc);
+                if (p.alibi) {
+                  Value h = addi(muli(kvh, idx(group)), idx(g));
+                  Value slope = tensor::ExtractOp::create(b, slopes, ValueRange{h});
+                  Value dist;
+                  switch (*p.alibi) {
+                  case AlibiDistance::Symmetric:
+                    dist = arith::NegFOp::create(
+                        b, math::AbsFOp::create(
+                               b, arith::SubFOp::create(b, alibiQ, jF)));
+                    break;
+                  case AlibiDistance::Signed:
+                    dist = arith::SubFOp::create(b, jF, alibiQ);
+                    break;
+                  case AlibiDistance::Key:
+                    dist = jF;
+                    break;
+                  }
+                  sc = math::FmaOp::create(b, slope, dist, sc);
+                }
+                if (p.softcap && p.softcapOrder == SoftcapOrder::AfterBias)
+                  sc = cap(sc);
+                memref::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j});
+              }
+              scf::YieldOp::create(b);
+            });
+        // Softmax of each row: max, then exp and sum in place.
+        SmallVector<Value> inv;
+        for (int64_t g = 0; g < group; ++g) {
+          auto mx = scf::ForOp::create(
+              b, idx(0), tk, idx(1),
+              ValueRange{cf(-std::numeric_limits<double>::infinity())},
+              [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
+                Scope inner(b, ib);
+                Value sc = memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j});
+                scf::YieldOp::create(
+                    b, ValueRange{arith::MaxNumFOp::create(b, a[0], sc, kFast)});
+              });
+          Value m = mx.getResult(0);
+          auto sum = scf::ForOp::create(
+              b, idx(0), tk, idx(1), ValueRange{cf(0.0)},
+              [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
+                Scope inner(b, ib);
+                Value x = arith::SubFOp::create(
+                    b, memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}), m);
+                Value e = math::ExpOp::create(b, x);
+                e = arith::SelectOp::create(
+                    b,
+                    arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
+                                          cf(kExpCutoff)),
+                    cf(0.0), e);
+                memref::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j});
+                scf::YieldOp::create(b, ValueRange{arith::AddFOp::create(b, a[0], e)});
+              });
+          Value l = sum.getResult(0);
+          inv.push_back(arith::SelectOp::create(
+              b,
+              arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0)),
+              cf(0.0), arith::DivFOp::create(b, cf(1.0), l)));
+        }
+        // O = P V / l, a chunk of value columns at a time.
+        for (int64_t e0 = 0; e0 < valueDim; e0 += chunkVecs * kLanes) {
+          SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
+          auto pv = scf::ForOp::create(
+              b, idx(0), tk, idx(1), init,
+              [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
+                Scope inner(b, ib);
+                SmallVector<Value> vv, next;
+                for (int64_t c = 0; c < chunkVecs; ++c)
+                  vv.push_back(vector::LoadOp::create(
+                      b, vf, vMem, ValueRange{bIdx, kvh, j, idx(e0 + c * kLanes)}));
+                for (int64_t g = 0; g < group; ++g) {
+                  Value pj = bcast(
+                      memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}));
+                  for (int64_t c = 0; c < chunkVecs; ++c)
+                    next.push_back(vector::FMAOp::create(
+                        b, pj, vv[c], a[g * chunkVecs + c]));
+                }
+                scf::YieldOp::create(b, next);
+              });
+          for (int64_t g = 0; g < group; ++g) {
+            Value h = addi(muli(kvh, idx(group)), idx(g));
+            for (int64_t c = 0; c < chunkVecs; ++c)
+              vector::StoreOp::create(
+                  b,
+                  arith::MulFOp::create(b, pv.getResult(g * chunkVecs + c),
+                                        bcast(inv[g])),
+                  out, ValueRange{bIdx, h, idx(0), idx(e0 + c * kLanes)});
+          }
+        }
+        scf::ReduceOp::create(b);
+      });
+  return bufferization::ToTensorOp::create(b, p.resultType, out,
+                                           /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
 Value KernelBuilder::build() {
   auto qType = cast<RankedTensorType>(p.query.getType());
   auto kType = cast<RankedTensorType>(p.key.getType());
@@ -1025,7 +1235,10 @@ struct ConvertPEToVectorPass
         continue;
       }
       KernelBuilder kernel(op, parts);
-      Value result = kernel.build();
+      // One query per head: the decode kernel.
+      bool decode =
+          cast<RankedTensorType>(parts.query.getType()).getDimSize(2) == 1;
+      Value result = decode ? kernel.buildDecode() : kernel.build();
       op->getResult(0).replaceAllUsesWith(result);
       op->erase();
     }

@@ -156,3 +156,25 @@ func.func @sinusoidal_unsupported(%h: tensor<8x16xf16>, %x: tensor<8x16xf32>, %p
   %2 = pe.add_sinusoidal concat %y : tensor<8x12xf32>
   return %0, %1, %2 : tensor<8x16xf16>, tensor<8x16xf32>, tensor<8x12xf32>
 }
+
+// -----
+
+// Decode (one query per head): parallel over (batch, KV head), the 4 query
+// heads of a GQA group together; scores straight from the row-major keys
+// (no packing), a two-pass softmax over a [4, Tk] buffer, then P V.
+// CHECK-LABEL: func @decode
+// CHECK: scf.parallel (%{{.*}}, %[[KVH:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %c2{{.*}})
+// CHECK: %[[S:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<4x?xf32>
+// CHECK: scf.for %[[J:.*]] =
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[KVH]], %[[J]], %{{.*}}] : memref<1x2x?x32xf32>, vector<16xf32>
+// CHECK: vector.fma
+// CHECK: vector.reduction <add>
+// CHECK: memref.store %{{.*}}, %[[S]]
+// CHECK: arith.maxnumf
+// CHECK: math.exp
+// CHECK-NOT: memref<?x32x64xf32>
+// CHECK: return
+func.func @decode(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x?x32xf32>) -> tensor<1x8x1x32xf32> {
+  %o = pe.attention %q, %k, %k : tensor<1x8x1x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x8x1x32xf32>
+  return %o : tensor<1x8x1x32xf32>
+}
