@@ -410,40 +410,58 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
 /// Packs key head `kvHead`, rotated, into Kt[Tk/64][D][64] (zero tail).
 void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
                              Value tk, Value cosT, Value sinT) {
-  // One rotated row at a time into a small buffer, then scattered into the
-  // transposed block.
-  Value row = memref::AllocaOp::create(b, MemRefType::get({headDim}, f32));
+  // 16 keys at a time: rotate (or copy) them into rows[16][D], then transpose
+  // each 16 x 16 tile with shuffles and store it as 16 channel rows of the
+  // key block.
+  Value rows = alloc({kLanes, headDim}, {});
   Value blocks = dim(kt, 0);
   Value padded = muli(blocks, idx(kBlock));
+  auto tileType = VectorType::get({kLanes, kLanes}, f32);
   scf::ForOp::create(
-      b, idx(0), padded, idx(1), ValueRange{},
-      [&](OpBuilder &ob, Location loc, Value j, ValueRange) {
-        Scope scope_nb(b, ob);
-        Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, j, tk);
-        auto ifOp = scf::IfOp::create(b, inside, /*withElse=*/true);
-        {
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-          if (rotary && p.ropeKey)
-            rotateRow(kMem, ValueRange{bIdx, kvHead, j}, row, ValueRange{}, j,
-                      cosT, sinT, 1.0);
-          else
-            for (int64_t c = 0; c < headDim; c += kLanes)
-              vector::StoreOp::create(
-                  b,
-                  vector::LoadOp::create(b, vf, kMem,
-                                         ValueRange{bIdx, kvHead, j, idx(c)}),
-                  row, ValueRange{idx(c)});
-          b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-          for (int64_t c = 0; c < headDim; c += kLanes)
-            vector::StoreOp::create(b, vsplat(0.0), row, ValueRange{idx(c)});
-        }
-        Value blk = arith::DivUIOp::create(b, j, idx(kBlock));
-        Value col = arith::RemUIOp::create(b, j, idx(kBlock));
+      b, idx(0), padded, idx(kLanes), ValueRange{},
+      [&](OpBuilder &ob, Location loc, Value j0, ValueRange) {
+        Scope outer(b, ob);
+        scf::ForOp::create(
+            b, idx(0), idx(kLanes), idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value r, ValueRange) {
+              Scope inner(b, ib);
+              Value j = addi(j0, r);
+              Value inside =
+                  arith::CmpIOp::create(b, arith::CmpIPredicate::slt, j, tk);
+              auto ifOp = scf::IfOp::create(b, inside, /*withElse=*/true);
+              OpBuilder::InsertionGuard g(b);
+              b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+              if (rotary && p.ropeKey)
+                rotateRow(kMem, ValueRange{bIdx, kvHead, j}, rows,
+                          ValueRange{r}, j, cosT, sinT, 1.0);
+              else
+                for (int64_t c = 0; c < headDim; c += kLanes)
+                  vector::StoreOp::create(
+                      b,
+                      vector::LoadOp::create(
+                          b, vf, kMem, ValueRange{bIdx, kvHead, j, idx(c)}),
+                      rows, ValueRange{r, idx(c)});
+              b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+              for (int64_t c = 0; c < headDim; c += kLanes)
+                vector::StoreOp::create(b, vsplat(0.0), rows,
+                                        ValueRange{r, idx(c)});
+              b.setInsertionPointAfter(ifOp);
+              scf::YieldOp::create(b);
+            });
+        Value blk = arith::DivUIOp::create(b, j0, idx(kBlock));
+        Value col = arith::RemUIOp::create(b, j0, idx(kBlock));
+        Value zero = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(tileType, b.getFloatAttr(f32, 0.0)));
         for (int64_t c = 0; c < headDim; c += kLanes) {
-          Value v = vector::LoadOp::create(b, vf, row, ValueRange{idx(c)});
+          Value tile = zero;
+          for (int64_t r = 0; r < kLanes; ++r)
+            tile = vector::InsertOp::create(
+                b,
+                vector::LoadOp::create(b, vf, rows, ValueRange{idx(r), idx(c)}),
+                tile, r);
+          Value t = vector::TransposeOp::create(b, tile, {1, 0});
           for (int64_t l = 0; l < kLanes; ++l)
-            memref::StoreOp::create(b, vector::ExtractOp::create(b, v, l), kt,
+            vector::StoreOp::create(b, vector::ExtractOp::create(b, t, l), kt,
                                     ValueRange{blk, idx(c + l), col});
         }
         scf::YieldOp::create(b);
