@@ -22,10 +22,11 @@
 // CHECK: math.cos %{{.*}} : vector<16xf32>
 // CHECK: math.sin %{{.*}} : vector<16xf32>
 // CHECK: scf.parallel (%[[B:.*]], %[[H:.*]]) =
-// Key packing into blocks of 64 transposed keys.
+// Key packing into blocks of 64 transposed keys, 16 x 16 tiles at a time.
 // CHECK: %[[KT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x32x64xf32>
 // CHECK: scf.for
-// CHECK: memref.store %{{.*}}, %[[KT]]
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
+// CHECK: vector.store %{{.*}}, %[[KT]]
 // Causal limit of the key blocks.
 // CHECK: arith.floordivsi
 // The 4x64 score tile: 16 accumulators over d.
