@@ -67,15 +67,20 @@ build() {
 
 run_tests() {
   build
-  local log
+  local log rc=0
   log="$(mktemp)"
   set +e
+  # Everything (lit + GoogleTest through lit), then the execution tests again
+  # through pe-cpu-pipeline, each also checked against the reference pipeline.
   "$LLVM/bin/lit" -sv "$BUILD/test" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]}
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+  "$LLVM/bin/lit" -sv --param pe_pipeline=cpu "$BUILD/test/Integration" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
   set -e
   # One closing line a reader (or CI) can grep: "N passed, N failed".
   local passed failed
-  passed=$(grep -E '^ *Passed *:' "$log" | grep -oE '[0-9]+' | head -1 || true)
+  passed=$(grep -E '^ *Passed *:' "$log" | grep -oE '^ *Passed *: *[0-9]+' |
+    grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}' || true)
   failed=$(grep -E '^ *(Failed|Unresolved|Timed Out) *:' "$log" |
     awk -F: '{gsub(/ /,"",$2); split($2,a,"("); s+=a[1]} END {print s+0}' || true)
   rm -f "$log"

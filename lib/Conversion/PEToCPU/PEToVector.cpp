@@ -230,6 +230,11 @@ private:
   }
 
   Value buildTables(Value rows, Value offset, Value &cosT);
+  /// sin(a + shift * pi/2) and cos(a + shift * pi/2) of an f64 vector, to
+  /// about 1 ulp of f64: Cody-Waite reduction to [-pi/4, pi/4] (two FMAs with
+  /// a two-term pi/2), fdlibm's kernel polynomials, quadrant selection.
+  /// `shift` is an i64 vector of quarter turns, or null for none.
+  std::pair<Value, Value> sinCos64(Value a, Value shift);
   void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
                 Value cosT, Value sinT);
   void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
@@ -252,6 +257,58 @@ private:
 /// Computes the cos and sin of every position `offset + t`, t < rows, for
 /// each rotated pair, into two [rows, R/2] buffers (times the attention
 /// scaling). Returns the sin table and sets `cosT`.
+std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
+  auto vt = cast<VectorType>(a.getType());
+  auto it = VectorType::get(vt.getShape(), b.getI64Type());
+  auto c = [&](double v) -> Value {
+    return arith::ConstantOp::create(b,
+                                     DenseElementsAttr::get(vt, b.getFloatAttr(f64, v)));
+  };
+  auto ci = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(it, b.getI64IntegerAttr(v)));
+  };
+  const double pio2Hi = 1.5707963267948966;
+  const double pio2Lo = 6.123233995736766e-17;
+  Value k = math::RoundEvenOp::create(
+      b, arith::MulFOp::create(b, a, c(0.6366197723675814)));
+  Value negK = arith::NegFOp::create(b, k);
+  Value r = math::FmaOp::create(b, negK, c(pio2Hi), a);
+  r = math::FmaOp::create(b, negK, c(pio2Lo), r);
+  Value z = arith::MulFOp::create(b, r, r);
+  // fdlibm __kernel_sin / __kernel_cos on [-pi/4, pi/4].
+  auto horner = [&](ArrayRef<double> coeffs) {
+    Value acc = c(coeffs.back());
+    for (int i = int(coeffs.size()) - 2; i >= 0; --i)
+      acc = math::FmaOp::create(b, acc, z, c(coeffs[i]));
+    return acc;
+  };
+  Value sinPoly = horner({-1.66666666666666324348e-01, 8.33333333332248946124e-03,
+                          -1.98412698298579493134e-04, 2.75573137070700676789e-06,
+                          -2.50507602534068634195e-08, 1.58969099521155010221e-10});
+  Value sinR = math::FmaOp::create(b, arith::MulFOp::create(b, r, z), sinPoly, r);
+  Value cosPoly = horner({4.16666666666666019037e-02, -1.38888888888741095749e-03,
+                          2.48015872894767294178e-05, -2.75573143513906633035e-07,
+                          2.08757232129817482790e-09, -1.13596475577881948265e-11});
+  Value z2 = arith::MulFOp::create(b, z, z);
+  Value cosR = math::FmaOp::create(
+      b, z2, cosPoly, math::FmaOp::create(b, z, c(-0.5), c(1.0)));
+  Value q = arith::FPToSIOp::create(b, it, k);
+  if (shift)
+    q = arith::AddIOp::create(b, q, shift);
+  auto pick = [&](Value quadrant) -> Value {
+    Value m = arith::AndIOp::create(b, quadrant, ci(3));
+    auto is = [&](int64_t v) {
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, m, ci(v));
+    };
+    Value odd = arith::OrIOp::create(b, is(1), is(3));
+    Value neg = arith::OrIOp::create(b, is(2), is(3));
+    Value v = arith::SelectOp::create(b, odd, cosR, sinR);
+    return arith::SelectOp::create(b, neg, arith::NegFOp::create(b, v), v);
+  };
+  return {pick(q), pick(arith::AddIOp::create(b, q, ci(1)))};
+}
+
 Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   int64_t pairs = rotary / 2;
   cosT = alloc({ShapedType::kDynamic, pairs}, rows);
@@ -288,8 +345,8 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
               Scope scope_inner(b, ib);
               Value c, s;
               if (invFreq) {
-                // angle = p * f in f64, reduced to [-pi, pi] in f64 (two-term
-                // 2*pi), then f32 sin/cos of the reduced angle.
+                // angle = p * f and its cos/sin in f64 (sinCos64), rounded
+                // once to f32.
                 Value f = vector::LoadOp::create(
                     b,
                     VectorType::get(
@@ -306,16 +363,10 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
                   return arith::ConstantOp::create(
                       b, DenseElementsAttr::get(vw64, b.getFloatAttr(f64, v)));
                 };
-                const double twoPiHi = 6.283185307179586;
-                const double twoPiLo = 2.4492935982947064e-16;
-                Value k = math::RoundEvenOp::create(
-                    b, arith::MulFOp::create(b, angle, c64(1.0 / twoPiHi)));
-                Value negK = arith::NegFOp::create(b, k);
-                Value r = math::FmaOp::create(b, negK, c64(twoPiHi), angle);
-                r = math::FmaOp::create(b, negK, c64(twoPiLo), r);
-                Value r32 = arith::TruncFOp::create(b, vw, r);
-                c = math::CosOp::create(b, r32);
-                s = math::SinOp::create(b, r32);
+                (void)c64;
+                auto [s64, c64v] = sinCos64(angle, Value());
+                c = arith::TruncFOp::create(b, vw, c64v);
+                s = arith::TruncFOp::create(b, vw, s64);
               } else {
                 Value zero = idx(0);
                 Value last =
@@ -1089,17 +1140,15 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
                     ? formula::SinusoidalLayout::Interleaved
                     : formula::SinusoidalLayout::Concat;
   double base = op.getBase().convertToDouble();
-  // Per channel: the frequency, a phase (cos c = sin(c + pi/2), added to the
-  // reduced angle) and 0 for the padding column of an odd concat layout.
-  SmallVector<double> freq;
-  SmallVector<float> phase, keep;
+  // Per channel: the frequency, a quarter-turn shift (cos a = sin(a +
+  // pi/2), applied exactly as a quadrant offset) and 0 for the padding column
+  // of an odd concat layout.
+  SmallVector<double> freq, keep;
+  SmallVector<int64_t> phase;
   for (int64_t c = 0; c < channels; ++c) {
     freq.push_back(formula::sinusoidalFrequency(c, channels, base, layout));
-    phase.push_back(formula::sinusoidalIsCos(c, channels, layout)
-                        ? float(M_PI / 2)
-                        : 0.0f);
-    keep.push_back(formula::sinusoidalIsPad(c, channels, layout) ? 0.0f
-                                                                 : 1.0f);
+    phase.push_back(formula::sinusoidalIsCos(c, channels, layout) ? 1 : 0);
+    keep.push_back(formula::sinusoidalIsPad(c, channels, layout) ? 0.0 : 1.0);
   }
   auto table = [&](Type elementType, DenseElementsAttr values) -> Value {
     Value t = arith::ConstantOp::create(b, values);
@@ -1107,11 +1156,11 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
         b, MemRefType::get({channels}, elementType), t, /*readOnly=*/true);
   };
   auto f64Type = RankedTensorType::get({channels}, f64);
-  auto f32Type = RankedTensorType::get({channels}, f32);
+  auto i64Type = RankedTensorType::get({channels}, b.getI64Type());
   Value freqM = table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(freq)));
-  Value phaseM =
-      table(f32, DenseElementsAttr::get(f32Type, ArrayRef<float>(phase)));
-  Value keepM = table(f32, DenseElementsAttr::get(f32Type, ArrayRef<float>(keep)));
+  Value phaseM = table(b.getI64Type(),
+                       DenseElementsAttr::get(i64Type, ArrayRef<int64_t>(phase)));
+  Value keepM = table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(keep)));
 
   Value x = bufferization::ToBufferOp::create(
       b, MemRefType::get(type.getShape(), f32), op.getInput(),
@@ -1155,32 +1204,26 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
                   b, idx(0), idx(channels), idx(kLanes), ValueRange{},
                   [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
                     Scope channel(b, cb);
-                    // angle = p * w in f64, reduced modulo 2 pi in f64, then
-                    // an f32 sine of the reduced angle plus the phase.
-                    const double twoPiHi = 6.283185307179586;
-                    const double twoPiLo = 2.4492935982947064e-16;
+                    // PE = sin(p * w + shift * pi/2) in f64; x + PE in f64,
+                    // rounded once (the op's semantics).
                     Value w = vector::LoadOp::create(b, vf64, freqM,
                                                      ValueRange{c});
                     Value a = arith::MulFOp::create(b, posV, w);
-                    Value k = math::RoundEvenOp::create(
-                        b, arith::MulFOp::create(b, a, c64(1.0 / twoPiHi)));
-                    Value negK = arith::NegFOp::create(b, k);
-                    Value r = math::FmaOp::create(b, negK, c64(twoPiHi), a);
-                    r = math::FmaOp::create(b, negK, c64(twoPiLo), r);
-                    Value r32 = arith::TruncFOp::create(b, vf, r);
-                    r32 = arith::AddFOp::create(
-                        b, r32,
-                        vector::LoadOp::create(b, vf, phaseM, ValueRange{c}));
+                    Value shift = vector::LoadOp::create(
+                        b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
+                        ValueRange{c});
                     Value pe = arith::MulFOp::create(
-                        b, math::SinOp::create(b, r32),
-                        vector::LoadOp::create(b, vf, keepM, ValueRange{c}));
-                    Value xv = vector::LoadOp::create(
-                        b, vf, x3, ValueRange{ivs[0], t, c});
-                    Value y = inputScale == 1.0
-                                  ? arith::AddFOp::create(b, xv, pe).getResult()
-                                  : math::FmaOp::create(b, xv,
-                                                        vsplat(inputScale), pe)
-                                        .getResult();
+                        b, sinCos64(a, shift).first,
+                        vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
+                    Value xv = arith::ExtFOp::create(
+                        b, vf64,
+                        vector::LoadOp::create(b, vf, x3,
+                                               ValueRange{ivs[0], t, c})
+                            .getResult());
+                    if (inputScale != 1.0)
+                      xv = arith::MulFOp::create(b, xv, c64(inputScale));
+                    Value y = arith::TruncFOp::create(
+                        b, vf, arith::AddFOp::create(b, xv, pe));
                     vector::StoreOp::create(b, y, out3,
                                             ValueRange{ivs[0], t, c});
                     scf::YieldOp::create(b);

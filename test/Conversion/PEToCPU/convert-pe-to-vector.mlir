@@ -12,15 +12,13 @@
 // CHECK-DAG: %[[KM:.*]] = bufferization.to_buffer %[[K]] read_only
 // CHECK-DAG: %[[VM:.*]] = bufferization.to_buffer %[[V]] read_only
 // CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<1x4x?x32xf32>
-// Tables: angles in f64, reduced modulo 2 pi, then f32 cos/sin.
+// Tables: angles and their cos/sin in f64, rounded to f32.
 // CHECK: scf.for
 // CHECK: vector.load %{{.*}} : memref<16xf32>, vector<16xf32>
 // CHECK: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
 // CHECK: math.roundeven %{{.*}} : vector<16xf64>
 // CHECK: math.fma
 // CHECK: arith.truncf %{{.*}} : vector<16xf64> to vector<16xf32>
-// CHECK: math.cos %{{.*}} : vector<16xf32>
-// CHECK: math.sin %{{.*}} : vector<16xf32>
 // CHECK: scf.parallel (%[[B:.*]], %[[H:.*]]) =
 // Key packing into blocks of 64 transposed keys, 16 x 16 tiles at a time.
 // CHECK: %[[KT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x32x64xf32>
@@ -105,7 +103,7 @@ func.func @unsupported(%h: tensor<1x2x8x16xf16>, %q: tensor<1x2x8x24xf32>, %x: t
 // CHECK-LABEL: func @rope
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x?x64xf32>, %[[F:.*]]: tensor<32xf32>)
 // CHECK: %[[XM:.*]] = bufferization.to_buffer %[[X]] read_only
-// CHECK: math.cos %{{.*}} : vector<16xf32>
+// CHECK: math.roundeven %{{.*}} : vector<16xf64>
 // CHECK: %[[X3:.*]] = memref.collapse_shape %[[XM]] {{\[\[}}0, 1], [2], [3]] : memref<2x4x?x64xf32> into memref<8x?x64xf32>
 // CHECK: scf.parallel
 // CHECK: %[[LO:.*]] = vector.load %[[X3]][%{{.*}}, %{{.*}}, %c0{{.*}}] : memref<8x?x64xf32>, vector<16xf32>
@@ -130,16 +128,19 @@ func.func @rope_positions(%x: tensor<8x64xf32>, %f: tensor<32xf32>, %p: tensor<8
 
 // -----
 
-// add_sinusoidal: per-channel frequency (f64), phase (pi/2 on cos channels)
-// and keep (0 on the pad column) tables; per element one f32 sine of the
-// reduced angle plus the phase.
+// add_sinusoidal: per-channel frequency (f64), quarter-turn shift (1 on
+// cos channels) and keep (0 on the pad column) tables; per element an f64
+// sine (reduction to [-pi/4, pi/4] and polynomials), x + PE in f64, one
+// rounding.
 // CHECK-LABEL: func @sinusoidal
-// CHECK-DAG: arith.constant dense<[0.000000e+00, 1.57079637, {{.*}}]> : tensor<16xf32>
+// CHECK-DAG: arith.constant dense<[0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]> : tensor<16xi64>
 // CHECK: scf.parallel
 // CHECK: vector.load %{{.*}} : memref<16xf64>, vector<16xf64>
 // CHECK: math.roundeven %{{.*}} : vector<16xf64>
+// CHECK: arith.fptosi %{{.*}} : vector<16xf64> to vector<16xi64>
+// CHECK: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
 // CHECK: arith.truncf %{{.*}} : vector<16xf64> to vector<16xf32>
-// CHECK: math.sin %{{.*}} : vector<16xf32>
+// CHECK-NOT: math.sin
 // CHECK-NOT: pe.add_sinusoidal
 func.func @sinusoidal(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %0 = pe.add_sinusoidal interleaved %x : tensor<8x16xf32>

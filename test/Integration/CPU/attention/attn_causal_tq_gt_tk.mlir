@@ -1,0 +1,21 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// Causal with Tq = 6 > Tk = 4: queries 0 and 1 see no key (j <= i - 2) and
+// must give 0, not NaN.
+// Tolerance: rtol 1e-5, atol 1e-6: the attention math runs in f32 (logits,
+// exp, sums); outputs are convex combinations of values in [-1, 1), so errors
+// are ~1e-7 absolute.
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py attn_causal_tq_gt_tk %t
+// RUN: pe-run %s -e attn_causal_tq_gt_tk --input=%t/q.npy --input=%t/k.npy --input=%t/v.npy --output=%t/out.npy
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s
+// CHECK: npycmp: PASS
+
+func.func @attn_causal_tq_gt_tk(%q: tensor<1x2x6x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x6x8xf32> {
+  %0 = pe.attention %q, %k, %v {causal} : tensor<1x2x6x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x6x8xf32>
+  return %0 : tensor<1x2x6x8xf32>
+}

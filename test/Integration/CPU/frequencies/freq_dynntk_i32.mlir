@@ -1,0 +1,22 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// pe.dynamic_ntk_scale with an i32 sequence length 200 > L = 32.
+// Tolerance: rtol 1.2e-7, atol 0: computed in f64 and rounded once to f32
+// (half an ulp is 2^-24 relative; 2^-23 allows another f64 formula to round
+// the other way).
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py freq_dynntk_i32 %t
+// RUN: pe-run %s -e freq_dynntk_i32 --input=%t/n.npy --output=%t/out_f.npy --output=%t/out_m.npy
+// RUN: %npycmp %t/out_f.npy %t/expected_f.npy --rtol 1.2e-7 --atol 0 | FileCheck %s
+// RUN: %npycmp %t/out_m.npy %t/expected_m.npy --rtol 1.2e-7 --atol 0 | FileCheck %s
+// CHECK: npycmp: PASS
+
+func.func @freq_dynntk_i32(%n: i32) -> (tensor<8xf32>, tensor<1xf32>) {
+  %f, %m = pe.dynamic_ntk_scale %n : i32 {factor = 2.0 : f64, max_position_embeddings = 32 : i64} : tensor<8xf32>
+  %t = tensor.from_elements %m : tensor<1xf32>
+  return %f, %t : tensor<8xf32>, tensor<1xf32>
+}

@@ -1,0 +1,24 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// pe.ntk_scale, factor 8, R = 8 (exponent R/(R-2) = 4/3), f64 result.
+// Tolerance: rtol 1e-13, atol 0: computed in f64; another f64 formula (pow vs
+// exp/log) differs by a few ulp.
+// Tolerance: rtol 1.2e-7, atol 0: computed in f64 and rounded once to f32
+// (half an ulp is 2^-24 relative; 2^-23 allows another f64 formula to round
+// the other way).
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py freq_ntk_f64 %t
+// RUN: pe-run %s -e freq_ntk_f64 --output=%t/out_f.npy --output=%t/out_m.npy
+// RUN: %npycmp %t/out_f.npy %t/expected_f.npy --rtol 1e-13 --atol 0 | FileCheck %s
+// RUN: %npycmp %t/out_m.npy %t/expected_m.npy --rtol 1.2e-7 --atol 0 | FileCheck %s
+// CHECK: npycmp: PASS
+
+func.func @freq_ntk_f64() -> (tensor<4xf64>, tensor<1xf32>) {
+  %f, %m = pe.ntk_scale {base = 10000.0 : f64, factor = 8.0 : f64} : tensor<4xf64>
+  %t = tensor.from_elements %m : tensor<1xf32>
+  return %f, %t : tensor<4xf64>, tensor<1xf32>
+}

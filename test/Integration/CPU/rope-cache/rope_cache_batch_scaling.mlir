@@ -1,0 +1,21 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// Half layout, [B, T] positions (i64), attention_scaling 0.6 on the table
+// values.
+// Tolerance: rtol 1e-5, atol 1e-6: f32 result; the angle is formed in f64 and
+// cos/sin and the rotation a*c - b*s round a few times at the scale of the
+// inputs (|x| < 1), so about 1e-7 absolute; rtol/atol leave 10x headroom.
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py rope_cache_batch_scaling %t
+// RUN: pe-run %s -e rope_cache_batch_scaling --input=%t/x.npy --input=%t/cos.npy --input=%t/sin.npy --input=%t/m.npy --input=%t/p.npy --output=%t/out.npy
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s
+// CHECK: npycmp: PASS
+
+func.func @rope_cache_batch_scaling(%x: tensor<2x4x16xf32>, %c: tensor<16x8xf32>, %s: tensor<16x8xf32>, %m: f32, %p: tensor<2x4xi64>) -> tensor<2x4x16xf32> {
+  %0 = pe.rope half %x cache(%c, %s : tensor<16x8xf32>, tensor<16x8xf32>) attention_scaling(%m) positions(%p : tensor<2x4xi64>) : tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}

@@ -1,0 +1,21 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// Concat layout with an odd C = 15 (the last channel gets 0); scale_input; [T]
+// positions i64.
+// Tolerance: rtol 2e-7, atol 1e-7: the encoding is evaluated in f64 and the
+// sum rounded once to f32 (half an ulp, 2^-24 relative; atol for sums that
+// cancel to near 0).
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py sin_concat_odd %t
+// RUN: pe-run %s -e sin_concat_odd --input=%t/x.npy --input=%t/p.npy --output=%t/out.npy
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 2e-7 --atol 1e-7 | FileCheck %s
+// CHECK: npycmp: PASS
+
+func.func @sin_concat_odd(%x: tensor<7x15xf32>, %p: tensor<7xi64>) -> tensor<7x15xf32> {
+  %0 = pe.add_sinusoidal concat %x positions(%p : tensor<7xi64>) {scale_input} : tensor<7x15xf32>
+  return %0 : tensor<7x15xf32>
+}

@@ -1,0 +1,1031 @@
+#!/usr/bin/env python3
+"""Inputs and float64 expected outputs of the CPU execution tests.
+
+Usage: cases.py CASE DIR
+
+Writes the inputs of test case CASE (one .npy per function argument, named as
+in the test's RUN lines) and its expected results ``expected*.npy`` into DIR
+(created if missing).  Inputs are deterministic: every case draws from
+``np.random.default_rng(crc32(CASE))``.  Expected values come from the
+independent float64 reference ``pe_ref.py``, evaluated on exactly the values
+the compiled function receives (inputs of f16/bf16 tests are rounded to that
+type first, f32 frequency results are rounded to f32 as the frequency ops
+define), and are saved as float64.  A few expected values that are not
+formulas of pe_ref (clamped positions, closed forms of the property tests)
+are written out here with a comment.
+
+The test files live in test/Integration/CPU/; each RUN line names a case.
+"""
+
+import os
+import sys
+import zlib
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pe_ref as ref  # noqa: E402
+
+F32, F64, F16 = np.float32, np.float64, np.float16
+
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def rng_for(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def save(d, **arrays):
+    for name, a in arrays.items():
+        np.save(os.path.join(d, name + ".npy"), a, allow_pickle=False)
+
+
+def uniform(rng, shape, dtype=F32, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, shape).astype(dtype)
+
+
+def to_bf16(a):
+    """Rounds float32 values to the nearest bfloat16 (ties to even), as float32."""
+    a = np.ascontiguousarray(a, dtype=F32)
+    u = a.view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.astype(np.uint32).view(F32)
+
+
+def f32(a):
+    """The value of a float64 quantity rounded to f32, back in float64."""
+    return np.asarray(a, dtype=F64).astype(F32).astype(F64)
+
+
+def index(v):
+    return np.array(v, dtype=np.int64)
+
+
+def i32(v):
+    return np.array(v, dtype=np.int32)
+
+
+def scalar_f32(v):
+    return np.array(v, dtype=F32)
+
+
+def unit_rows(rng, shape):
+    """Random f32 vectors of (nearly) unit Euclidean norm along the last axis."""
+    x = rng.standard_normal(shape)
+    x /= np.linalg.norm(x, axis=-1, keepdims=True)
+    return x.astype(F32)
+
+
+# ===========================================================================
+# A1. pe.add_sinusoidal (sinusoidal.mlir)
+# ===========================================================================
+
+
+def _sinusoidal(d, name, shape, dtype, positions, pos_arg=None, layout="interleaved",
+                base=10000.0, scale_input=False):
+    """x of `shape`; `positions` as pe_ref takes them; `pos_arg` the run-time
+    position operand written as p.npy (offset scalar or positions tensor)."""
+    rng = rng_for(name)
+    x = uniform(rng, shape, F32)
+    if dtype == "bf16":
+        x = to_bf16(x)
+    else:
+        x = x.astype(dtype)
+    save(d, x=x)
+    if pos_arg is not None:
+        save(d, p=pos_arg)
+    save(d, expected=ref.add_sinusoidal(x, positions, base, layout, scale_input))
+
+
+@case
+def sin_interleaved_offset(d):
+    # offset operand 7 plus static_offset 3: positions 10 + t.
+    _sinusoidal(d, "sin_interleaved_offset", (2, 12, 16), F32, 10, index(7))
+
+
+@case
+def sin_interleaved_static(d):
+    # static_offset 100 only, base 500.
+    _sinusoidal(d, "sin_interleaved_static", (3, 8, 32), F32, 100, base=500.0)
+
+
+@case
+def sin_interleaved_positions(d):
+    pos = rng_for("sin_interleaved_positions/p").integers(0, 2000, 10).astype(np.int32)
+    _sinusoidal(d, "sin_interleaved_positions", (10, 24), F32, pos, pos, scale_input=True)
+
+
+@case
+def sin_interleaved_batch_positions(d):
+    pos = rng_for("sin_interleaved_batch_positions/p").integers(0, 300, (2, 5))
+    _sinusoidal(d, "sin_interleaved_batch_positions", (2, 3, 5, 8), F32, pos, pos)
+
+
+@case
+def sin_interleaved_odd(d):
+    # Odd C in the interleaved layout: the last channel is sin(p base^(-(C-1)/C)).
+    _sinusoidal(d, "sin_interleaved_odd", (6, 9), F32, 4, i32(4))
+
+
+@case
+def sin_concat_offset_i32(d):
+    _sinusoidal(d, "sin_concat_offset_i32", (2, 9, 16), F32, 4, i32(4), layout="concat")
+
+
+@case
+def sin_concat_odd(d):
+    pos = np.array([0, 5, 1, 63, 1000, 2, 17], dtype=np.int64)
+    _sinusoidal(d, "sin_concat_odd", (7, 15), F32, pos, pos, layout="concat", scale_input=True)
+
+
+@case
+def sin_concat_batch_positions(d):
+    pos = rng_for("sin_concat_batch_positions/p").integers(0, 500, (3, 6)).astype(np.int32)
+    _sinusoidal(d, "sin_concat_batch_positions", (3, 6, 12), F32, pos, pos, layout="concat")
+
+
+@case
+def sin_concat_h1(d):
+    # C = 3: h = 1, w_0 = 1, last channel 0; static_offset 2.
+    _sinusoidal(d, "sin_concat_h1", (4, 3), F32, 2, layout="concat")
+
+
+@case
+def sin_interleaved_f64(d):
+    _sinusoidal(d, "sin_interleaved_f64", (2, 8, 16), F64, 123456, np.array(123456, np.int64),
+                scale_input=True)
+
+
+@case
+def sin_concat_f16(d):
+    _sinusoidal(d, "sin_concat_f16", (2, 8, 16), F16, 30, index(30), layout="concat",
+                scale_input=True)
+
+
+@case
+def sin_interleaved_bf16(d):
+    _sinusoidal(d, "sin_interleaved_bf16", (8, 16), "bf16", 50)
+
+
+# ===========================================================================
+# A2. pe.add_learned (learned.mlir)
+# ===========================================================================
+# Positions outside [0, P) are clamped into the table (PEOps.td); pe_ref's
+# add_learned indexes the table as given, so the clamp is applied here.
+
+
+def _learned(d, name, x_shape, P, positions, pos_arg=None, dtype=F32):
+    rng = rng_for(name)
+    C = x_shape[-1]
+    x = uniform(rng, x_shape).astype(dtype)
+    table = uniform(rng, (P, C), lo=-2.0, hi=2.0).astype(dtype)
+    save(d, x=x, table=table)
+    if pos_arg is not None:
+        save(d, p=pos_arg)
+    T = x_shape[-2]
+    pos = np.asarray(positions)
+    if pos.ndim == 0:
+        pos = ref.positions_from_offset(pos, T)
+    save(d, expected=ref.add_learned(x, table, np.clip(pos, 0, P - 1)))
+
+
+@case
+def learned_offset(d):
+    _learned(d, "learned_offset", (2, 10, 8), 32, 5, index(5))
+
+
+@case
+def learned_offset_clamp(d):
+    # Positions 28..37 with P = 32: the last six tokens read row 31.
+    _learned(d, "learned_offset_clamp", (2, 10, 8), 32, 28, index(28))
+
+
+@case
+def learned_static_offset(d):
+    _learned(d, "learned_static_offset", (4, 8), 16, 12)
+
+
+@case
+def learned_positions_clamp(d):
+    # -2 -> row 0, 40 and 20 -> row 19 (P = 20).
+    pos = np.array([3, 0, 17, -2, 40, 19, 20], dtype=np.int32)
+    _learned(d, "learned_positions_clamp", (2, 7, 8), 20, pos, pos)
+
+
+@case
+def learned_batch_positions(d):
+    pos = rng_for("learned_batch_positions/p").integers(0, 24, (2, 5))
+    _learned(d, "learned_batch_positions", (2, 2, 5, 8), 24, pos, pos)
+
+
+@case
+def learned_f16(d):
+    _learned(d, "learned_f16", (3, 8), 12, 9, np.array(9, np.int64), dtype=F16)
+
+
+@case
+def learned_f64(d):
+    _learned(d, "learned_f64", (2, 6, 4), 10, 2, i32(2), dtype=F64)
+
+
+# ===========================================================================
+# A3. pe.rope with inv_freq (rope.mlir) and with cos/sin caches (rope_cache.mlir)
+# ===========================================================================
+
+
+def _rope(d, name, shape, layout, positions, pos_arg=None, R=None, freq_dtype=F32,
+          dtype=F32, inv_freq=None, scaling=None):
+    """x of `shape` (random in [-1, 1)), frequencies `inv_freq` (default
+    10000^(-2i/R)) saved as f.npy in `freq_dtype`, optional attention scaling
+    saved as m.npy."""
+    rng = rng_for(name)
+    D = shape[-1]
+    R = D if R is None else R
+    x = uniform(rng, shape)
+    if dtype == "bf16":
+        x = to_bf16(x)
+    else:
+        x = x.astype(dtype)
+    if inv_freq is None:
+        inv_freq, _ = ref.default_freqs(10000.0, R)
+    f = np.asarray(inv_freq).astype(freq_dtype)
+    save(d, x=x, f=f)
+    if pos_arg is not None:
+        save(d, p=pos_arg)
+    af = 1.0
+    if scaling is not None:
+        save(d, m=scalar_f32(scaling))
+        af = float(F32(scaling))
+    save(d, expected=ref.rope_inv_freq(x, f, positions, layout, R, af))
+
+
+@case
+def rope_interleaved_offset(d):
+    _rope(d, "rope_interleaved_offset", (2, 4, 9, 16), "interleaved", 21, index(21))
+
+
+@case
+def rope_half_offset(d):
+    _rope(d, "rope_half_offset", (2, 4, 9, 16), "half", 21, index(21))
+
+
+@case
+def rope_half_partial(d):
+    _rope(d, "rope_half_partial", (1, 2, 8, 16), "half", 3, index(3), R=8)
+
+
+@case
+def rope_interleaved_partial(d):
+    _rope(d, "rope_interleaved_partial", (3, 8, 12), "interleaved", 40, i32(40), R=4,
+          freq_dtype=F64)
+
+
+@case
+def rope_half_static_offset(d):
+    _rope(d, "rope_half_static_offset", (4, 6, 32), "half", 9, freq_dtype=F64)
+
+
+@case
+def rope_half_positions(d):
+    pos = rng_for("rope_half_positions/p").integers(0, 5000, 6).astype(np.int32)
+    _rope(d, "rope_half_positions", (2, 6, 16), "half", pos, pos, freq_dtype=F64)
+
+
+@case
+def rope_interleaved_batch_positions(d):
+    pos = rng_for("rope_interleaved_batch_positions/p").integers(0, 100, (2, 5))
+    _rope(d, "rope_interleaved_batch_positions", (2, 3, 5, 16), "interleaved", pos, pos)
+
+
+@case
+def rope_scaling_partial(d):
+    # attention_scaling multiplies cos and sin; the pass-through channels
+    # [R, D) keep their values.
+    _rope(d, "rope_scaling_partial", (2, 5, 12), "half", 7, np.array(7, np.int64), R=8,
+          scaling=1.2345)
+
+
+@case
+def rope_interleaved_scaling(d):
+    _rope(d, "rope_interleaved_scaling", (3, 4, 8), "interleaved", 0, index(0), scaling=0.75)
+
+
+@case
+def rope_arbitrary_freq(d):
+    # Frequencies that are not a geometric series, some of them > 1.
+    inv = np.array([3.1, 1.7, 0.9, 0.5, 0.125, 0.03, 1e-3, 2.5e-5], dtype=F64)
+    _rope(d, "rope_arbitrary_freq", (2, 10, 16), "interleaved", 11, index(11),
+          freq_dtype=F64, inv_freq=inv)
+
+
+@case
+def rope_f64(d):
+    _rope(d, "rope_f64", (2, 8, 16), "half", 1000, index(1000), freq_dtype=F64, dtype=F64)
+
+
+@case
+def rope_f16(d):
+    _rope(d, "rope_f16", (2, 8, 16), "half", 5, index(5), dtype=F16)
+
+
+@case
+def rope_bf16(d):
+    pos = np.array([0, 3, 9, 100, 4096, 7, 8, 1], dtype=np.int32)
+    _rope(d, "rope_bf16", (8, 16), "interleaved", pos, pos, R=12, dtype="bf16")
+
+
+def _rope_cache(d, name, shape, layout, P, positions, pos_arg=None, R=None, table_dtype=F32,
+                dtype=F32, scaling=None):
+    """Random cos/sin tables [P, R/2] with values in [-1.5, 1.5) (they need not
+    be cosines and sines); positions outside [0, P) are clamped (PEOps.td)."""
+    rng = rng_for(name)
+    D = shape[-1]
+    R = D if R is None else R
+    x = uniform(rng, shape).astype(dtype)
+    cos = uniform(rng, (P, R // 2), lo=-1.5, hi=1.5).astype(table_dtype)
+    sin = uniform(rng, (P, R // 2), lo=-1.5, hi=1.5).astype(table_dtype)
+    save(d, x=x, cos=cos, sin=sin)
+    if pos_arg is not None:
+        save(d, p=pos_arg)
+    af = 1.0
+    if scaling is not None:
+        save(d, m=scalar_f32(scaling))
+        af = float(F32(scaling))
+    pos = np.asarray(positions)
+    if pos.ndim == 0:
+        pos = ref.positions_from_offset(pos, shape[-2])
+    save(d, expected=ref.rope_cache(x, cos, sin, np.clip(pos, 0, P - 1), layout, R, af))
+
+
+@case
+def rope_cache_offset(d):
+    _rope_cache(d, "rope_cache_offset", (2, 9, 16), "interleaved", 32, 4, index(4))
+
+
+@case
+def rope_cache_offset_clamp(d):
+    # Positions 28..36 with P = 32: tokens 4..8 read row 31.
+    _rope_cache(d, "rope_cache_offset_clamp", (2, 9, 16), "interleaved", 32, 28, index(28))
+
+
+@case
+def rope_cache_positions_clamp(d):
+    pos = np.array([5, -1, 19, 25, 0, 7], dtype=np.int32)
+    _rope_cache(d, "rope_cache_positions_clamp", (1, 2, 6, 16), "half", 20, pos, pos, R=8,
+                table_dtype=F64)
+
+
+@case
+def rope_cache_batch_scaling(d):
+    pos = rng_for("rope_cache_batch_scaling/p").integers(0, 16, (2, 4))
+    _rope_cache(d, "rope_cache_batch_scaling", (2, 4, 16), "half", 16, pos, pos, scaling=0.6)
+
+
+@case
+def rope_cache_static_offset(d):
+    _rope_cache(d, "rope_cache_static_offset", (3, 5, 10), "interleaved", 12, 6, R=6,
+                table_dtype=F64)
+
+
+@case
+def rope_cache_f16(d):
+    _rope_cache(d, "rope_cache_f16", (4, 16), "half", 8, 2, index(2), table_dtype=F16, dtype=F16)
+
+
+# ===========================================================================
+# A3/A4. Frequency ops returned directly (frequencies.mlir)
+# ===========================================================================
+# expected_f.npy: inv_freq in float64; expected_m.npy: [attention_scaling].
+
+
+def _freq(d, inv_freq_and_factor):
+    inv, af = inv_freq_and_factor
+    save(d, expected_f=np.asarray(inv, dtype=F64), expected_m=np.array([af], dtype=F64))
+
+
+def _seq(d, n, dtype=np.int64):
+    save(d, n=np.array(n, dtype=dtype))
+
+
+@case
+def freq_default_f32(d):
+    _freq(d, ref.default_freqs(10000.0, 32))
+
+
+@case
+def freq_default_f64(d):
+    _freq(d, ref.default_freqs(500000.0, 16))
+
+
+@case
+def freq_linear_f32(d):
+    _freq(d, ref.linear(10000.0, 32, 4.0))
+
+
+@case
+def freq_linear_f64(d):
+    _freq(d, ref.linear(1000000.0, 64, 2.5))
+
+
+@case
+def freq_ntk_f32(d):
+    _freq(d, ref.ntk(10000.0, 32, 2.0))
+
+
+@case
+def freq_ntk_f64(d):
+    _freq(d, ref.ntk(10000.0, 8, 8.0))
+
+
+# Dynamic NTK, R = 16, L = 32, factor 2, seq_len a run-time index.
+for _n, _tag in ((10, "below"), (32, "at"), (33, "above"), (50, "above50"), (1000, "far")):
+    def _dyn(d, n=_n):
+        _seq(d, n)
+        _freq(d, ref.dynamic_ntk(10000.0, 16, 2.0, 32, n))
+    _dyn.__name__ = f"freq_dynntk_{_tag}"
+    case(_dyn)
+
+
+@case
+def freq_dynntk_i64_f64(d):
+    # R = 8, L = 64, factor 4, seq_len 77 as i64, f64 result.
+    _seq(d, 77)
+    _freq(d, ref.dynamic_ntk(20000.0, 8, 4.0, 64, 77))
+
+
+@case
+def freq_dynntk_i32(d):
+    _seq(d, 200, np.int32)
+    _freq(d, ref.dynamic_ntk(10000.0, 16, 2.0, 32, 200))
+
+
+# YaRN, R = 32, L = 2048: correction range [4, 11] (truncated).
+@case
+def freq_yarn_default(d):
+    _freq(d, ref.yarn(10000.0, 32, 4.0, 2048))
+
+
+@case
+def freq_yarn_f64(d):
+    _freq(d, ref.yarn(10000.0, 32, 4.0, 2048))
+
+
+@case
+def freq_yarn_mscale(d):
+    _freq(d, ref.yarn(10000.0, 32, 8.0, 2048, mscale=1.0, mscale_all_dim=0.5))
+
+
+@case
+def freq_yarn_mscale_zero(d):
+    # mscale = 0 is "absent" (Python truthiness): get_mscale(factor).
+    _freq(d, ref.yarn(10000.0, 32, 8.0, 2048, mscale=0.0, mscale_all_dim=1.0))
+
+
+@case
+def freq_yarn_mscale_only(d):
+    # mscale without mscale_all_dim: get_mscale(factor).
+    _freq(d, ref.yarn(10000.0, 32, 8.0, 2048, mscale=0.707))
+
+
+@case
+def freq_yarn_no_truncate(d):
+    _freq(d, ref.yarn(10000.0, 32, 4.0, 2048, truncate=False))
+
+
+@case
+def freq_yarn_attention_factor(d):
+    _freq(d, ref.yarn(500000.0, 64, 16.0, 4096, beta_fast=16.0, beta_slow=2.0,
+                      attention_factor=0.8, mscale=1.0, mscale_all_dim=0.5))
+
+
+@case
+def freq_yarn_equal_betas(d):
+    # No truncation and beta_fast == beta_slow: low == high, high += 0.001.
+    _freq(d, ref.yarn(10000.0, 32, 4.0, 2048, beta_fast=4.0, beta_slow=4.0, truncate=False))
+
+
+@case
+def freq_yarn_factor1(d):
+    _freq(d, ref.yarn(10000.0, 16, 1.0, 256))
+
+
+# llama3: R = 32, base 10000, L = 256, low 1, high 4 puts pairs 0-4 in the
+# high band, 5-6 in the medium band and 7-15 in the low band.
+@case
+def freq_llama3_f32(d):
+    _freq(d, ref.llama3(10000.0, 32, 8.0, 1.0, 4.0, 256))
+
+
+@case
+def freq_llama3_f64(d):
+    # Llama 3.1 parameters, R = 64.
+    _freq(d, ref.llama3(500000.0, 64, 8.0, 1.0, 4.0, 8192))
+
+
+@case
+def freq_llama3_equal(d):
+    # low_freq_factor == high_freq_factor: no medium band.
+    _freq(d, ref.llama3(10000.0, 32, 4.0, 2.0, 2.0, 256))
+
+
+# LongRoPE: R = 8, L = 16, max_position_embeddings 64, seq_len at run time.
+LONGROPE_SHORT = [1.0, 1.25, 1.5, 2.0]
+LONGROPE_LONG = [1.5, 3.0, 6.0, 12.0]
+
+for _n, _tag in ((8, "short"), (16, "at"), (17, "long"), (64, "long64")):
+    def _lr(d, n=_n):
+        _seq(d, n)
+        _freq(d, ref.longrope(10000.0, 8, LONGROPE_SHORT, LONGROPE_LONG, 16, 64, seq_len=n))
+    _lr.__name__ = f"freq_longrope_{_tag}"
+    case(_lr)
+
+
+@case
+def freq_longrope_noseq(d):
+    _freq(d, ref.longrope(10000.0, 8, LONGROPE_SHORT, LONGROPE_LONG, 16, 64))
+
+
+@case
+def freq_longrope_attrs(d):
+    # Explicit factor and attention_factor, seq_len i32 above L.
+    _seq(d, 100, np.int32)
+    _freq(d, ref.longrope(10000.0, 8, LONGROPE_SHORT, LONGROPE_LONG, 16, 64, seq_len=100,
+                          factor=2.0, attention_factor=1.1))
+
+
+@case
+def freq_longrope_factor_only(d):
+    # Explicit factor 8 (not 64 / 16 = 4): sqrt(1 + ln 8 / ln 16).
+    _seq(d, 3, np.int32)
+    _freq(d, ref.longrope(10000.0, 8, LONGROPE_SHORT, LONGROPE_LONG, 16, 64, seq_len=3,
+                          factor=8.0))
+
+
+# ===========================================================================
+# A4 -> A3. Frequency ops feeding pe.rope (scaling_rope.mlir)
+# ===========================================================================
+# The frequency op rounds inv_freq once to its result type and the scaling to
+# f32 (PEOps.td); the reference rotates with exactly those rounded values.
+
+
+def _chain(d, name, shape, layout, freqs, positions, pos_arg=None, R=None, freq_dtype=F32,
+           seq_len=None):
+    rng = rng_for(name)
+    x = uniform(rng, shape)
+    save(d, x=x)
+    if pos_arg is not None:
+        save(d, p=pos_arg)
+    if seq_len is not None:
+        save(d, n=index(seq_len))
+    inv, af = freqs
+    inv = np.asarray(inv, dtype=F64).astype(freq_dtype).astype(F64)
+    save(d, expected=ref.rope_inv_freq(x, inv, positions, layout, R, float(F32(af))))
+
+
+@case
+def chain_default(d):
+    _chain(d, "chain_default", (2, 8, 16), "interleaved", ref.default_freqs(10000.0, 16), 12,
+           index(12), freq_dtype=F64)
+
+
+@case
+def chain_linear(d):
+    pos = np.array([0, 4, 9, 63, 64, 200], dtype=np.int32)
+    _chain(d, "chain_linear", (2, 6, 16), "half", ref.linear(10000.0, 16, 4.0), pos, pos)
+
+
+@case
+def chain_ntk(d):
+    _chain(d, "chain_ntk", (1, 2, 8, 32), "half", ref.ntk(10000.0, 16, 2.0), 5, index(5), R=16,
+           freq_dtype=F64)
+
+
+for _n, _tag in ((16, "below"), (32, "at"), (48, "above")):
+    def _cd(d, n=_n, tag=_tag):
+        # seq_len n with the tokens at positions n - 8 .. n - 1.
+        _chain(d, f"chain_dynntk_{tag}", (2, 8, 16), "half",
+               ref.dynamic_ntk(10000.0, 16, 2.0, 32, n), n - 8, index(n - 8), seq_len=n)
+    _cd.__name__ = f"chain_dynntk_{_tag}"
+    case(_cd)
+
+
+@case
+def chain_yarn(d):
+    _chain(d, "chain_yarn", (2, 8, 32), "half", ref.yarn(10000.0, 32, 4.0, 2048), 30, index(30))
+
+
+@case
+def chain_yarn_mscale(d):
+    _chain(d, "chain_yarn_mscale", (2, 8, 32), "interleaved",
+           ref.yarn(10000.0, 32, 8.0, 2048, mscale=1.0, mscale_all_dim=0.5, truncate=False), 30,
+           index(30), freq_dtype=F64)
+
+
+@case
+def chain_llama3(d):
+    _chain(d, "chain_llama3", (1, 4, 8, 32), "half", ref.llama3(10000.0, 32, 8.0, 1.0, 4.0, 256),
+           1000, index(1000), freq_dtype=F64)
+
+
+for _n, _tag in ((12, "short"), (40, "long")):
+    def _cl(d, n=_n, tag=_tag):
+        _chain(d, f"chain_longrope_{tag}", (2, 4, 8, 16), "half",
+               ref.longrope(10000.0, 8, LONGROPE_SHORT, LONGROPE_LONG, 16, 64, seq_len=n),
+               n - 8, index(n - 8), R=8, seq_len=n)
+    _cl.__name__ = f"chain_longrope_{_tag}"
+    case(_cl)
+
+
+# ===========================================================================
+# A5. pe.alibi_bias (alibi.mlir)
+# ===========================================================================
+
+
+def _alibi(d, H, Tq, Tk, distance, q_offset, off_arg=None, slopes=None, save_slopes=None,
+           sizes=False):
+    if off_arg is not None:
+        save(d, o=off_arg)
+    if save_slopes is not None:
+        save(d, s=save_slopes)
+    if sizes:
+        save(d, tq=index(Tq), tk=index(Tk))
+    save(d, expected=ref.alibi_bias(H, Tq, Tk, distance, q_offset, slopes))
+
+
+# Head counts 8, 6, 12, 40 x distances; Tq = 5 queries at positions 4..8 (a
+# query offset), Tk = 9 keys, so the three distances disagree.
+for _H in (8, 6, 12, 40):
+    for _dist in ref.ALIBI_DISTANCES:
+        def _al(d, H=_H, dist=_dist):
+            _alibi(d, H, 5, 9, dist, 4, index(4))
+        _al.__name__ = f"alibi_h{_H}_{_dist}"
+        case(_al)
+
+
+@case
+def alibi_static_offset(d):
+    # H = 12, static_offset 3 plus offset operand 2 (i32): positions 5 + i.
+    _alibi(d, 12, 4, 10, "symmetric", 5, i32(2))
+
+
+@case
+def alibi_dynamic(d):
+    # tensor<6x?x?xf32> with [Tq, Tk] = [3, 7], offset 4 (queries are the last 3).
+    _alibi(d, 6, 3, 7, "signed", 4, np.array(4, np.int64), sizes=True)
+
+
+@case
+def alibi_slopes_f32(d):
+    s = np.array([0.9, -0.5, 0.3, 2.0, 1e-3], dtype=F32)
+    _alibi(d, 5, 4, 6, "symmetric", 2, index(2), slopes=s, save_slopes=s)
+
+
+@case
+def alibi_slopes_f64(d):
+    s = np.array([1.0 / 3.0, 0.1, 7.0], dtype=F64)
+    _alibi(d, 3, 6, 6, "signed", 0, slopes=s, save_slopes=s)
+
+
+@case
+def alibi_max_bias(d):
+    # max_bias = 4 (ggml's generalisation; 8 is the paper), H = 12.
+    _alibi(d, 12, 4, 8, "key", 0, slopes=ref.alibi_slopes_ggml(12, 4.0))
+
+
+@case
+def alibi_f64(d):
+    _alibi(d, 40, 3, 5, "symmetric", 7, index(7))
+
+
+@case
+def alibi_f16(d):
+    _alibi(d, 12, 4, 6, "signed", 2)
+
+
+# ===========================================================================
+# A6. pe.attention (attention.mlir)
+# ===========================================================================
+
+
+def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, mask_shape=None,
+          bias_dtype=F32, causal=False, softcap=None, softcap_order="before_bias", scale=None,
+          mask_fn=None, bias_scale=1.0):
+    rng = rng_for(name)
+    Dv = D if Dv is None else Dv
+    q = rng.standard_normal((B, H, Tq, D))
+    k = rng.standard_normal((B, Hkv, Tk, D))
+    v = uniform(rng, (B, Hkv, Tk, Dv), F64)
+
+    def cast(a):
+        a = a.astype(F32)
+        return to_bf16(a) if dtype == "bf16" else a.astype(dtype)
+
+    q, k, v = cast(q), cast(k), cast(v)
+    save(d, q=q, k=k, v=v)
+    bias = mask = None
+    if bias_shape is not None:
+        bias = (rng.standard_normal(bias_shape) * bias_scale).astype(bias_dtype)
+        save(d, bias=bias)
+    if mask_shape is not None:
+        mask = rng.random(mask_shape) < 0.7
+        if mask_fn is not None:
+            mask = mask_fn(mask)
+        save(d, mask=mask)
+    save(d, expected=ref.attention(q, k, v, scale, causal, bias, mask, softcap, softcap_order))
+
+
+@case
+def attn_mha(d):
+    _attn(d, "attn_mha", 2, 4, 4, 8, 8, 16)
+
+
+@case
+def attn_mha_scale(d):
+    _attn(d, "attn_mha_scale", 1, 2, 2, 6, 10, 8, scale=0.5)
+
+
+@case
+def attn_gqa_causal(d):
+    _attn(d, "attn_gqa_causal", 1, 8, 2, 12, 12, 16, causal=True)
+
+
+@case
+def attn_mqa(d):
+    _attn(d, "attn_mqa", 2, 4, 1, 5, 9, 16)
+
+
+@case
+def attn_causal_kv_offset(d):
+    # Tq = 3 < Tk = 10: query i sees keys j <= i + 7 (bottom-right).
+    _attn(d, "attn_causal_kv_offset", 1, 4, 2, 3, 10, 16, causal=True)
+
+
+@case
+def attn_causal_dynamic(d):
+    # The same through dynamic Tq/Tk dimensions.
+    _attn(d, "attn_causal_dynamic", 1, 4, 2, 4, 11, 16, causal=True)
+
+
+@case
+def attn_causal_tq_gt_tk(d):
+    # Tq = 6 > Tk = 4: queries 0 and 1 see no key (j <= i - 2) and give 0.
+    _attn(d, "attn_causal_tq_gt_tk", 1, 2, 2, 6, 4, 8, causal=True)
+
+
+@case
+def attn_bias_rank2(d):
+    _attn(d, "attn_bias_rank2", 2, 4, 2, 6, 8, 16, bias_shape=(6, 8), bias_scale=2.0)
+
+
+@case
+def attn_bias_rank3(d):
+    # [H, 1, Tk]: broadcast over batch (missing) and queries (1).
+    _attn(d, "attn_bias_rank3", 2, 4, 2, 6, 8, 16, bias_shape=(4, 1, 8), bias_scale=2.0)
+
+
+@case
+def attn_bias_rank4(d):
+    # [B, 1, Tq, Tk] in f16 (the bias may have any float type).
+    _attn(d, "attn_bias_rank4", 2, 4, 4, 5, 7, 16, bias_shape=(2, 1, 5, 7), bias_dtype=F16,
+          bias_scale=2.0)
+
+
+@case
+def attn_bias_rank4_full(d):
+    _attn(d, "attn_bias_rank4_full", 1, 4, 2, 5, 7, 8, bias_shape=(1, 4, 5, 7), causal=True,
+          bias_scale=3.0)
+
+
+@case
+def attn_mask(d):
+    # [B, 1, Tq, Tk] random mask, every row keeps key 0.
+    def keep0(m):
+        m[..., 0] = True
+        return m
+    _attn(d, "attn_mask", 2, 4, 2, 6, 8, 16, mask_shape=(2, 1, 6, 8), mask_fn=keep0)
+
+
+@case
+def attn_mask_rank2_causal(d):
+    def keep_diag(m):
+        for i in range(m.shape[0]):
+            m[i, i + 2] = True
+        return m
+    _attn(d, "attn_mask_rank2_causal", 1, 4, 4, 6, 8, 16, mask_shape=(6, 8), causal=True,
+          mask_fn=keep_diag)
+
+
+@case
+def attn_masked_row(d):
+    # Row 2 of head 1 and all of query 4 are fully masked: output 0, not NaN.
+    def blank(m):
+        m[:] = True
+        m[0, 1, 2, :] = False
+        m[0, :, 4, :] = False
+        return m
+    _attn(d, "attn_masked_row", 1, 4, 2, 6, 8, 16, mask_shape=(1, 4, 6, 8), mask_fn=blank)
+
+
+@case
+def attn_softcap_before(d):
+    # Logits of order 10 against a cap of 5 and a bias of order 4: the two
+    # orders give clearly different results.
+    _attn(d, "attn_softcap_before", 1, 4, 2, 6, 8, 16, bias_shape=(4, 6, 8), bias_scale=4.0,
+          softcap=5.0, scale=1.5)
+
+
+@case
+def attn_softcap_after(d):
+    _attn(d, "attn_softcap_after", 1, 4, 2, 6, 8, 16, bias_shape=(4, 6, 8), bias_scale=4.0,
+          softcap=5.0, softcap_order="after_bias", scale=1.5)
+
+
+@case
+def attn_softcap_nobias(d):
+    _attn(d, "attn_softcap_nobias", 1, 2, 2, 6, 8, 16, softcap=2.0, scale=1.0, causal=True)
+
+
+@case
+def attn_dv(d):
+    # Dv = 8 != D = 16.
+    _attn(d, "attn_dv", 2, 4, 2, 5, 9, 16, Dv=8, causal=True)
+
+
+@case
+def attn_f16(d):
+    _attn(d, "attn_f16", 1, 8, 2, 8, 8, 16, dtype=F16, causal=True)
+
+
+@case
+def attn_bf16(d):
+    _attn(d, "attn_bf16", 1, 4, 4, 6, 6, 16, dtype="bf16", bias_shape=(6, 6))
+
+
+@case
+def attn_f64(d):
+    _attn(d, "attn_f64", 1, 4, 2, 6, 8, 16, dtype=F64, causal=True, bias_shape=(4, 6, 8),
+          softcap=3.0, softcap_order="after_bias", mask_shape=(1, 1, 6, 8),
+          mask_fn=lambda m: m | np.eye(6, 8, k=2, dtype=bool))
+
+
+# ===========================================================================
+# End to end (e2e.mlir)
+# ===========================================================================
+
+
+def _qkv(name, H, Hkv, Tq, Tk, D):
+    rng = rng_for(name)
+    q = rng.standard_normal((1, H, Tq, D)).astype(F32)
+    k = rng.standard_normal((1, Hkv, Tk, D)).astype(F32)
+    v = uniform(rng, (1, Hkv, Tk, D))
+    return q, k, v
+
+
+@case
+def e2e_llama3_prefill(d):
+    # Llama 3.1 rope (half layout, llama3 scaling of base 500000) on q and k
+    # at positions 0..15, then GQA (H = 8, Hkv = 2) causal attention.
+    q, k, v = _qkv("e2e_llama3_prefill", 8, 2, 16, 16, 32)
+    save(d, q=q, k=k, v=v)
+    inv, _ = ref.llama3(500000.0, 32, 8.0, 1.0, 4.0, 8192)
+    inv = f32(inv)
+    qr = ref.rope_inv_freq(q, inv, 0, "half")
+    kr = ref.rope_inv_freq(k, inv, 0, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
+def e2e_llama3_decode(d):
+    # 4 new queries at positions 12..15 (offset operand) against 16 cached
+    # keys at 0..15; causal bottom-right.
+    q, k, v = _qkv("e2e_llama3_decode", 8, 2, 4, 16, 32)
+    save(d, q=q, k=k, v=v, past=index(12))
+    inv, _ = ref.llama3(500000.0, 32, 8.0, 1.0, 4.0, 8192)
+    inv = f32(inv)
+    qr = ref.rope_inv_freq(q, inv, 12, "half")
+    kr = ref.rope_inv_freq(k, inv, 0, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
+def e2e_yarn_interleaved(d):
+    # YaRN with its attention scaling (logits grow by its square), interleaved
+    # layout, MQA, non-causal, positions from a tensor.
+    q, k, v = _qkv("e2e_yarn_interleaved", 4, 1, 6, 6, 16)
+    pos = np.array([100, 101, 102, 103, 104, 105], dtype=np.int64)
+    save(d, q=q, k=k, v=v, p=pos)
+    inv, af = ref.yarn(10000.0, 16, 8.0, 64)
+    inv, af = f32(inv), float(F32(af))
+    qr = ref.rope_inv_freq(q, inv, pos, "interleaved", attention_factor=af)
+    kr = ref.rope_inv_freq(k, inv, pos, "interleaved", attention_factor=af)
+    save(d, expected=ref.attention(qr, kr, v))
+
+
+@case
+def e2e_alibi(d):
+    # ALiBi (H = 6, symmetric) as the bias of causal attention with a KV
+    # offset: queries at positions 6..9 of 10 keys.
+    q, k, v = _qkv("e2e_alibi", 6, 6, 4, 10, 16)
+    save(d, q=q, k=k, v=v)
+    bias = ref.alibi_bias(6, 4, 10, "symmetric", 6)
+    save(d, expected=ref.attention(q, k, v, causal=True, bias=bias))
+
+
+@case
+def e2e_alibi_encoder(d):
+    # Non-causal ALiBi with the signed distance (differs from symmetric here).
+    q, k, v = _qkv("e2e_alibi_encoder", 6, 6, 7, 7, 16)
+    save(d, q=q, k=k, v=v)
+    bias = ref.alibi_bias(6, 7, 7, "signed", 0)
+    save(d, expected=ref.attention(q, k, v, bias=bias))
+
+
+# ===========================================================================
+# Properties (prop_*.mlir; checked by props.py on the pe-run outputs)
+# ===========================================================================
+
+
+@case
+def prop_norm(d):
+    # Random x and default frequencies at large positions.
+    rng = rng_for("prop_norm")
+    save(d, x=uniform(rng, (2, 3, 16, 32), lo=-2.0, hi=2.0),
+         f=ref.default_freqs(10000.0, 32)[0].astype(F32),
+         f24=ref.default_freqs(10000.0, 24)[0].astype(F32),
+         o=index(5000))
+
+
+@case
+def prop_relative(d):
+    # q and k of unit norm per token; offsets (m, n) with the same n - m.
+    rng = rng_for("prop_relative")
+    save(d, q=unit_rows(rng, (2, 8, 32)), k=unit_rows(rng, (2, 8, 32)),
+         f=ref.default_freqs(10000.0, 32)[0].astype(F32))
+    for tag, off in (("m0", 0), ("n0", 5), ("m1", 1000), ("n1", 1005), ("m2", 70000),
+                     ("n2", 70005), ("n3", 9)):
+        save(d, **{tag: index(off)})
+
+
+@case
+def prop_pos0(d):
+    # PE(p = 0) rows (closed form, not pe_ref): interleaved [0, 1, 0, 1, ...],
+    # concat [0 .. 0 | 1 .. 1] (+ a final 0 for odd C).
+    save(d, zeros1=np.zeros((1, 16), F32), zeros16=np.zeros((4, 16), F32),
+         zeros9=np.zeros((1, 2, 3, 9), F32), p0=np.zeros(4, np.int32))
+    inter16 = np.tile([0.0, 1.0], 8)
+    inter9 = np.array([0, 1, 0, 1, 0, 1, 0, 1, 0], F64)
+    concat16 = np.array([0] * 8 + [1] * 8, F64)
+    concat9 = np.array([0] * 4 + [1] * 4 + [0], F64)
+    save(d, expected_inter1=inter16[None, :].copy(), expected_concat1=concat16[None, :].copy())
+    save(d, expected_inter16=np.broadcast_to(inter16, (4, 16)).copy(),
+         expected_inter9=np.broadcast_to(inter9, (1, 2, 3, 9)).copy(),
+         expected_concat16=np.broadcast_to(concat16, (4, 16)).copy(),
+         expected_concat9=np.broadcast_to(concat9, (1, 2, 3, 9)).copy())
+
+
+LARGE_POSITIONS = [0, 1000, 65535, 2**20 - 1, 2**20]
+
+
+@case
+def prop_large_positions(d):
+    # Unit-norm rows, positions up to 2^20, default frequencies in f32 and in
+    # f64; expected in float64 (pe_ref) from the exact frequency values.
+    rng = rng_for("prop_large_positions")
+    x = unit_rows(rng, (3, 5, 64))
+    pos = np.array(LARGE_POSITIONS, dtype=np.int64)
+    inv = ref.default_freqs(10000.0, 64)[0]
+    f32v, f64v = inv.astype(F32), inv.astype(F64)
+    save(d, x=x, p=pos, p32=pos.astype(np.int32), f32=f32v, f64=f64v)
+    for layout in ref.ROPE_LAYOUTS:
+        save(d, **{f"expected_{layout}_f32": ref.rope_inv_freq(x, f32v, pos, layout),
+                   f"expected_{layout}_f64": ref.rope_inv_freq(x, f64v, pos, layout)})
+    # Hugging Face forms p * inv_freq in f32; the error that costs (up to
+    # p * 2^-24 rad) is what the f64 angle avoids. props.py large_sanity checks
+    # that this bound is violated by the f32-angle formula, i.e. that the test
+    # can tell the two apart.
+    ang32 = (pos.astype(F32)[:, None] * f32v[None, :]).astype(F64)
+    a, b = x[..., 0::2].astype(F64), x[..., 1::2].astype(F64)
+    hf = np.empty(x.shape, F64)
+    hf[..., 0::2] = a * np.cos(ang32) - b * np.sin(ang32)
+    hf[..., 1::2] = a * np.sin(ang32) + b * np.cos(ang32)
+    save(d, f32angle_interleaved=hf)
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] not in CASES:
+        names = " ".join(sorted(CASES))
+        sys.stderr.write(f"usage: cases.py CASE DIR\nknown cases: {names}\n")
+        return 2
+    d = argv[2]
+    os.makedirs(d, exist_ok=True)
+    CASES[argv[1]](d)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
