@@ -67,6 +67,8 @@ constexpr int64_t kLanes = 16;
 constexpr int64_t kRows = 4;
 constexpr int64_t kBlock = 64;
 constexpr int64_t kBlockVecs = kBlock / kLanes;
+/// Query rows per block (Qs and the running O stay in L1 with a key block).
+constexpr int64_t kQBlock = 64;
 /// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
 /// reductions) and no NaNs (plain vmaxps), but infinities are kept: masked
 /// scores are -inf.
@@ -235,6 +237,11 @@ private:
   /// a two-term pi/2), fdlibm's kernel polynomials, quadrant selection.
   /// `shift` is an i64 vector of quarter turns, or null for none.
   std::pair<Value, Value> sinCos64(Value a, Value shift);
+  /// exp of a 16-lane f32 vector of non-positive values (the softmax terms
+  /// x - max): Cody-Waite reduction by ln 2 in two parts, Cephes' expf
+  /// polynomial (about 1 ulp), 2^k through the exponent bits. About a third
+  /// of the instructions of the general math.exp approximation.
+  Value softmaxExp(Value x);
   void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
                 Value cosT, Value sinT);
   void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
@@ -257,6 +264,31 @@ private:
 /// Computes the cos and sin of every position `offset + t`, t < rows, for
 /// each rotated pair, into two [rows, R/2] buffers (times the attention
 /// scaling). Returns the sin table and sets `cosT`.
+Value KernelBuilder::softmaxExp(Value x) {
+  auto iv = VectorType::get({kLanes}, b.getI32Type());
+  auto ci = [&](int32_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(iv, b.getI32IntegerAttr(v)));
+  };
+  // Below -87 the result would be denormal; callers flush x < kExpCutoff.
+  x = arith::MaxNumFOp::create(b, x, vsplat(-87.0), kFast);
+  Value k = math::RoundEvenOp::create(
+      b, arith::MulFOp::create(b, x, vsplat(1.44269504088896341)));
+  Value r = math::FmaOp::create(b, k, vsplat(-0.693359375), x);
+  r = math::FmaOp::create(b, k, vsplat(2.12194440e-4), r);
+  Value z = arith::MulFOp::create(b, r, r);
+  Value y = vsplat(1.9875691500e-4);
+  for (double c : {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                   1.6666665459e-1, 5.0000001201e-1})
+    y = math::FmaOp::create(b, y, r, vsplat(c));
+  y = math::FmaOp::create(b, y, z, arith::AddFOp::create(b, r, vsplat(1.0)));
+  // 2^k: (k + 127) << 23 as the bits of an f32.
+  Value bits = arith::ShLIOp::create(
+      b, arith::AddIOp::create(b, arith::FPToSIOp::create(b, iv, k), ci(127)),
+      ci(23));
+  return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
+}
+
 std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
   auto vt = cast<VectorType>(a.getType());
   auto it = VectorType::get(vt.getShape(), b.getI64Type());
@@ -524,7 +556,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
 void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
                                 Value q0, Value tq, Value cosT, Value sinT) {
   scf::ForOp::create(
-      b, idx(0), idx(kBlock), idx(1), ValueRange{},
+      b, idx(0), idx(kQBlock), idx(1), ValueRange{},
       [&](OpBuilder &ob, Location loc, Value r, ValueRange) {
         Scope scope_nb(b, ob);
         Value i = addi(q0, r);
@@ -566,7 +598,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
   Value keys = arith::MinSIOp::create(b, idx(kBlock),
                                       arith::SubIOp::create(b, tk, j0));
   // Query rows of this block that exist, rounded up to groups of 4.
-  Value rows = arith::MinSIOp::create(b, idx(kBlock),
+  Value rows = arith::MinSIOp::create(b, idx(kQBlock),
                                       arith::SubIOp::create(b, tq, q0));
   Value groups =
       arith::DivUIOp::create(b, addi(rows, idx(kRows - 1)), idx(kRows));
@@ -709,7 +741,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             // denormals, which cost microcode assists in the P V
             // multiply-adds, out of P.
             Value x = arith::SubFOp::create(b, s[c], bcast(safeM));
-            Value e = math::ExpOp::create(b, x);
+            Value e = softmaxExp(x);
             e = arith::SelectOp::create(
                 b,
                 arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
@@ -1019,8 +1051,8 @@ Value KernelBuilder::build() {
   }
   Value kBlocks = arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)),
                                          idx(kBlock));
-  Value qBlocks = arith::DivUIOp::create(b, addi(tq, idx(kBlock - 1)),
-                                         idx(kBlock));
+  Value qBlocks = arith::DivUIOp::create(b, addi(tq, idx(kQBlock - 1)),
+                                         idx(kQBlock));
 
   scf::ParallelOp::create(
       b, ValueRange{idx(0), idx(0)}, ValueRange{batch, idx(heads)},
@@ -1030,11 +1062,11 @@ Value KernelBuilder::build() {
         Value bIdx = ivs[0], hIdx = ivs[1];
         Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
         Value kt = alloc({ShapedType::kDynamic, headDim, kBlock}, kBlocks);
-        Value qs = alloc({kBlock, headDim}, {});
-        Value os = alloc({kBlock, valueDim}, {});
+        Value qs = alloc({kQBlock, headDim}, {});
+        Value os = alloc({kQBlock, valueDim}, {});
         Value pBuf = alloc({kRows, kBlock}, {});
-        Value mBuf = alloc({kBlock}, {});
-        Value lBuf = alloc({kBlock}, {});
+        Value mBuf = alloc({kQBlock}, {});
+        Value lBuf = alloc({kQBlock}, {});
         packKeys(kMem, kt, bIdx, kvHead,
                  tk, kCos, kSin);
         Value slope = p.alibi ? Value(tensor::ExtractOp::create(
@@ -1044,11 +1076,11 @@ Value KernelBuilder::build() {
             b, idx(0), qBlocks, idx(1), ValueRange{},
             [&](OpBuilder &fb, Location l2, Value qb, ValueRange) {
               Scope scope_nb2(b, fb);
-              Value q0 = muli(qb, idx(kBlock));
+              Value q0 = muli(qb, idx(kQBlock));
               loadQueries(qMem, qs, bIdx, hIdx, q0, tq, qCos, qSin);
               // Running state: O = 0, m = -inf, l = 0.
               scf::ForOp::create(
-                  b, idx(0), idx(kBlock), idx(1), ValueRange{},
+                  b, idx(0), idx(kQBlock), idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
                     Scope scope_inner(b, ib);
                     for (int64_t c = 0; c < valueDim; c += kLanes)
@@ -1065,7 +1097,7 @@ Value KernelBuilder::build() {
               Value kbEnd = kBlocks;
               if (p.causal) {
                 Value lastRow = arith::MinSIOp::create(
-                    b, addi(q0, idx(kBlock - 1)),
+                    b, addi(q0, idx(kQBlock - 1)),
                     arith::SubIOp::create(b, tq, idx(1)));
                 Value lastKey = addi(lastRow, shift);
                 Value needed = arith::FloorDivSIOp::create(
@@ -1083,7 +1115,7 @@ Value KernelBuilder::build() {
                   });
               // O / l, 0 for rows without any allowed key.
               Value rows = arith::MinSIOp::create(
-                  b, idx(kBlock), arith::SubIOp::create(b, tq, q0));
+                  b, idx(kQBlock), arith::SubIOp::create(b, tq, q0));
               scf::ForOp::create(
                   b, idx(0), rows, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value r, ValueRange) {

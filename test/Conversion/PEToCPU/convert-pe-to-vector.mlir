@@ -36,7 +36,8 @@
 // CHECK: arith.cmpf ole
 // CHECK: arith.maxnumf {{.*}} fastmath<reassoc,nnan,nsz,contract>
 // CHECK: vector.reduction <maxnumf>
-// CHECK: math.exp
+// CHECK: math.roundeven %{{.*}} : vector<16xf32>
+// CHECK: arith.shli
 // CHECK: vector.reduction <add>
 // P V: 4 rows x 32 columns.
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
