@@ -83,8 +83,9 @@ std::string unsupportedReason(const AttentionParts &p) {
   auto q = cast<RankedTensorType>(p.query.getType());
   auto k = cast<RankedTensorType>(p.key.getType());
   auto v = cast<RankedTensorType>(p.value.getType());
-  if (!q.getElementType().isF32())
-    return "element type is not f32";
+  if (!q.getElementType().isF32() && !q.getElementType().isF16() &&
+      !q.getElementType().isBF16())
+    return "element type is not f32, f16 or bf16";
   if (p.bias || p.mask)
     return "explicit bias or mask";
   if (q.isDynamicDim(1) || k.isDynamicDim(1))
@@ -207,6 +208,20 @@ private:
         b, DenseElementsAttr::get(vf, ArrayRef<float>(lanes)));
   }
   Value bcast(Value scalar) { return vector::BroadcastOp::create(b, vf, scalar); }
+  /// Loads 16 elements of `mem` (f32, f16 or bf16) as an f32 vector.
+  Value loadF32(Value mem, ValueRange indices) {
+    Type et = cast<MemRefType>(mem.getType()).getElementType();
+    Value v = vector::LoadOp::create(b, VectorType::get({kLanes}, et), mem,
+                                     indices);
+    return et == f32 ? v : Value(arith::ExtFOp::create(b, vf, v));
+  }
+  /// Stores an f32 vector into `mem`, rounding to its element type.
+  void storeFromF32(Value v, Value mem, ValueRange indices) {
+    Type et = cast<MemRefType>(mem.getType()).getElementType();
+    if (et != f32)
+      v = arith::TruncFOp::create(b, VectorType::get({kLanes}, et), v);
+    vector::StoreOp::create(b, v, mem, indices);
+  }
   Value indexToF32(Value i) {
     Value i64v = arith::IndexCastOp::create(b, b.getI64Type(), i);
     return arith::SIToFPOp::create(b, f32, i64v);
@@ -435,7 +450,7 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
   };
   Value factor = mul == 1.0 ? Value() : vsplat(mul);
   auto load = [&](int64_t c) -> Value {
-    return vector::LoadOp::create(b, vf, src, at(srcPrefix, c));
+    return loadF32(src, at(srcPrefix, c));
   };
   auto store = [&](Value v, int64_t c) {
     if (factor)
@@ -521,8 +536,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
                 for (int64_t c = 0; c < headDim; c += kLanes)
                   vector::StoreOp::create(
                       b,
-                      vector::LoadOp::create(
-                          b, vf, kMem, ValueRange{bIdx, kvHead, j, idx(c)}),
+                      loadF32(kMem, ValueRange{bIdx, kvHead, j, idx(c)}),
                       rows, ValueRange{r, idx(c)});
               b.setInsertionPointToStart(&ifOp.getElseRegion().front());
               for (int64_t c = 0; c < headDim; c += kLanes)
@@ -571,8 +585,7 @@ void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
           } else {
             Value s = vsplat(scale);
             for (int64_t c = 0; c < headDim; c += kLanes) {
-              Value v = vector::LoadOp::create(
-                  b, vf, qMem, ValueRange{bIdx, hIdx, i, idx(c)});
+              Value v = loadF32(qMem, ValueRange{bIdx, hIdx, i, idx(c)});
               vector::StoreOp::create(b, arith::MulFOp::create(b, v, s), qs,
                                       ValueRange{r, idx(c)});
             }
@@ -778,8 +791,8 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                 Value j = addi(j0, jj);
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
-                  vv.push_back(vector::LoadOp::create(
-                      b, vf, vMem,
+                  vv.push_back(loadF32(
+                      vMem,
                       ValueRange{bIdx, kvHead, j, idx(e0 + c * kLanes)}));
                 for (int64_t r = 0; r < kRows; ++r) {
                   Value pr =
@@ -813,7 +826,8 @@ Value KernelBuilder::buildDecode() {
   Value kMem = toMemref(p.key, kType);
   Value vMem = toMemref(p.value, vType);
   Value batch = dim(qMem, 0), tk = dim(kMem, 2);
-  auto outType = MemRefType::get(p.resultType.getShape(), f32);
+  auto outType = MemRefType::get(p.resultType.getShape(),
+                                 p.resultType.getElementType());
   SmallVector<Value> outDyn;
   for (int64_t i = 0; i < 4; ++i)
     if (outType.isDynamicDim(i))
@@ -867,8 +881,7 @@ Value KernelBuilder::buildDecode() {
                   b,
                   arith::MulFOp::create(
                       b,
-                      vector::LoadOp::create(
-                          b, vf, qMem, ValueRange{bIdx, h, idx(0), idx(c)}),
+                      loadF32(qMem, ValueRange{bIdx, h, idx(0), idx(c)}),
                       vsplat(scale)),
                   qs, ValueRange{idx(g), idx(c)});
         }
@@ -894,7 +907,7 @@ Value KernelBuilder::buildDecode() {
               for (int64_t c = 0; c < dVecs; ++c) {
                 SmallVector<Value> ix(prefix);
                 ix.push_back(idx(c * kLanes));
-                kv.push_back(vector::LoadOp::create(b, vf, src, ix));
+                kv.push_back(loadF32(src, ix));
               }
               Value jF = indexToF32(j);
               for (int64_t g = 0; g < group; ++g) {
@@ -979,8 +992,8 @@ Value KernelBuilder::buildDecode() {
                 Scope inner(b, ib);
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
-                  vv.push_back(vector::LoadOp::create(
-                      b, vf, vMem, ValueRange{bIdx, kvh, j, idx(e0 + c * kLanes)}));
+                  vv.push_back(loadF32(
+                      vMem, ValueRange{bIdx, kvh, j, idx(e0 + c * kLanes)}));
                 for (int64_t g = 0; g < group; ++g) {
                   Value pj = bcast(
                       memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}));
@@ -993,8 +1006,7 @@ Value KernelBuilder::buildDecode() {
           for (int64_t g = 0; g < group; ++g) {
             Value h = addi(muli(kvh, idx(group)), idx(g));
             for (int64_t c = 0; c < chunkVecs; ++c)
-              vector::StoreOp::create(
-                  b,
+              storeFromF32(
                   arith::MulFOp::create(b, pv.getResult(g * chunkVecs + c),
                                         bcast(inv[g])),
                   out, ValueRange{bIdx, h, idx(0), idx(e0 + c * kLanes)});
@@ -1023,7 +1035,8 @@ Value KernelBuilder::build() {
   Value shift = arith::SubIOp::create(b, tk, tq);
 
   // Result buffer [B, H, Tq, Dv].
-  auto outType = MemRefType::get(p.resultType.getShape(), f32);
+  auto outType = MemRefType::get(p.resultType.getShape(),
+                                 p.resultType.getElementType());
   SmallVector<Value> outDyn;
   for (int64_t i = 0; i < 4; ++i)
     if (outType.isDynamicDim(i))
@@ -1130,9 +1143,8 @@ Value KernelBuilder::build() {
                     for (int64_t c = 0; c < valueDim; c += kLanes) {
                       Value o = vector::LoadOp::create(b, vf, os,
                                                        ValueRange{r, idx(c)});
-                      vector::StoreOp::create(
-                          b, arith::MulFOp::create(b, o, invV), out,
-                          ValueRange{bIdx, hIdx, addi(q0, r), idx(c)});
+                      storeFromF32(arith::MulFOp::create(b, o, invV), out,
+                                   ValueRange{bIdx, hIdx, addi(q0, r), idx(c)});
                     }
                     scf::YieldOp::create(b);
                   });

@@ -69,31 +69,35 @@ func.func @alibi(%q: tensor<1x4x64x16xf32>) -> tensor<1x4x64x16xf32> {
 
 // -----
 
-// A plain attention without bias or mask also gets a kernel.
+// A plain attention without bias or mask also gets a kernel; bf16 is loaded
+// and extended to f32, and the result rounded back.
 // CHECK-LABEL: func @plain
 // CHECK: scf.parallel
+// CHECK: vector.load %{{.*}} : memref<2x2x8x16xbf16>, vector<16xbf16>
+// CHECK: arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
 // CHECK-NOT: pe.attention
-func.func @plain(%q: tensor<2x2x8x16xf32>) -> tensor<2x2x8x16xf32> {
-  %o = pe.attention %q, %q, %q : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
-  return %o : tensor<2x2x8x16xf32>
+func.func @plain(%q: tensor<2x2x8x16xbf16>) -> tensor<2x2x8x16xbf16> {
+  %o = pe.attention %q, %q, %q : tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16> -> tensor<2x2x8x16xbf16>
+  return %o : tensor<2x2x8x16xbf16>
 }
 
 // -----
 
-// Not supported, left for convert-pe-to-linalg: f16, a head dimension that
+// Not supported, left for convert-pe-to-linalg: f64, a head dimension that
 // is not a multiple of 16, an explicit bias, a half-layout rotary dimension
 // whose halves are not multiples of 16.
 // CHECK-LABEL: func @unsupported
 // CHECK-NOT: scf.parallel
 // CHECK-COUNT-3: pe.attention
 // CHECK: pe.fused_attention
-func.func @unsupported(%h: tensor<1x2x8x16xf16>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>, %f: tensor<8xf32>)
-    -> (tensor<1x2x8x16xf16>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
-  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x2x8x16xf16>
+func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>, %f: tensor<8xf32>)
+    -> (tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
+  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
   %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
   %2 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   %3 = pe.fused_attention %x, %x, %x rope half inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  return %0, %1, %2, %3 : tensor<1x2x8x16xf16>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return %0, %1, %2, %3 : tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
 }
 
 // -----

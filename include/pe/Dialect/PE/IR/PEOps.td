@@ -562,7 +562,11 @@ def PE_FusedAttentionOp : PE_Op<"fused_attention",
     Unlike the unfused form, a CPU or GPU lowering never writes the rotated
     queries and keys or the `[H, Tq, Tk]` bias to memory: it rotates Q and K
     tiles as it loads them and computes the ALiBi bias and the causal mask
-    from indices.
+    from indices. One difference is allowed: for f16 and bf16 inputs the
+    rotated queries and keys may stay in f32 instead of being rounded to the
+    element type between the rotation and the dot products (the unfused
+    composition rounds them), so results may differ from it by about one
+    unit in the last place of the element type.
 
     Example (Llama prefill: RoPE on Q and K, causal):
 
