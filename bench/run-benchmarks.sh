@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+#===- bench/run-benchmarks.sh - the pe-mlir benchmark --------------------===#
+#
+# Usage: bench/run-benchmarks.sh [--no-reference] [--repeat N]
+#                                [--workloads w1,w2,...] [--no-memory]
+#                                [--keep-inputs]
+#
+# Builds pe-bench and pe-run, generates the inputs once (uniform [-1, 1)
+# float32, fixed seed) into a temporary directory, measures the machine
+# (pe-bench peak, pe-bench bandwidth), then times every workload of
+# bench/workloads with the fused pipeline (pe-run --pipeline=cpu), the unfused
+# reference lowering (pe-run --pipeline=reference) and the naive C++ version
+# (pe-bench naive), checks the cpu (and reference) output against the naive
+# one, prints one table, and finally the peak memory of the cpu pipeline on
+# W2 for T = 2048 .. 16384. See bench/README.md for the columns.
+#
+#   --no-reference  skip the reference pipeline (W2/W3 take seconds per call)
+#   --repeat N      timed runs per variant after one warm-up (default 5)
+#   --workloads L   comma-separated subset of w1 w2 w3 w4 w4g w5
+#   --no-memory     skip the peak-memory sweep
+#   --keep-inputs   keep the temporary directory (inputs and outputs)
+#
+# Environment: PE_BUILD_DIR (default build/), PE_JOBS (ninja -j, default 2).
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${PE_BUILD_DIR:-$ROOT/build}"
+JOBS="${PE_JOBS:-2}"
+PYTHON=/usr/bin/python3
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+  # Fresh checkout: install, configure and build everything the usual way.
+  PE_BUILD_DIR="$BUILD" PE_JOBS="$JOBS" "$ROOT/utils/pe.sh" build
+fi
+ninja -C "$BUILD" -j "$JOBS" pe-bench pe-run >&2
+
+read -r -d '' DRIVER <<'PY' || true
+import argparse, os, re, resource, shutil, subprocess, sys, tempfile, time
+
+import numpy as np
+
+root, build = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(root, "test", "Integration", "lib"))
+import npycmp  # noqa: E402
+
+ap = argparse.ArgumentParser(prog="run-benchmarks.sh")
+ap.add_argument("--no-reference", action="store_true")
+ap.add_argument("--repeat", type=int, default=5)
+ap.add_argument("--workloads", default="w1,w2,w3,w4,w4g,w5")
+ap.add_argument("--no-memory", action="store_true")
+ap.add_argument("--keep-inputs", action="store_true")
+args = ap.parse_args(sys.argv[3:])
+if args.repeat < 1:
+    sys.exit("run-benchmarks.sh: --repeat must be >= 1")
+
+PE_RUN = os.path.join(build, "bin", "pe-run")
+PE_BENCH = os.path.join(build, "bin", "pe-bench")
+WDIR = os.path.join(root, "bench", "workloads")
+SEED = 20240601
+RTOL, ATOL = 1e-4, 1e-5
+MIB = 1 << 20
+
+# name, file, function, inputs {file: shape}, results, flops, bytes, basis
+#   flops: 2 H T^2 D (causal attention), 4 H Tk D (decode); None: not counted
+#   bytes: read + write of the tensors (W1, W5), the K and V caches (W4, W4g)
+#   basis: which of the two the "frac" column compares with the machine
+F32 = 4
+WORKLOADS = [
+    ("w1", "w1_rope.mlir", "w1_rope",
+     {"q": (1, 32, 4096, 128), "k": (1, 32, 4096, 128)}, 2,
+     None, 4 * 32 * 4096 * 128 * F32, "byte"),
+    ("w2", "w2_llama3_attention.mlir", "w2_llama3_attention",
+     {"q": (1, 8, 2048, 128), "k": (1, 8, 2048, 128), "v": (1, 8, 2048, 128)}, 1,
+     2 * 8 * 2048 ** 2 * 128, None, "flop"),
+    ("w3", "w3_alibi_attention.mlir", "w3_alibi_attention",
+     {"q": (1, 8, 2048, 128), "k": (1, 8, 2048, 128), "v": (1, 8, 2048, 128)}, 1,
+     2 * 8 * 2048 ** 2 * 128, None, "flop"),
+    ("w4", "w4_decode.mlir", "w4_decode",
+     {"q": (1, 32, 1, 128), "k": (1, 32, 4096, 128), "v": (1, 32, 4096, 128)}, 1,
+     4 * 32 * 4096 * 128, 2 * 32 * 4096 * 128 * F32, "byte"),
+    ("w4g", "w4g_decode_gqa.mlir", "w4g_decode_gqa",
+     {"q": (1, 32, 1, 128), "k": (1, 8, 4096, 128), "v": (1, 8, 4096, 128)}, 1,
+     4 * 32 * 4096 * 128, 2 * 8 * 4096 * 128 * F32, "byte"),
+    ("w5", "w5_sinusoidal.mlir", "w5_sinusoidal",
+     {"x": (8192, 4096)}, 1,
+     None, 2 * 8192 * 4096 * F32, "byte"),
+]
+LABEL = {"w1": "W1 rope", "w2": "W2 llama3+attn", "w3": "W3 alibi+attn",
+         "w4": "W4 decode", "w4g": "W4g decode-gqa", "w5": "W5 sinusoidal"}
+selected = [w.strip() for w in args.workloads.split(",") if w.strip()]
+unknown = set(selected) - {w[0] for w in WORKLOADS}
+if unknown:
+    sys.exit(f"run-benchmarks.sh: unknown workloads {sorted(unknown)}")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def busy_seconds():
+    """CPU seconds all processes have spent busy (not idle / iowait)."""
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:]]
+    return (sum(f[:8]) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def child_seconds():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run(cmd, **kw):
+    """Runs cmd; p.others = average number of cores other processes kept busy
+    meanwhile (machine busy time minus cmd's own CPU time, per wall second)."""
+    log("+ " + " ".join(cmd))
+    b0, c0, t0 = busy_seconds(), child_seconds(), time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    b1, c1, t1 = busy_seconds(), child_seconds(), time.time()
+    p.others = max(0.0, ((b1 - b0) - (c1 - c0)) / max(t1 - t0, 1e-3))
+    if p.returncode != 0:
+        sys.stderr.write(p.stdout + p.stderr)
+        raise SystemExit(f"run-benchmarks.sh: command failed ({p.returncode}): {' '.join(cmd)}")
+    return p
+
+
+def parse_time(out, what):
+    m = re.search(r"min_ms=([0-9.eE+-]+) median_ms=([0-9.eE+-]+)", out)
+    if not m:
+        raise SystemExit(f"run-benchmarks.sh: no timing line from {what}:\n{out}")
+    return float(m.group(1)), float(m.group(2))
+
+
+def kv(out):
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.eE+-]+)", out)}
+
+
+tmp = tempfile.mkdtemp(prefix="pe-bench.")
+try:
+    # ---- inputs ------------------------------------------------------------
+    rng = np.random.default_rng(SEED)
+    t0 = time.time()
+    for name, _, _, inputs, *_ in WORKLOADS:
+        if name not in selected:
+            continue
+        d = os.path.join(tmp, name)
+        os.makedirs(d)
+        for arg, shape in inputs.items():
+            a = rng.random(shape, dtype=np.float32) * np.float32(2) - np.float32(1)
+            np.save(os.path.join(d, arg + ".npy"), a)
+    log(f"inputs generated in {time.time() - t0:.1f} s under {tmp}")
+
+    # ---- machine -----------------------------------------------------------
+    load_before = os.getloadavg()[0]
+    p = run([PE_BENCH, "peak"])
+    peak, peak_others = kv(p.stdout), p.others
+    p = run([PE_BENCH, "bandwidth"])
+    bw, bw_others = kv(p.stdout), p.others
+    peak2 = peak["peak_gflops_2t"]
+    best_bw = max(bw["copy_gbs"], bw["copy_nt_gbs"])
+
+    # ---- workloads ---------------------------------------------------------
+    rows, checks = [], []
+    t_bench = time.time()
+    ref_seconds = 0.0
+    for name, fname, func, inputs, nres, flops, nbytes, basis in WORKLOADS:
+        if name not in selected:
+            continue
+        d = os.path.join(tmp, name)
+        mlir = os.path.join(WDIR, fname)
+        ins = [f"--input={os.path.join(d, a + '.npy')}" for a in inputs]
+        res, outs, others = {}, {}, {}
+        variants = ["cpu"] + ([] if args.no_reference else ["reference"])
+        for pipe in variants:
+            o = [os.path.join(d, f"{pipe}_{i}.npy") for i in range(nres)]
+            t_start = time.time()
+            p = run([PE_RUN, mlir, "-e", func, f"--pipeline={pipe}",
+                     f"--repeat={args.repeat}"] + ins + [f"--output={x}" for x in o])
+            if pipe == "reference":
+                ref_seconds += time.time() - t_start
+            res[pipe] = parse_time(p.stdout, f"pe-run {pipe}")
+            outs[pipe], others[pipe] = o, p.others
+        o = [os.path.join(d, f"naive_{i}.npy") for i in range(nres)]
+        p = run([PE_BENCH, "naive", name, "--inputs", d, "--repeat", str(args.repeat)]
+                + sum([["--output", x] for x in o], []))
+        res["naive"] = parse_time(p.stdout, "pe-bench naive")
+        outs["naive"], others["naive"] = o, p.others
+        # Correctness: cpu (and reference) against naive, every result.
+        check = {"naive": ""}
+        for pipe in variants:
+            verdicts = []
+            for a, e in zip(outs[pipe], outs["naive"]):
+                ok, line = npycmp.compare(np.load(a), np.load(e), RTOL, ATOL)
+                verdicts.append(ok)
+                checks.append(f"{LABEL[name]:<15} {pipe:<9} vs naive: {line}")
+            check[pipe] = "PASS" if all(verdicts) else "FAIL"
+        for v in ["cpu", "reference", "naive"]:
+            if v not in res:
+                continue
+            mn, med = res[v]
+            gflops = flops / med * 1e-6 if flops else None  # per ms -> G/s
+            gbs = nbytes / med * 1e-6 if nbytes else None
+            if basis == "flop":
+                frac, of = gflops / peak2, "peak2t"
+            else:
+                frac, of = gbs / best_bw, "copy"
+            speed = "" if v == "cpu" else f"{med / res['cpu'][1]:.2f}x"
+            rows.append((LABEL[name], v, med, mn, gflops, gbs, frac, of,
+                         check[v], speed, others[v]))
+    bench_seconds = time.time() - t_bench
+    load_after = os.getloadavg()[0]
+    # Memory bandwidth drifts with the host's other tenants: measure it again.
+    p = run([PE_BENCH, "bandwidth"])
+    bw_end, bw_end_others = kv(p.stdout), p.others
+
+    # ---- peak memory of the cpu pipeline on W2 ------------------------------
+    mem = []
+    if not args.no_memory:
+        text = open(os.path.join(WDIR, "w2_llama3_attention.mlir")).read()
+        for T in (2048, 4096, 8192, 16384):
+            f = os.path.join(tmp, f"w2_T{T}.mlir")
+            open(f, "w").write(text.replace("2048", str(T)))
+            p = run(["/usr/bin/time", "-f", "maxrss_kb=%M", PE_RUN, f, "-e",
+                     "w2_llama3_attention", "--pipeline=cpu", "--random-inputs",
+                     "--repeat=1"])
+            rss = kv(p.stderr.strip().splitlines()[-1])["maxrss_kb"] * 1024
+            _, med = parse_time(p.stdout, "pe-run memory sweep")
+            tensors = 4 * 8 * T * 128 * F32          # q, k, v, result
+            scores = 8 * T * T * F32                 # one [H, T, T] f32 buffer
+            mem.append((T, rss, tensors, scores, med, 2 * 8 * T * T * 128 / med * 1e-6,
+                        p.others))
+
+    # ---- report ------------------------------------------------------------
+    cpu = open("/proc/cpuinfo").read()
+    model = re.search(r"model name\s*:\s*(.*)", cpu)
+    print()
+    print(f"pe-mlir benchmark  ({model.group(1) if model else '?'}, {os.cpu_count()} CPUs; "
+          f"median of {args.repeat} runs after one warm-up; inputs uniform [-1,1) f32, seed {SEED})")
+    print(f"machine: peak_gflops_1t={peak['peak_gflops_1t']:.1f} "
+          f"peak_gflops_2t={peak2:.1f} (others {peak_others:.2f})  "
+          f"read_gbs={bw['read_gbs']:.1f} copy_gbs={bw['copy_gbs']:.1f} "
+          f"copy_nt_gbs={bw['copy_nt_gbs']:.1f} (others {bw_others:.2f})")
+    print(f"         bandwidth again after the workloads: read_gbs={bw_end['read_gbs']:.1f} "
+          f"copy_gbs={bw_end['copy_gbs']:.1f} copy_nt_gbs={bw_end['copy_nt_gbs']:.1f} "
+          f"(others {bw_end_others:.2f}); frac uses the bandwidth measured before")
+    if peak2 < 1.6 * peak["peak_gflops_1t"]:
+        print("note: the 2-thread peak is not ~2x the 1-thread peak: another process "
+              "shared the cores, or the two vCPUs share one physical core")
+    print(f"load average: {load_before:.2f} before, {load_after:.2f} after; 'others' = "
+          "cores kept busy by other processes during that measurement (0 = idle machine)")
+    print()
+    hdr = ("workload", "variant", "median_ms", "min_ms", "GFLOP/s", "GB/s",
+           "frac", "of", "check", "cpu_speedup", "others")
+    fmt = "{:<15} {:<9} {:>10} {:>10} {:>8} {:>7} {:>6} {:<6} {:<5} {:>11} {:>6}"
+    print(fmt.format(*hdr))
+    print("-" * 103)
+    last = None
+    for r in rows:
+        if last and r[0] != last:
+            print()
+        last = r[0]
+        opt = lambda x: "-" if x is None else f"{x:.2f}"
+        print(fmt.format(r[0], r[1], f"{r[2]:.2f}", f"{r[3]:.2f}", opt(r[4]),
+                         opt(r[5]), f"{r[6]:.3f}", r[7], r[8], r[9], f"{r[10]:.2f}"))
+    print()
+    print("GFLOP/s: 2*H*T^2*D (W2, W3) or 4*H*Tk*D (W4, W4g) / median; GB/s: bytes "
+          "(W1, W5: read + write; W4, W4g: K and V caches) / median")
+    print(f"frac: GFLOP/s of peak_gflops_2t ({peak2:.1f}) for W2/W3, GB/s of the best "
+          f"copy bandwidth ({best_bw:.1f}) for the others")
+    print(f"check: output vs naive within rtol {RTOL:g} atol {ATOL:g} (npycmp); "
+          "cpu_speedup: this variant's median / cpu's median")
+    print("checks:")
+    for c in checks:
+        print("  " + c)
+    if not args.no_reference:
+        print(f"reference pipeline wall time (compile + {args.repeat + 1} calls, all workloads): "
+              f"{ref_seconds:.0f} s of {bench_seconds:.0f} s")
+    if mem:
+        print()
+        print("peak memory of pe-run --pipeline=cpu on W2 (H 8, D 128, --random-inputs, "
+              "max RSS from /usr/bin/time -f %M)")
+        fmt2 = "{:>6} {:>11} {:>10} {:>14} {:>17} {:>9} {:>8} {:>7}"
+        print(fmt2.format("T", "maxrss_MiB", "d_rss_MiB", "q,k,v,out_MiB",
+                          "HxTxT_scores_MiB", "call_ms", "GFLOP/s", "others"))
+        base_rss = mem[0][1]
+        for T, rss, tensors, scores, med, gf, oth in mem:
+            print(fmt2.format(T, f"{rss / MIB:.0f}", f"{(rss - base_rss) / MIB:+.0f}",
+                              f"{tensors / MIB:.0f}", f"{scores / MIB:.0f}",
+                              f"{med:.1f}", f"{gf:.1f}", f"{oth:.2f}"))
+        # Growth per doubling of T, in [H, T, D] f32 tensors of the added tokens:
+        # constant when memory is linear in T; a [H, T, T] buffer would make it
+        # grow with T (by T / D per step).
+        steps = []
+        for (Ta, ra, *_), (Tb, rb, *_) in zip(mem, mem[1:]):
+            steps.append((rb - ra) / (8 * (Tb - Ta) * 128 * F32))
+        print("RSS growth per step, in [1,8,dT,128] f32 tensors: " +
+              ", ".join(f"{a[0]}->{b[0]}: {g:.1f}" for a, b, g in zip(mem, mem[1:], steps)) +
+              f" (linear in T when constant; one [H,T,T] f32 score buffer at "
+              f"T={mem[-1][0]} would add {mem[-1][3] / MIB:.0f} MiB)")
+    failed = [r for r in rows if r[8] == "FAIL"]
+    if failed:
+        print()
+        print("FAIL: " + ", ".join(f"{r[0]} {r[1]}" for r in failed) +
+              " disagree with the naive version (see checks)")
+        raise SystemExit(1)
+finally:
+    if args.keep_inputs:
+        log(f"kept {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+PY
+
+exec "$PYTHON" -c "$DRIVER" "$ROOT" "$BUILD" "$@"
