@@ -1197,7 +1197,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   auto table = [&](Type elementType, DenseElementsAttr values) -> Value {
     Value t = arith::ConstantOp::create(b, values);
     return bufferization::ToBufferOp::create(
-        b, MemRefType::get({channels}, elementType), t, /*readOnly=*/true);
+        b, MemRefType::get(values.getType().getShape(), elementType), t, /*readOnly=*/true);
   };
   auto f64Type = RankedTensorType::get({channels}, f64);
   auto i64Type = RankedTensorType::get({channels}, b.getI64Type());
@@ -1205,6 +1205,21 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   Value phaseM = table(b.getI64Type(),
                        DenseElementsAttr::get(i64Type, ArrayRef<int64_t>(phase)));
   Value keepM = table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(keep)));
+  // Layouts whose channels pair up as sin and cos of one angle in whole
+  // vectors: interleaved (2k, 2k+1), and concat (k, h + k) with h a multiple
+  // of 16.
+  bool interleaved = layout == formula::SinusoidalLayout::Interleaved;
+  bool paired = interleaved ? channels % kLanes == 0
+                            : channels % (2 * kLanes) == 0;
+  SmallVector<double> pairFreq;
+  for (int64_t k = 0; k < channels / 2; ++k)
+    pairFreq.push_back(interleaved ? freq[2 * k] : freq[k]);
+  Value pairFreqM = pairFreq.empty()
+                        ? Value()
+                        : table(f64, DenseElementsAttr::get(
+                                         RankedTensorType::get(
+                                             {int64_t(pairFreq.size())}, f64),
+                                         ArrayRef<double>(pairFreq)));
 
   Value x = bufferization::ToBufferOp::create(
       b, MemRefType::get(type.getShape(), f32), op.getInput(),
@@ -1244,34 +1259,78 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
                   arith::IndexCastOp::create(b, b.getI64Type(),
                                              addi(base0, t)));
               Value posV = vector::BroadcastOp::create(b, vf64, pos);
-              scf::ForOp::create(
-                  b, idx(0), idx(channels), idx(kLanes), ValueRange{},
-                  [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-                    Scope channel(b, cb);
-                    // PE = sin(p * w + shift * pi/2) in f64; x + PE in f64,
-                    // rounded once (the op's semantics).
-                    Value w = vector::LoadOp::create(b, vf64, freqM,
-                                                     ValueRange{c});
-                    Value a = arith::MulFOp::create(b, posV, w);
-                    Value shift = vector::LoadOp::create(
-                        b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
-                        ValueRange{c});
-                    Value pe = arith::MulFOp::create(
-                        b, sinCos64(a, shift).first,
-                        vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
-                    Value xv = arith::ExtFOp::create(
-                        b, vf64,
-                        vector::LoadOp::create(b, vf, x3,
-                                               ValueRange{ivs[0], t, c})
-                            .getResult());
-                    if (inputScale != 1.0)
-                      xv = arith::MulFOp::create(b, xv, c64(inputScale));
-                    Value y = arith::TruncFOp::create(
-                        b, vf, arith::AddFOp::create(b, xv, pe));
-                    vector::StoreOp::create(b, y, out3,
-                                            ValueRange{ivs[0], t, c});
-                    scf::YieldOp::create(b);
-                  });
+              // x + PE in f64, rounded once (the op's semantics).
+              auto addStore = [&](Value pe, Value c) {
+                Value xv = arith::ExtFOp::create(
+                    b, vf64,
+                    vector::LoadOp::create(b, vf, x3, ValueRange{ivs[0], t, c})
+                        .getResult());
+                if (inputScale != 1.0)
+                  xv = arith::MulFOp::create(b, xv, c64(inputScale));
+                vector::StoreOp::create(
+                    b,
+                    arith::TruncFOp::create(b, vf,
+                                            arith::AddFOp::create(b, xv, pe)),
+                    out3, ValueRange{ivs[0], t, c});
+              };
+              if (paired && interleaved) {
+                // Channels (2k, 2k+1) are sin and cos of one angle: one
+                // reduction and one pair of polynomials per two channels.
+                auto vf64h = VectorType::get({kLanes / 2}, f64);
+                Value posH = vector::BroadcastOp::create(b, vf64h, pos);
+                SmallVector<int64_t> zip;
+                for (int64_t i = 0; i < kLanes / 2; ++i) {
+                  zip.push_back(i);
+                  zip.push_back(i + kLanes / 2);
+                }
+                scf::ForOp::create(
+                    b, idx(0), idx(channels), idx(kLanes), ValueRange{},
+                    [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+                      Scope channel(b, cb);
+                      Value w = vector::LoadOp::create(
+                          b, vf64h, pairFreqM,
+                          ValueRange{arith::DivUIOp::create(b, c, idx(2))});
+                      auto [sn, cs] =
+                          sinCos64(arith::MulFOp::create(b, posH, w), Value());
+                      addStore(vector::ShuffleOp::create(b, sn, cs, zip), c);
+                      scf::YieldOp::create(b);
+                    });
+              } else if (paired) {
+                // Concat: channel k is sin and channel h + k cos of one angle.
+                int64_t half = channels / 2;
+                scf::ForOp::create(
+                    b, idx(0), idx(half), idx(kLanes), ValueRange{},
+                    [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+                      Scope channel(b, cb);
+                      Value w = vector::LoadOp::create(b, vf64, pairFreqM,
+                                                       ValueRange{c});
+                      auto [sn, cs] =
+                          sinCos64(arith::MulFOp::create(b, posV, w), Value());
+                      addStore(sn, c);
+                      addStore(cs, addi(c, idx(half)));
+                      scf::YieldOp::create(b);
+                    });
+              } else {
+                // General case (odd concat with its pad column): one sine per
+                // channel, cos channels shifted by a quarter turn.
+                scf::ForOp::create(
+                    b, idx(0), idx(channels), idx(kLanes), ValueRange{},
+                    [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+                      Scope channel(b, cb);
+                      Value w =
+                          vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
+                      Value a = arith::MulFOp::create(b, posV, w);
+                      Value shift = vector::LoadOp::create(
+                          b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
+                          ValueRange{c});
+                      Value pe = arith::MulFOp::create(
+                          b, sinCos64(a, shift).first,
+                          vector::LoadOp::create(b, vf64, keepM,
+                                                 ValueRange{c}));
+                      addStore(pe, c);
+                      scf::YieldOp::create(b);
+                    });
+              }
               scf::YieldOp::create(b);
             });
         scf::ReduceOp::create(b);

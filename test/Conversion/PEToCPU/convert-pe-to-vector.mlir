@@ -133,22 +133,34 @@ func.func @rope_positions(%x: tensor<8x64xf32>, %f: tensor<32xf32>, %p: tensor<8
 
 // -----
 
-// add_sinusoidal: per-channel frequency (f64), quarter-turn shift (1 on
-// cos channels) and keep (0 on the pad column) tables; per element an f64
-// sine (reduction to [-pi/4, pi/4] and polynomials), x + PE in f64, one
-// rounding.
+// add_sinusoidal, interleaved: channels (2k, 2k+1) are the sin and cos of one
+// angle, so each vector of 16 channels takes 8 f64 angles, one reduction to
+// [-pi/4, pi/4] and both polynomials, zipped; x + PE in f64, one rounding.
 // CHECK-LABEL: func @sinusoidal
-// CHECK-DAG: arith.constant dense<[0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]> : tensor<16xi64>
+// CHECK-DAG: arith.constant dense<[1.000000e+00, {{.*}}]> : tensor<8xf64>
 // CHECK: scf.parallel
-// CHECK: vector.load %{{.*}} : memref<16xf64>, vector<16xf64>
-// CHECK: math.roundeven %{{.*}} : vector<16xf64>
-// CHECK: arith.fptosi %{{.*}} : vector<16xf64> to vector<16xi64>
+// CHECK: vector.load %{{.*}} : memref<8xf64>, vector<8xf64>
+// CHECK: math.roundeven %{{.*}} : vector<8xf64>
+// CHECK: arith.fptosi %{{.*}} : vector<8xf64> to vector<8xi64>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15] : vector<8xf64>, vector<8xf64>
 // CHECK: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
 // CHECK: arith.truncf %{{.*}} : vector<16xf64> to vector<16xf32>
 // CHECK-NOT: math.sin
 // CHECK-NOT: pe.add_sinusoidal
 func.func @sinusoidal(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %0 = pe.add_sinusoidal interleaved %x : tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+// Concat whose halves are not whole vectors (h = 8): one sine per channel,
+// the cos half shifted by a quarter turn (1 in the shift table).
+// CHECK-LABEL: func @sinusoidal_odd
+// CHECK-DAG: arith.constant dense<[0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]> : tensor<16xi64>
+// CHECK: math.roundeven %{{.*}} : vector<16xf64>
+func.func @sinusoidal_odd(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %0 = pe.add_sinusoidal concat %x : tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
 
