@@ -78,6 +78,20 @@ constexpr arith::FastMathFlags kFast =
     arith::FastMathFlags::reassoc | arith::FastMathFlags::nnan |
     arith::FastMathFlags::nsz | arith::FastMathFlags::contract;
 
+/// Why the rotation of `p` (head dimension `d`) has no vector code: pairs
+/// must fill whole 16-lane vectors, and caches must be f32.
+std::string unsupportedRotationReason(const AttentionParts &p, int64_t d) {
+  int64_t r = p.rotaryDim.value_or(d);
+  if (*p.ropeLayout == RopeLayout::Half && (r / 2) % kLanes != 0)
+    return "half-layout rotary dimension must be a multiple of 32";
+  if (*p.ropeLayout == RopeLayout::Interleaved && r % kLanes != 0)
+    return "interleaved rotary dimension must be a multiple of 16";
+  if (p.cosCache &&
+      !cast<RankedTensorType>(p.cosCache.getType()).getElementType().isF32())
+    return "cos/sin caches must be f32";
+  return "";
+}
+
 /// Why an attention cannot use the generated kernel (empty if it can).
 std::string unsupportedReason(const AttentionParts &p) {
   auto q = cast<RankedTensorType>(p.query.getType());
@@ -95,17 +109,7 @@ std::string unsupportedReason(const AttentionParts &p) {
   int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
   if (d % kLanes != 0 || dv % kLanes != 0 || d > 512 || dv > 512)
     return "head dimensions must be multiples of 16 and at most 512";
-  if (p.ropeLayout) {
-    int64_t r = p.rotaryDim.value_or(d);
-    if (*p.ropeLayout == RopeLayout::Half && (r / 2) % kLanes != 0)
-      return "half-layout rotary dimension must be a multiple of 32";
-    if (*p.ropeLayout == RopeLayout::Interleaved && r % kLanes != 0)
-      return "interleaved rotary dimension must be a multiple of 16";
-    if (p.cosCache &&
-        !cast<RankedTensorType>(p.cosCache.getType()).getElementType().isF32())
-      return "cos/sin caches must be f32";
-  }
-  return "";
+  return p.ropeLayout ? unsupportedRotationReason(p, d) : "";
 }
 
 /// Points `b` at the insertion point of a nested body builder for the
@@ -121,15 +125,7 @@ struct Scope {
 AttentionParts ropeParts(RopeOp op) {
   AttentionParts p;
   p.query = op.getInput();
-  p.ropeLayout = op.getLayout();
-  if (auto r = op.getRotaryDim())
-    p.rotaryDim = static_cast<int64_t>(*r);
-  p.invFreq = op.getInvFreq();
-  p.cosCache = op.getCosCache();
-  p.sinCache = op.getSinCache();
-  p.attentionScaling = op.getAttentionScaling();
-  p.qOffset = op.getOffset();
-  p.qStaticOffset = static_cast<int64_t>(op.getStaticOffset());
+  p.setQueryRope(op);
   p.resultType = op.getResult().getType();
   return p;
 }
@@ -144,15 +140,7 @@ std::string unsupportedRopeReason(RopeOp op, const AttentionParts &p) {
   int64_t d = type.getDimSize(type.getRank() - 1);
   if (d % kLanes != 0)
     return "head dimension must be a multiple of 16";
-  int64_t r = p.rotaryDim.value_or(d);
-  if (*p.ropeLayout == RopeLayout::Half && (r / 2) % kLanes != 0)
-    return "half-layout rotary dimension must be a multiple of 32";
-  if (*p.ropeLayout == RopeLayout::Interleaved && r % kLanes != 0)
-    return "interleaved rotary dimension must be a multiple of 16";
-  if (p.cosCache &&
-      !cast<RankedTensorType>(p.cosCache.getType()).getElementType().isF32())
-    return "cos/sin caches must be f32";
-  return "";
+  return unsupportedRotationReason(p, d);
 }
 
 /// Emits the kernel for one attention op.

@@ -170,6 +170,44 @@ Value clampRow(OpBuilder &b, Location loc, Value idx, Value rows) {
   return arith::MinSIOp::create(b, loc, idx, last);
 }
 
+/// The elementwise linalg.generic of a sequence op over `input` ([..., T, C])
+/// with the same shape: its inputs are `input`, the `extra` tensors (with
+/// their indexing maps) and the positions tensor, if `pos` has one. `body`
+/// receives the input element, the extra elements and the token's position
+/// (an index), and returns the result element.
+Value buildSequenceGeneric(
+    OpBuilder &rewriter, Location loc, Value input, const PositionSource &pos,
+    ArrayRef<std::pair<Value, AffineMap>> extra,
+    function_ref<Value(OpBuilder &, Location, Value, ValueRange, Value)>
+        body) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  AffineMap id = rewriter.getMultiDimIdentityMap(rank);
+  SmallVector<Value> inputs = {input};
+  SmallVector<AffineMap> maps = {id};
+  for (auto [value, map] : extra) {
+    inputs.push_back(value);
+    maps.push_back(map);
+  }
+  if (pos.positions) {
+    inputs.push_back(pos.positions);
+    maps.push_back(pos.positionsMap(rewriter.getContext(), rank));
+  }
+  maps.push_back(id);
+  Value init = emptyTensor(rewriter, loc, getSizes(rewriter, loc, input),
+                           type.getElementType());
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
+      parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+        Value posArg = pos.positions ? args[1 + extra.size()] : Value();
+        Value position = pos.position(b, l, rank, posArg);
+        linalg::YieldOp::create(
+            b, l,
+            body(b, l, args[0], args.slice(1, extra.size()), position));
+      });
+  return generic.getResult(0);
+}
+
 //===----------------------------------------------------------------------===//
 // pe.add_sinusoidal
 //===----------------------------------------------------------------------===//
@@ -205,45 +243,32 @@ struct AddSinusoidalLowering : OpConversionPattern<AddSinusoidalOp> {
                                    adaptor.getOffset(),
                                    static_cast<int64_t>(op.getStaticOffset()));
 
-    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     AffineMap channelMap =
         AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx), ctx);
-    SmallVector<Value> inputs = {adaptor.getInput(), freqT, kindT};
-    SmallVector<AffineMap> maps = {id, channelMap, channelMap};
-    if (pos.positions) {
-      inputs.push_back(pos.positions);
-      maps.push_back(pos.positionsMap(ctx, rank));
-    }
-    maps.push_back(id);
-    Value init = emptyTensor(rewriter, loc,
-                             getSizes(rewriter, loc, adaptor.getInput()),
-                             type.getElementType());
     double inputScale = op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
-
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
-        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+    Value result = buildSequenceGeneric(
+        rewriter, loc, adaptor.getInput(), pos,
+        {{freqT, channelMap}, {kindT, channelMap}},
+        [&](OpBuilder &b, Location l, Value in, ValueRange table,
+            Value position) -> Value {
           Type f64 = b.getF64Type();
-          Value p = toF64(b, l,
-                          pos.position(b, l, rank,
-                                       pos.positions ? args[3] : Value()));
-          Value angle = arith::MulFOp::create(b, l, p, args[1]);
+          Value angle =
+              arith::MulFOp::create(b, l, toF64(b, l, position), table[0]);
           Value s = math::SinOp::create(b, l, angle);
           Value c = math::CosOp::create(b, l, angle);
           Value isCos = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
-                                              args[2], fconst(b, l, f64, 1.0));
+                                              table[1], fconst(b, l, f64, 1.0));
           Value isPad = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
-                                              args[2], fconst(b, l, f64, 2.0));
+                                              table[1], fconst(b, l, f64, 2.0));
           Value pe = arith::SelectOp::create(b, l, isCos, c, s);
           pe = arith::SelectOp::create(b, l, isPad, fconst(b, l, f64, 0.0), pe);
-          Value x = castFloat(b, l, args[0], f64);
+          Value x = castFloat(b, l, in, f64);
           if (inputScale != 1.0)
             x = arith::MulFOp::create(b, l, x, fconst(b, l, f64, inputScale));
-          Value y = arith::AddFOp::create(b, l, x, pe);
-          linalg::YieldOp::create(
-              b, l, castFloat(b, l, y, type.getElementType()));
+          return castFloat(b, l, arith::AddFOp::create(b, l, x, pe),
+                           type.getElementType());
         });
-    rewriter.replaceOp(op, generic.getResults());
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -259,7 +284,6 @@ struct AddLearnedLowering : OpConversionPattern<AddLearnedOp> {
   matchAndRewrite(AddLearnedOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
     auto type = op.getInput().getType();
     int64_t rank = type.getRank();
     Value table = adaptor.getTable();
@@ -267,32 +291,19 @@ struct AddLearnedLowering : OpConversionPattern<AddLearnedOp> {
     auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
                                    adaptor.getOffset(),
                                    static_cast<int64_t>(op.getStaticOffset()));
-    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-    SmallVector<Value> inputs = {adaptor.getInput()};
-    SmallVector<AffineMap> maps = {id};
-    if (pos.positions) {
-      inputs.push_back(pos.positions);
-      maps.push_back(pos.positionsMap(ctx, rank));
-    }
-    maps.push_back(id);
-    Value init = emptyTensor(rewriter, loc,
-                             getSizes(rewriter, loc, adaptor.getInput()),
-                             type.getElementType());
     Type ct = computeType(type.getElementType());
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
-        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
-          Value p = pos.position(b, l, rank,
-                                 pos.positions ? args[1] : Value());
-          Value row = clampRow(b, l, p, rows);
+    Value result = buildSequenceGeneric(
+        rewriter, loc, adaptor.getInput(), pos, {},
+        [&](OpBuilder &b, Location l, Value in, ValueRange,
+            Value position) -> Value {
+          Value row = clampRow(b, l, position, rows);
           Value col = linalg::IndexOp::create(b, l, rank - 1);
           Value w = tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
-          Value y = arith::AddFOp::create(b, l, castFloat(b, l, args[0], ct),
+          Value y = arith::AddFOp::create(b, l, castFloat(b, l, in, ct),
                                           castFloat(b, l, w, ct));
-          linalg::YieldOp::create(
-              b, l, castFloat(b, l, y, type.getElementType()));
+          return castFloat(b, l, y, type.getElementType());
         });
-    rewriter.replaceOp(op, generic.getResults());
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -308,7 +319,6 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
   matchAndRewrite(RopeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
     auto type = op.getInput().getType();
     int64_t rank = type.getRank();
     int64_t headDim = type.getDimSize(rank - 1);
@@ -325,22 +335,13 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
     auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
                                    adaptor.getOffset(),
                                    static_cast<int64_t>(op.getStaticOffset()));
-    AffineMap id = rewriter.getMultiDimIdentityMap(rank);
-    SmallVector<Value> inputs = {input};
-    SmallVector<AffineMap> maps = {id};
-    if (pos.positions) {
-      inputs.push_back(pos.positions);
-      maps.push_back(pos.positionsMap(ctx, rank));
-    }
-    maps.push_back(id);
-    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
-    Value init = emptyTensor(rewriter, loc, sizes, type.getElementType());
     Type elementType = type.getElementType();
     Type ct = computeType(elementType);
 
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
-        parallel(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+    Value result = buildSequenceGeneric(
+        rewriter, loc, input, pos, {},
+        [&](OpBuilder &b, Location l, Value in, ValueRange,
+            Value p) -> Value {
           Type f64 = b.getF64Type();
           Value c = linalg::IndexOp::create(b, l, rank - 1);
           // Pair index i, partner channel, and whether c is the first
@@ -377,7 +378,6 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
           idx.push_back(partner);
           Value xp = tensor::ExtractOp::create(b, l, input, idx);
 
-          Value p = pos.position(b, l, rank, pos.positions ? args[1] : Value());
           Value cosV, sinV;
           if (invFreq) {
             Value f = tensor::ExtractOp::create(b, l, invFreq, ValueRange{i});
@@ -399,7 +399,7 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
             cosV = arith::MulFOp::create(b, l, cosV, m);
             sinV = arith::MulFOp::create(b, l, sinV, m);
           }
-          Value x = castFloat(b, l, args[0], ct);
+          Value x = castFloat(b, l, in, ct);
           Value xpc = castFloat(b, l, xp, ct);
           // a' = a cos - b sin (c is a);  b' = b cos + a sin (c is b).
           Value xc = arith::MulFOp::create(b, l, x, cosV);
@@ -409,9 +409,9 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
               arith::AddFOp::create(b, l, xc, ps));
           if (rotated)
             y = arith::SelectOp::create(b, l, rotated, y, x);
-          linalg::YieldOp::create(b, l, castFloat(b, l, y, elementType));
+          return castFloat(b, l, y, elementType);
         });
-    rewriter.replaceOp(op, generic.getResults());
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -10,6 +10,8 @@
 // CHECK: %[[BASE:.*]] = arith.addi %{{.*}}, %[[O]] : index
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<1x2x?x8xf32>)
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[T:.*]] = linalg.index 2
+// CHECK: %[[POS:.*]] = arith.addi %[[BASE]], %[[T]]
 // CHECK: %[[C:.*]] = linalg.index 3
 // CHECK: %[[FIRST:.*]] = arith.cmpi slt, %[[C]], %[[HALF:.*]] : index
 // CHECK: %[[LO:.*]] = arith.subi %[[C]], %[[HALF]]
@@ -20,8 +22,6 @@
 // CHECK: %[[PARTNER2:.*]] = arith.select %[[ROT]], %[[PARTNER]], %[[C]]
 // CHECK: %[[I2:.*]] = arith.select %[[ROT]], %[[I]]
 // CHECK: %[[XP:.*]] = tensor.extract %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %[[PARTNER2]]]
-// CHECK: %[[T:.*]] = linalg.index 2
-// CHECK: %[[POS:.*]] = arith.addi %[[BASE]], %[[T]]
 // CHECK: %[[FI:.*]] = tensor.extract %[[F]][%[[I2]]]
 // CHECK: %[[ANGLE:.*]] = arith.mulf %{{.*}}, %{{.*}} : f64
 // CHECK: math.cos %[[ANGLE]] : f64
@@ -45,11 +45,11 @@ func.func @half_partial(%x: tensor<1x2x?x8xf32>, %f: tensor<2xf32>, %m: f32, %o:
 // CHECK-SAME: (%[[X:.*]]: tensor<3x4xbf16>, %[[COS:.*]]: tensor<16x2xf32>, %[[SIN:.*]]: tensor<16x2xf32>, %[[P:.*]]: tensor<3xi32>)
 // CHECK: linalg.generic {{.*}} ins(%[[X]], %[[P]] : tensor<3x4xbf16>, tensor<3xi32>)
 // CHECK: ^bb0(%[[IN:.*]]: bf16, %[[PI:.*]]: i32, %{{.*}}: bf16):
+// CHECK: %[[POS:.*]] = arith.index_cast %[[PI]] : i32 to index
 // CHECK: %[[C:.*]] = linalg.index 1
 // CHECK: %[[REM:.*]] = arith.remui %[[C]], %{{.*}}
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[REM]]
 // CHECK: %[[I:.*]] = arith.divui %[[C]]
-// CHECK: %[[POS:.*]] = arith.index_cast %[[PI]] : i32 to index
 // CHECK: %[[LO:.*]] = arith.maxsi %[[POS]]
 // CHECK: %[[ROW:.*]] = arith.minsi %[[LO]]
 // CHECK: tensor.extract %[[COS]][%[[ROW]], %[[I]]]

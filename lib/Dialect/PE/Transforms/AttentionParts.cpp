@@ -67,6 +67,19 @@ std::optional<AttentionParts> AttentionParts::get(Operation *op) {
   return std::nullopt;
 }
 
+void AttentionParts::setQueryRope(RopeOp rope) {
+  ropeLayout = rope.getLayout();
+  rotaryDim.reset();
+  if (auto r = rope.getRotaryDim())
+    rotaryDim = static_cast<int64_t>(*r);
+  invFreq = rope.getInvFreq();
+  cosCache = rope.getCosCache();
+  sinCache = rope.getSinCache();
+  attentionScaling = rope.getAttentionScaling();
+  qOffset = rope.getOffset();
+  qStaticOffset = static_cast<int64_t>(rope.getStaticOffset());
+}
+
 FusedAttentionOp AttentionParts::buildFused(OpBuilder &b, Location loc) const {
   assert(!bias && !mask && "a fused attention has no bias or mask operand");
   auto f64 = [&](std::optional<double> v) -> FloatAttr {

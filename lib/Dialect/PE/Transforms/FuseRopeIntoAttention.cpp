@@ -64,15 +64,7 @@ struct FuseRope : RewritePattern {
       return rewriter.notifyMatchFailure(op, "key rope differs from query's");
 
     parts->query = qRope.getInput();
-    parts->ropeLayout = qRope.getLayout();
-    if (auto r = qRope.getRotaryDim())
-      parts->rotaryDim = static_cast<int64_t>(*r);
-    parts->invFreq = qRope.getInvFreq();
-    parts->cosCache = qRope.getCosCache();
-    parts->sinCache = qRope.getSinCache();
-    parts->attentionScaling = qRope.getAttentionScaling();
-    parts->qOffset = qRope.getOffset();
-    parts->qStaticOffset = static_cast<int64_t>(qRope.getStaticOffset());
+    parts->setQueryRope(qRope);
     if (kRope) {
       parts->key = kRope.getInput();
       parts->ropeKey = true;

@@ -41,6 +41,10 @@ struct AttentionParts {
   /// Reads either op kind; std::nullopt for any other op.
   static std::optional<AttentionParts> get(Operation *op);
 
+  /// Takes the rotation of `rope` (layout, rotary dimension, frequencies,
+  /// attention scaling) and its offsets as the query's.
+  void setQueryRope(RopeOp rope);
+
   /// Builds the fused op. Requires `bias` and `mask` to be null.
   FusedAttentionOp buildFused(OpBuilder &b, Location loc) const;
 };
