@@ -394,14 +394,9 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
                     b, f64, arith::IndexCastOp::create(b, b.getI64Type(), pos));
                 Value angle = arith::MulFOp::create(
                     b, vector::BroadcastOp::create(b, vw64, p64), f);
-                auto c64 = [&](double v) -> Value {
-                  return arith::ConstantOp::create(
-                      b, DenseElementsAttr::get(vw64, b.getFloatAttr(f64, v)));
-                };
-                (void)c64;
-                auto [s64, c64v] = sinCos64(angle, Value());
-                c = arith::TruncFOp::create(b, vw, c64v);
-                s = arith::TruncFOp::create(b, vw, s64);
+                auto [sin64, cos64] = sinCos64(angle, Value());
+                c = arith::TruncFOp::create(b, vw, cos64);
+                s = arith::TruncFOp::create(b, vw, sin64);
               } else {
                 Value zero = idx(0);
                 Value last =
