@@ -51,6 +51,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm) {
   // Generated kernels for attention; everything else through the reference
   // lowering.
   addPipeline(pm, "convert-pe-to-vector,convert-pe-to-linalg,"
+                  "pe-fuse-absolute-pe,"
                   "pe-approximate-math,canonicalize,cse");
   addPipeline(pm,
               "one-shot-bufferize{bufferize-function-boundaries "

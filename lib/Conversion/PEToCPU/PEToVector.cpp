@@ -38,6 +38,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -77,6 +78,24 @@ constexpr double kExpCutoff = -64.0;
 constexpr arith::FastMathFlags kFast =
     arith::FastMathFlags::reassoc | arith::FastMathFlags::nnan |
     arith::FastMathFlags::nsz | arith::FastMathFlags::contract;
+
+/// True when pe-fuse-absolute-pe will fuse the lowered encoding with its
+/// producer (an elementwise linalg.generic) or its only consumer (a linalg
+/// contraction taking it as an input): then the encoding must stay a
+/// linalg.generic rather than become a standalone kernel.
+bool fusesWithLinalg(Operation *op) {
+  Value input = op->getOperand(0);
+  if (auto producer = input.getDefiningOp<linalg::GenericOp>())
+    if (producer.getNumParallelLoops() == producer.getNumLoops())
+      return true;
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return false;
+  OpOperand &use = *result.use_begin();
+  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  return consumer && consumer.isDpsInput(&use) &&
+         consumer.getNumReductionLoops() > 0;
+}
 
 /// Why the rotation of `p` (head dimension `d`) has no vector code: pairs
 /// must fill whole 16-lane vectors, and caches must be f32.
@@ -1409,7 +1428,8 @@ struct ConvertPEToVectorPass
     for (AddSinusoidalOp op : adds) {
       auto type = op.getInput().getType();
       if (!type.getElementType().isF32() || op.getPositions() ||
-          type.getDimSize(type.getRank() - 1) % kLanes != 0)
+          type.getDimSize(type.getRank() - 1) % kLanes != 0 ||
+          fusesWithLinalg(op))
         continue;
       AttentionParts parts;
       parts.query = op.getInput();

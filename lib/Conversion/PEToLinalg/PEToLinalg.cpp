@@ -208,6 +208,12 @@ Value buildSequenceGeneric(
   return generic.getResult(0);
 }
 
+/// Marks the generic of an absolute encoding for pe-fuse-absolute-pe.
+void markAbsoluteEncoding(Value result) {
+  Operation *generic = result.getDefiningOp();
+  generic->setAttr("pe.absolute_encoding", UnitAttr::get(generic->getContext()));
+}
+
 //===----------------------------------------------------------------------===//
 // pe.add_sinusoidal
 //===----------------------------------------------------------------------===//
@@ -268,6 +274,7 @@ struct AddSinusoidalLowering : OpConversionPattern<AddSinusoidalOp> {
           return castFloat(b, l, arith::AddFOp::create(b, l, x, pe),
                            type.getElementType());
         });
+    markAbsoluteEncoding(result);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -303,6 +310,7 @@ struct AddLearnedLowering : OpConversionPattern<AddLearnedOp> {
                                           castFloat(b, l, w, ct));
           return castFloat(b, l, y, type.getElementType());
         });
+    markAbsoluteEncoding(result);
     rewriter.replaceOp(op, result);
     return success();
   }

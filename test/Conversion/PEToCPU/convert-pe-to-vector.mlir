@@ -197,3 +197,23 @@ func.func @decode(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x?x32xf32>) -> tensor<
   %o = pe.attention %q, %k, %k : tensor<1x8x1x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x8x1x32xf32>
   return %o : tensor<1x8x1x32xf32>
 }
+
+// -----
+
+// Left as a pe op for convert-pe-to-linalg and pe-fuse-absolute-pe: an
+// encoding that feeds a contraction (fused into its row tiles) or follows an
+// elementwise linalg producer (fused into it).
+// CHECK-LABEL: func @sinusoidal_fusible
+// CHECK-COUNT-2: pe.add_sinusoidal
+func.func @sinusoidal_fusible(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>, %acc: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x16xf32>) {
+  %e = pe.add_sinusoidal interleaved %x : tensor<8x16xf32>
+  %y = linalg.matmul ins(%e, %w : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %init = tensor.empty() : tensor<8x16xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%init : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.mulf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %f = pe.add_sinusoidal interleaved %n : tensor<8x16xf32>
+  return %y, %f : tensor<8x8xf32>, tensor<8x16xf32>
+}

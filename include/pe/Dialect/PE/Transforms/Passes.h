@@ -11,6 +11,7 @@
 
 namespace mlir {
 class RewritePatternSet;
+class RewriterBase;
 namespace pe {
 
 #define GEN_PASS_DECL

@@ -63,4 +63,35 @@ def FoldAttentionScaling : Pass<"pe-fold-attention-scaling"> {
   }];
 }
 
+def FuseAbsolutePE : Pass<"pe-fuse-absolute-pe"> {
+  let summary = "Fuse lowered absolute encodings into their producer and consumer";
+  let description = [{
+    Runs after `convert-pe-to-linalg` on the `linalg.generic`s that lower
+    `pe.add_sinusoidal` and `pe.add_learned` (they carry the discardable
+    attribute `pe.absolute_encoding`):
+
+    * an elementwise producer of the encoded tensor (an embedding gather
+      written as a `linalg.generic`, a scale) is fused into the encoding, so
+      the gathered embeddings are never written before the position is added;
+    * a contraction that consumes the encoded tensor as an input (the QKV
+      projection, `linalg.matmul` or `linalg.batch_matmul`) is tiled along
+      the rows of that operand (`row-tile` rows, whole columns and reduction)
+      and the encoding is computed per row tile inside the loop, once per
+      element: the encoded tensor is never materialised.
+
+    Does not fire when the encoded tensor has other users (it must exist
+    then), when the consumer is not a contraction, or when it is the
+    contraction's accumulator.
+  }];
+  let options = [
+    Option<"rowTile", "row-tile", "int64_t", /*default=*/"32",
+           "Rows of the encoded operand per tile of the consumer">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // PE_DIALECT_PE_TRANSFORMS_PASSES_TD
