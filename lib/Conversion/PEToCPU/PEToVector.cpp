@@ -747,8 +747,10 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
                                               mNew, negInf);
           Value safeM = arith::SelectOp::create(b, empty, cf(0.0), mNew);
-          Value alpha = math::ExpOp::create(
-              b, arith::SubFOp::create(b, mOld, safeM));
+          // The rescale factor exp(m_old - m_new), as a splat vector for the
+          // O update (a -inf m_old gives ~1e-38, harmless: O and l are 0).
+          Value alphaV = softmaxExp(bcast(arith::SubFOp::create(b, mOld, safeM)));
+          Value alpha = vector::ExtractOp::create(b, alphaV, 0);
           Value sumV;
           for (int64_t c = 0; c < kBlockVecs; ++c) {
             // exp(x) for x < -64 is below 1.7e-28: dropping it changes no
@@ -773,7 +775,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               b, math::FmaOp::create(b, lOld, alpha, sum), lBuf,
               ValueRange{row});
           memref::StoreOp::create(b, mNew, mBuf, ValueRange{row});
-          alphas.push_back(alpha);
+          alphas.push_back(alphaV);
         }
         // O[4 rows, chunk] = alpha O + P V, per chunk of value columns.
         int64_t chunkVecs = valueChunk / kLanes;
@@ -784,7 +786,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               Value o = vector::LoadOp::create(
                   b, vf, os,
                   ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
-              acc.push_back(arith::MulFOp::create(b, o, bcast(alphas[r])));
+              acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
             }
           auto pv = scf::ForOp::create(
               b, idx(0), keys, idx(1), acc,
