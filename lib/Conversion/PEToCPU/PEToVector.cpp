@@ -183,6 +183,22 @@ public:
     valueChunk = valueDim % 64 == 0 ? 64 : valueDim % 32 == 0 ? 32 : 16;
   }
 
+  /// What both attention kernels start with: the operands as memrefs, the
+  /// result buffer, the cos/sin tables of the query and key positions, and
+  /// the ALiBi slopes.
+  struct Prologue {
+    Value qMem, kMem, vMem, out;
+    Value qCos, qSin, kCos, kSin; // null without RoPE (kCos: without rope_key)
+    Value slopes;                 // null without ALiBi
+  };
+  /// Emits the prologue; `singleQuery` for the decode kernel (Tq = 1).
+  Prologue buildPrologue(bool singleQuery);
+
+  /// The score modifications of the op, in its order: softcap (before the
+  /// bias), ALiBi `slope * distance(q, j)`, softcap (after the bias). All
+  /// operands are f32 scalars, or all are 16-lane vectors.
+  Value modifyScore(Value s, Value q, Value j, Value slope);
+
   /// The attention kernel.
   Value build();
   /// The decode kernel (one query per head): no packing, two-pass softmax
@@ -661,31 +677,8 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           for (int64_t c = 0; c < kBlockVecs; ++c) {
             Value v = qk.getResult(r * kBlockVecs + c);
             Value jF = jFs[c];
-            auto cap = [&](Value x) -> Value {
-              Value cv = vsplat(*p.softcap);
-              Value t = math::TanhOp::create(b, arith::DivFOp::create(b, x, cv));
-              return arith::MulFOp::create(b, cv, t);
-            };
-            if (p.softcap && p.softcapOrder == SoftcapOrder::BeforeBias)
-              v = cap(v);
-            if (p.alibi) {
-              Value q = bcast(qPosF), dist;
-              switch (*p.alibi) {
-              case AlibiDistance::Symmetric:
-                dist = arith::NegFOp::create(
-                    b, math::AbsFOp::create(b, arith::SubFOp::create(b, q, jF)));
-                break;
-              case AlibiDistance::Signed:
-                dist = arith::SubFOp::create(b, jF, q);
-                break;
-              case AlibiDistance::Key:
-                dist = jF;
-                break;
-              }
-              v = math::FmaOp::create(b, bcast(slope), dist, v);
-            }
-            if (p.softcap && p.softcapOrder == SoftcapOrder::AfterBias)
-              v = cap(v);
+            v = modifyScore(v, p.alibi ? bcast(qPosF) : Value(), jF,
+                            p.alibi ? bcast(slope) : Value());
             raw.push_back(v);
           }
         }
@@ -817,42 +810,84 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
       });
 }
 
-Value KernelBuilder::buildDecode() {
-  auto qType = cast<RankedTensorType>(p.query.getType());
-  auto kType = cast<RankedTensorType>(p.key.getType());
-  auto vType = cast<RankedTensorType>(p.value.getType());
-  auto toMemref = [&](Value t, RankedTensorType type) -> Value {
+Value KernelBuilder::modifyScore(Value s, Value q, Value j, Value slope) {
+  auto splat = [&](double v) -> Value {
+    return isa<VectorType>(s.getType()) ? vsplat(v) : cf(v);
+  };
+  auto cap = [&](Value x) -> Value {
+    Value c = splat(*p.softcap);
+    return arith::MulFOp::create(
+        b, c, math::TanhOp::create(b, arith::DivFOp::create(b, x, c)));
+  };
+  if (p.softcap && p.softcapOrder == SoftcapOrder::BeforeBias)
+    s = cap(s);
+  if (p.alibi) {
+    Value dist;
+    switch (*p.alibi) {
+    case AlibiDistance::Symmetric:
+      dist = arith::NegFOp::create(
+          b, math::AbsFOp::create(b, arith::SubFOp::create(b, q, j)));
+      break;
+    case AlibiDistance::Signed:
+      dist = arith::SubFOp::create(b, j, q);
+      break;
+    case AlibiDistance::Key:
+      dist = j;
+      break;
+    }
+    s = math::FmaOp::create(b, slope, dist, s);
+  }
+  if (p.softcap && p.softcapOrder == SoftcapOrder::AfterBias)
+    s = cap(s);
+  return s;
+}
+
+KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
+  Prologue pr;
+  auto toMemref = [&](Value t) -> Value {
+    auto type = cast<RankedTensorType>(t.getType());
     return bufferization::ToBufferOp::create(
         b, MemRefType::get(type.getShape(), type.getElementType()), t,
         /*readOnly=*/true);
   };
-  Value qMem = toMemref(p.query, qType);
-  Value kMem = toMemref(p.key, kType);
-  Value vMem = toMemref(p.value, vType);
-  Value batch = dim(qMem, 0), tk = dim(kMem, 2);
+  pr.qMem = toMemref(p.query);
+  pr.kMem = toMemref(p.key);
+  pr.vMem = toMemref(p.value);
+  // Result buffer [B, H, Tq, Dv].
   auto outType = MemRefType::get(p.resultType.getShape(),
                                  p.resultType.getElementType());
   SmallVector<Value> outDyn;
   for (int64_t i = 0; i < 4; ++i)
     if (outType.isDynamicDim(i))
-      outDyn.push_back(dim(i == 3 ? vMem : qMem, i));
-  Value out = memref::AllocOp::create(b, outType, outDyn,
-                                      b.getI64IntegerAttr(64));
-  Value qCos, qSin, kCos, kSin;
+      outDyn.push_back(dim(i == 3 ? pr.vMem : pr.qMem, i));
+  pr.out = memref::AllocOp::create(b, outType, outDyn,
+                                   b.getI64IntegerAttr(64));
   if (rotary) {
-    qSin = buildTables(idx(1), offsetValue(p.qOffset, p.qStaticOffset), qCos);
+    Value queryRows = singleQuery ? idx(1) : dim(pr.qMem, 2);
+    pr.qSin = buildTables(queryRows, offsetValue(p.qOffset, p.qStaticOffset),
+                          pr.qCos);
     if (p.ropeKey)
-      kSin = buildTables(tk, offsetValue(p.kOffset, p.kStaticOffset), kCos);
+      pr.kSin = buildTables(dim(pr.kMem, 2),
+                            offsetValue(p.kOffset, p.kStaticOffset), pr.kCos);
   }
-  Value slopes;
   if (p.alibi) {
     SmallVector<float> values;
     for (double s : formula::alibiSlopes(heads, p.alibiMaxBias))
       values.push_back(float(s));
-    slopes = arith::ConstantOp::create(
+    pr.slopes = arith::ConstantOp::create(
         b, DenseElementsAttr::get(RankedTensorType::get({heads}, f32),
                                   ArrayRef<float>(values)));
   }
+  return pr;
+}
+
+Value KernelBuilder::buildDecode() {
+  auto kType = cast<RankedTensorType>(p.key.getType());
+  Prologue pr = buildPrologue(/*singleQuery=*/true);
+  Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
+  Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
+  Value slopes = pr.slopes;
+  Value batch = dim(qMem, 0), tk = dim(kMem, 2);
   // Bottom-right causal with one query allows j <= 0 + Tk - 1: every key.
   // ALiBi puts the query at alibi_offset (+ row 0).
   Value alibiQ;
@@ -920,35 +955,12 @@ Value KernelBuilder::buildDecode() {
                   acc = vector::FMAOp::create(b, qv[g * dVecs + c], kv[c], acc);
                 Value sc = vector::ReductionOp::create(
                     b, vector::CombiningKind::ADD, acc, kFast);
-                auto cap = [&](Value x) -> Value {
-                  Value cv = cf(*p.softcap);
-                  return arith::MulFOp::create(
-                      b, cv,
-                      math::TanhOp::create(b, arith::DivFOp::create(b, x, cv)));
-                };
-                if (p.softcap && p.softcapOrder == SoftcapOrder::BeforeBias)
-                  sc = cap(sc);
-                if (p.alibi) {
-                  Value h = addi(muli(kvh, idx(group)), idx(g));
-                  Value slope = tensor::ExtractOp::create(b, slopes, ValueRange{h});
-                  Value dist;
-                  switch (*p.alibi) {
-                  case AlibiDistance::Symmetric:
-                    dist = arith::NegFOp::create(
-                        b, math::AbsFOp::create(
-                               b, arith::SubFOp::create(b, alibiQ, jF)));
-                    break;
-                  case AlibiDistance::Signed:
-                    dist = arith::SubFOp::create(b, jF, alibiQ);
-                    break;
-                  case AlibiDistance::Key:
-                    dist = jF;
-                    break;
-                  }
-                  sc = math::FmaOp::create(b, slope, dist, sc);
-                }
-                if (p.softcap && p.softcapOrder == SoftcapOrder::AfterBias)
-                  sc = cap(sc);
+                Value slope;
+                if (p.alibi)
+                  slope = tensor::ExtractOp::create(
+                      b, slopes,
+                      ValueRange{addi(muli(kvh, idx(group)), idx(g))});
+                sc = modifyScore(sc, alibiQ, jF, slope);
                 memref::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j});
               }
               scf::YieldOp::create(b);
@@ -1024,48 +1036,14 @@ Value KernelBuilder::buildDecode() {
 }
 
 Value KernelBuilder::build() {
-  auto qType = cast<RankedTensorType>(p.query.getType());
-  auto kType = cast<RankedTensorType>(p.key.getType());
-  auto vType = cast<RankedTensorType>(p.value.getType());
-  auto toMemref = [&](Value t, RankedTensorType type) -> Value {
-    return bufferization::ToBufferOp::create(
-        b, MemRefType::get(type.getShape(), type.getElementType()), t,
-        /*readOnly=*/true);
-  };
-  Value qMem = toMemref(p.query, qType);
-  Value kMem = toMemref(p.key, kType);
-  Value vMem = toMemref(p.value, vType);
+  Prologue pr = buildPrologue(/*singleQuery=*/false);
+  Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
+  Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
+  Value slopes = pr.slopes;
   Value batch = dim(qMem, 0), tq = dim(qMem, 2), tk = dim(kMem, 2);
   Value shift = arith::SubIOp::create(b, tk, tq);
-
-  // Result buffer [B, H, Tq, Dv].
-  auto outType = MemRefType::get(p.resultType.getShape(),
-                                 p.resultType.getElementType());
-  SmallVector<Value> outDyn;
-  for (int64_t i = 0; i < 4; ++i)
-    if (outType.isDynamicDim(i))
-      outDyn.push_back(dim(i == 3 ? vMem : qMem, i));
-  Value out = memref::AllocOp::create(b, outType, outDyn,
-                                      b.getI64IntegerAttr(64));
-
-  // cos/sin tables of the query and key positions.
-  Value qCos, qSin, kCos, kSin;
-  if (rotary) {
-    qSin = buildTables(tq, offsetValue(p.qOffset, p.qStaticOffset), qCos);
-    if (p.ropeKey)
-      kSin = buildTables(tk, offsetValue(p.kOffset, p.kStaticOffset), kCos);
-  }
-  Value alibiBase;
-  Value slopes;
-  if (p.alibi) {
-    alibiBase = offsetValue(p.alibiOffset, p.alibiStaticOffset);
-    SmallVector<float> values;
-    for (double s : formula::alibiSlopes(heads, p.alibiMaxBias))
-      values.push_back(float(s));
-    slopes = arith::ConstantOp::create(
-        b, DenseElementsAttr::get(RankedTensorType::get({heads}, f32),
-                                  ArrayRef<float>(values)));
-  }
+  Value alibiBase =
+      p.alibi ? offsetValue(p.alibiOffset, p.alibiStaticOffset) : Value();
   Value kBlocks = arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)),
                                          idx(kBlock));
   Value qBlocks = arith::DivUIOp::create(b, addi(tq, idx(kQBlock - 1)),
