@@ -23,7 +23,7 @@ LLVM=/usr/lib/llvm-22
 PACKAGES=(
   cmake ninja-build ccache
   clang-22 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  libomp-22-dev libgtest-dev libbenchmark-dev python3-numpy
+  libomp-22-dev libgtest-dev python3-numpy
 )
 
 as_root() {
