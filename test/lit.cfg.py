@@ -23,6 +23,8 @@ config.substitutions.append(("%python", config.python3))
 config.substitutions.append(("%pe_src_root", config.pe_src_root))
 config.substitutions.append(("%pe_obj_root", config.pe_obj_root))
 config.substitutions.append(
+    ("%pe_plugin", os.path.join(config.pe_obj_root, "lib", "PEPlugin.so")))
+config.substitutions.append(
     ("%pe_ref_lib", os.path.join(config.test_source_root, "Integration", "lib")))
 config.substitutions.append(
     ("%npycmp", config.python3 + " " +
@@ -37,5 +39,6 @@ tools = [
     "pe-opt",
     ToolSubst("pe-run", unresolved="ignore"),
     ToolSubst("mlir-translate", unresolved="ignore"),
+    ToolSubst("mlir-opt", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
