@@ -55,15 +55,18 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     head counts) are left for `convert-pe-to-linalg`.
 
     **RoPE.** A standalone `pe.rope` on f32 with offset positions becomes a
-    table of cos/sin per (position, pair), computed once (f64 angle reduced
-    modulo 2 pi, f32 polynomial sin/cos) or gathered from the caches, and a
+    table of cos/sin per (position, pair), computed once (in f64: Cody-Waite
+    reduction to [-pi/4, pi/4] and polynomials, rounded once to f32) or
+    gathered from the caches, and a
     parallel loop that rotates each row with 16-lane vectors: contiguous
     halves for the `half` layout, neighbour swaps for `interleaved`.
 
     **Sinusoidal PE.** A `pe.add_sinusoidal` on f32 with offset positions and
-    a multiple of 16 channels becomes a parallel loop over rows with one f32
-    sine per element: the angle `p * w_c` is formed and reduced modulo 2 pi
-    in f64, and cos channels add pi/2 to the reduced angle.
+    a multiple of 16 channels becomes a parallel loop over rows that
+    evaluates the encoding in f64 and adds it in f64 (one rounding, as the
+    op states): channel pairs that are the sin and cos of one angle share
+    one reduction and pair of polynomials; other layouts use one sine per
+    channel with cos channels shifted by a quarter turn.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

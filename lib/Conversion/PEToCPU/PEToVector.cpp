@@ -2,7 +2,7 @@
 //
 // Part of the pe-mlir project.
 //
-// Generates a flash-attention kernel in scf/vector/memref for each
+// Generates kernels in scf/vector/memref: a flash-attention kernel for each
 // pe.fused_attention (and each plain pe.attention without bias or mask),
 // specialised at compile time for its encodings: RoPE layout, rotary
 // dimension, frequency source, ALiBi distance, causal masking, softcap.
@@ -10,10 +10,9 @@
 // Structure (the recipe of docs/CodegenCPU.md):
 //
 //   prologue      cos/sin of every query and key position, [T, R/2] each:
-//                 angles p * inv_freq[i] in f64, reduced modulo 2*pi in f64,
-//                 then f32 sin/cos (vectorised; polynomial after
-//                 pe-approximate-math), or rows gathered from the caches;
-//                 times the attention scaling.
+//                 angles p * inv_freq[i] and their sin/cos in f64
+//                 (sinCos64, vectorised), rounded once to f32, or rows
+//                 gathered from the caches; times the attention scaling.
 //   parallel over (batch, head):
 //     pack K      the key head, rotated, transposed into blocks
 //                 Kt[Tk/64][D][64] (scratch per head, O(Tk D));
