@@ -1,11 +1,13 @@
-//===- PEToVector.cpp - flash attention for the CPU ----------------===//
+//===- PEToVector.cpp - generated CPU kernels for pe ops -------------===//
 //
 // Part of the pe-mlir project.
 //
 // Generates kernels in scf/vector/memref: a flash-attention kernel for each
 // pe.fused_attention (and each plain pe.attention without bias or mask),
 // specialised at compile time for its encodings: RoPE layout, rotary
-// dimension, frequency source, ALiBi distance, causal masking, softcap.
+// dimension, frequency source, ALiBi distance, causal masking, softcap; a
+// decode kernel for one query per head; and kernels for standalone pe.rope
+// and pe.add_sinusoidal.
 //
 // Structure (the recipe of docs/CodegenCPU.md):
 //
