@@ -69,7 +69,7 @@ constexpr int64_t kLanes = 16;
 constexpr int64_t kRows = 4;
 constexpr int64_t kBlock = 64;
 constexpr int64_t kBlockVecs = kBlock / kLanes;
-/// Query rows per block (Qs and the running O stay in L1 with a key block).
+/// Query rows per block: the rows that share one pass over the packed keys.
 constexpr int64_t kQBlock = 64;
 /// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
 /// reductions) and no NaNs (plain vmaxps), but infinities are kept: masked
