@@ -71,11 +71,11 @@ constexpr int64_t kBlock = 64;
 constexpr int64_t kBlockVecs = kBlock / kLanes;
 /// Query rows per block: the rows that share one pass over the packed keys.
 constexpr int64_t kQBlock = 64;
+/// Softmax terms exp(x) with x below this are flushed to zero.
+constexpr double kExpCutoff = -64.0;
 /// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
 /// reductions) and no NaNs (plain vmaxps), but infinities are kept: masked
 /// scores are -inf.
-/// Softmax terms exp(x) with x below this are flushed to zero.
-constexpr double kExpCutoff = -64.0;
 constexpr arith::FastMathFlags kFast =
     arith::FastMathFlags::reassoc | arith::FastMathFlags::nnan |
     arith::FastMathFlags::nsz | arith::FastMathFlags::contract;
