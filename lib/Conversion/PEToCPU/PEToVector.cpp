@@ -213,6 +213,9 @@ public:
   /// Views a [..., T, C] memref as [N, T, C] (N = product of the leading
   /// dimensions, 1 for rank 2).
   Value view3d(Value m);
+  /// Emits `body(n, t)` for every row of an [N, T, C] memref, in parallel
+  /// over (n, 64-token blocks of t).
+  void forEachRow(Value x3, function_ref<void(Value n, Value t)> body);
 
 private:
   // Scalar and vector constants.
@@ -1159,6 +1162,28 @@ Value KernelBuilder::view3d(Value m) {
       b, m, ArrayRef<ReassociationIndices>{lead, {rank - 2}, {rank - 1}});
 }
 
+void KernelBuilder::forEachRow(Value x3,
+                               function_ref<void(Value n, Value t)> body) {
+  Value tokens = dim(x3, 1);
+  Value blocks =
+      arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{dim(x3, 0), blocks},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope(b, ob);
+        Value t0 = muli(ivs[1], idx(kBlock));
+        Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
+        scf::ForOp::create(b, t0, t1, idx(1), ValueRange{},
+                           [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+                             Scope inner(b, ib);
+                             body(ivs[0], t);
+                             scf::YieldOp::create(b);
+                           });
+        scf::ReduceOp::create(b);
+      });
+}
+
 Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   auto type = op.getInput().getType();
   int64_t rank = type.getRank();
@@ -1214,11 +1239,8 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
                                       dynamicSizes, b.getI64IntegerAttr(64));
   Value x3 = view3d(x), out3 = view3d(out);
-  Value tokens = dim(x3, 1);
   Value base0 = offsetValue(op.getOffset(),
                             static_cast<int64_t>(op.getStaticOffset()));
-  Value blocks =
-      arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
   double inputScale =
       op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
   auto vf64 = VectorType::get({kLanes}, f64);
@@ -1226,17 +1248,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(vf64, b.getFloatAttr(f64, v)));
   };
-  scf::ParallelOp::create(
-      b, ValueRange{idx(0), idx(0)}, ValueRange{dim(x3, 0), blocks},
-      ValueRange{idx(1), idx(1)},
-      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
-        Scope scope(b, ob);
-        Value t0 = muli(ivs[1], idx(kBlock));
-        Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
-        scf::ForOp::create(
-            b, t0, t1, idx(1), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
-              Scope inner(b, ib);
+  forEachRow(x3, [&](Value n, Value t) {
               Value pos = arith::SIToFPOp::create(
                   b, f64,
                   arith::IndexCastOp::create(b, b.getI64Type(),
@@ -1246,7 +1258,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
               auto addStore = [&](Value pe, Value c) {
                 Value xv = arith::ExtFOp::create(
                     b, vf64,
-                    vector::LoadOp::create(b, vf, x3, ValueRange{ivs[0], t, c})
+                    vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c})
                         .getResult());
                 if (inputScale != 1.0)
                   xv = arith::MulFOp::create(b, xv, c64(inputScale));
@@ -1254,7 +1266,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
                     b,
                     arith::TruncFOp::create(b, vf,
                                             arith::AddFOp::create(b, xv, pe)),
-                    out3, ValueRange{ivs[0], t, c});
+                    out3, ValueRange{n, t, c});
               };
               if (paired && interleaved) {
                 // Channels (2k, 2k+1) are sin and cos of one angle: one
@@ -1314,10 +1326,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
                       scf::YieldOp::create(b);
                     });
               }
-              scf::YieldOp::create(b);
-            });
-        scf::ReduceOp::create(b);
-      });
+  });
   return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
                                            /*writable=*/true);
 }
@@ -1338,28 +1347,11 @@ Value KernelBuilder::buildRope() {
   Value sinT =
       buildTables(tokens, offsetValue(p.qOffset, p.qStaticOffset), cosT);
   Value x3 = view3d(x), out3 = view3d(out);
-  Value n = dim(x3, 0);
-  Value blocks =
-      arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
-  // Parallel over (sequence, 64-token block); each token's row is rotated
-  // with its table row.
-  scf::ParallelOp::create(
-      b, ValueRange{idx(0), idx(0)}, ValueRange{n, blocks},
-      ValueRange{idx(1), idx(1)},
-      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
-        Scope scope(b, ob);
-        Value t0 = muli(ivs[1], idx(kBlock));
-        Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
-        scf::ForOp::create(
-            b, t0, t1, idx(1), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
-              Scope inner(b, ib);
-              rotateRow(x3, ValueRange{ivs[0], t}, out3, ValueRange{ivs[0], t},
-                        t, cosT, sinT, 1.0);
-              scf::YieldOp::create(b);
-            });
-        scf::ReduceOp::create(b);
-      });
+  // Each token's row is rotated with its table row.
+  forEachRow(x3, [&](Value n, Value t) {
+    rotateRow(x3, ValueRange{n, t}, out3, ValueRange{n, t}, t, cosT, sinT,
+              1.0);
+  });
   return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
                                            /*writable=*/true);
 }
