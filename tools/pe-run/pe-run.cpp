@@ -694,8 +694,10 @@ public:
   /// results in any case. `ms` receives the duration of the call alone.
   LogicalResult call(void (*fn)(void **), SmallVectorImpl<npy::Array> *outputs,
                      double *ms) {
+    // A zero-size tensor has no data (data() may be null): memcpy with a
+    // null pointer is undefined even for 0 bytes.
     for (auto [i, slot] : llvm::enumerate(slots))
-      if (slot->buffer)
+      if (slot->buffer && slot->bytes)
         std::memcpy(slot->buffer.get(), inputs[i].data.data(), slot->bytes);
     std::fill(resultBuffer.begin(), resultBuffer.end(), 0);
 
