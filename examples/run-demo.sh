@@ -13,9 +13,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "== 1. After compile-time folding and fusion (the first passes of pe-cpu-pipeline):"
 echo "     the llama3 frequency table is a constant, RoPE on Q and K lives inside"
-echo "     one pe.fused_attention"
+echo "     the rope encoding of one pe.attention"
 "$build/bin/pe-opt" "$example" --pe-fold-frequencies --canonicalize \
-  --pe-fuse-alibi-into-attention --pe-fuse-rope-into-attention \
+  --pe-fuse-encodings-into-attention \
   --pe-fold-attention-scaling --canonicalize
 echo
 echo "== 2. Fused (pipeline=cpu, generated flash-attention kernel) against the"

@@ -46,7 +46,7 @@ void mlir::pe::buildReferencePipeline(OpPassManager &pm) {
 void mlir::pe::buildCPUPipeline(OpPassManager &pm) {
   // Compile-time folding and fusion.
   addPipeline(pm, "pe-fold-frequencies,canonicalize,"
-                  "pe-fuse-alibi-into-attention,pe-fuse-rope-into-attention,"
+                  "pe-fuse-encodings-into-attention,"
                   "pe-fold-attention-scaling,canonicalize");
   // Generated kernels for attention; everything else through the reference
   // lowering.

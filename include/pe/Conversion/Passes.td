@@ -38,8 +38,8 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
   let summary = "Generate vector kernels for attention and RoPE on the CPU";
   let description = [{
     **Attention.**
-    Replaces each `pe.fused_attention`, and each `pe.attention` without bias
-    or mask, by a flash-attention kernel in `scf`/`vector`/`memref` generated
+    Replaces each `pe.attention` without a bias or mask tensor by a
+    flash-attention kernel in `scf`/`vector`/`memref` generated
     for its exact combination of encodings: RoPE (either layout, partial
     rotary, inv_freq or cache tables, attention scaling, query and key
     offsets, or none), ALiBi (any distance, computed from indices), causal
@@ -52,7 +52,9 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     to OpenMP by `pe-cpu-pipeline`) and is vectorised with 16-lane f32
     vectors (AVX-512). Ops it does not support (non-f32 element types, head
     dimensions that are not multiples of 16, explicit bias or mask, dynamic
-    head counts) are left for `convert-pe-to-linalg`.
+    head counts) are left for `convert-pe-to-linalg`, and the pass reports
+    each with its reason as a missed-optimization remark in category
+    `convert-pe-to-vector` (`--remarks-filter=convert-pe-to-vector`).
 
     **RoPE.** A standalone `pe.rope` on f32 with offset positions becomes a
     table of cos/sin per (position, pair), computed once (in f64: Cody-Waite

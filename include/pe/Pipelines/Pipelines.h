@@ -19,7 +19,7 @@ namespace pe {
 void buildReferencePipeline(OpPassManager &pm);
 
 /// The optimised CPU pipeline: fold frequencies, fuse RoPE, ALiBi and the
-/// attention scaling into pe.fused_attention, generate flash-attention kernels
+/// attention scaling into pe.attention's encodings, generate flash-attention kernels
 /// (convert-pe-to-vector), lower the rest through the reference
 /// lowering, approximate f32 math with polynomials, bufferize, and lower to the
 /// LLVM dialect with scf.parallel on OpenMP (needs libomp at run time).

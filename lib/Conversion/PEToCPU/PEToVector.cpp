@@ -3,7 +3,8 @@
 // Part of the pe-mlir project.
 //
 // Generates kernels in scf/vector/memref: a flash-attention kernel for each
-// pe.fused_attention (and each plain pe.attention without bias or mask),
+// pe.attention without a bias or mask tensor (reading its encodings through
+// the op's accessors),
 // specialised at compile time for its encodings: RoPE layout, rotary
 // dimension, frequency source, ALiBi distance, causal masking, softcap; a
 // decode kernel for one query per head; and kernels for standalone pe.rope
@@ -34,7 +35,6 @@
 
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
-#include "pe/Dialect/PE/Transforms/AttentionParts.h"
 #include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,30 +98,31 @@ bool fusesWithLinalg(Operation *op) {
          consumer.getNumReductionLoops() > 0;
 }
 
-/// Why the rotation of `p` (head dimension `d`) has no vector code: pairs
-/// must fill whole 16-lane vectors, and caches must be f32.
-std::string unsupportedRotationReason(const AttentionParts &p, int64_t d) {
-  int64_t r = p.rotaryDim.value_or(d);
-  if (*p.ropeLayout == RopeLayout::Half && (r / 2) % kLanes != 0)
+/// Why the rotation `r` (head dimension `d`) has no vector code: pairs must
+/// fill whole 16-lane vectors, and caches must be f32.
+std::string unsupportedRotationReason(const Rotation &r, int64_t d) {
+  if (r.layout == RopeLayout::Half && (r.rotaryDim / 2) % kLanes != 0)
     return "half-layout rotary dimension must be a multiple of 32";
-  if (*p.ropeLayout == RopeLayout::Interleaved && r % kLanes != 0)
+  if (r.layout == RopeLayout::Interleaved && r.rotaryDim % kLanes != 0)
     return "interleaved rotary dimension must be a multiple of 16";
-  if (p.cosCache &&
-      !cast<RankedTensorType>(p.cosCache.getType()).getElementType().isF32())
+  if (r.cosCache &&
+      !cast<RankedTensorType>(r.cosCache.getType()).getElementType().isF32())
     return "cos/sin caches must be f32";
   return "";
 }
 
 /// Why an attention cannot use the generated kernel (empty if it can).
-std::string unsupportedReason(const AttentionParts &p) {
-  auto q = cast<RankedTensorType>(p.query.getType());
-  auto k = cast<RankedTensorType>(p.key.getType());
-  auto v = cast<RankedTensorType>(p.value.getType());
+std::string unsupportedReason(AttentionOp op) {
+  auto q = op.getQuery().getType();
+  auto k = op.getKey().getType();
+  auto v = op.getValue().getType();
   if (!q.getElementType().isF32() && !q.getElementType().isF16() &&
       !q.getElementType().isBF16())
     return "element type is not f32, f16 or bf16";
-  if (p.bias || p.mask)
-    return "explicit bias or mask";
+  if (op.getBias())
+    return "explicit bias tensor (fuse a pe.alibi_bias into the op instead)";
+  if (op.getMask())
+    return "explicit mask tensor";
   if (q.isDynamicDim(1) || k.isDynamicDim(1))
     return "dynamic head counts";
   if (q.isDynamicDim(3) || v.isDynamicDim(3))
@@ -129,7 +130,8 @@ std::string unsupportedReason(const AttentionParts &p) {
   int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
   if (d % kLanes != 0 || dv % kLanes != 0 || d > 512 || dv > 512)
     return "head dimensions must be multiples of 16 and at most 512";
-  return p.ropeLayout ? unsupportedRotationReason(p, d) : "";
+  std::optional<Rotation> rot = op.getRotation();
+  return rot ? unsupportedRotationReason(*rot, d) : "";
 }
 
 /// Points `b` at the insertion point of a nested body builder for the
@@ -141,17 +143,8 @@ struct Scope {
   }
 };
 
-/// The RoPE fields of AttentionParts describing a standalone pe.rope.
-AttentionParts ropeParts(RopeOp op) {
-  AttentionParts p;
-  p.query = op.getInput();
-  p.setQueryRope(op);
-  p.resultType = op.getResult().getType();
-  return p;
-}
-
 /// Why a pe.rope cannot use the generated kernel (empty if it can).
-std::string unsupportedRopeReason(RopeOp op, const AttentionParts &p) {
+std::string unsupportedRopeReason(RopeOp op) {
   auto type = op.getInput().getType();
   if (!type.getElementType().isF32())
     return "element type is not f32";
@@ -160,36 +153,40 @@ std::string unsupportedRopeReason(RopeOp op, const AttentionParts &p) {
   int64_t d = type.getDimSize(type.getRank() - 1);
   if (d % kLanes != 0)
     return "head dimension must be a multiple of 16";
-  return unsupportedRotationReason(p, d);
+  return unsupportedRotationReason(op.getRotation(), d);
 }
 
 /// Emits the kernel for one attention op.
 class KernelBuilder {
 public:
-  KernelBuilder(Operation *op, const AttentionParts &parts)
-      : p(parts), b(op->getLoc(), op),
-        f32(Float32Type::get(op->getContext())),
-        f64(Float64Type::get(op->getContext())),
-        vf(VectorType::get({kLanes}, f32)) {
-    auto q = cast<RankedTensorType>(p.query.getType());
-    headDim = q.getDimSize(q.getRank() - 1);
-    rotary = p.ropeLayout ? p.rotaryDim.value_or(headDim) : 0;
-    if (!p.value)
-      return; // A standalone rotation (buildRope).
-    auto v = cast<RankedTensorType>(p.value.getType());
+  /// An attention kernel.
+  explicit KernelBuilder(AttentionOp op)
+      : KernelBuilder(op, op.getQuery(), op.getRotation()) {
+    attn = op;
+    qOff = op.getRopeQueryOffset();
+    kOff = op.getRopeKeyOffset();
+    auto q = op.getQuery().getType();
     heads = q.getDimSize(1);
-    group = heads / cast<RankedTensorType>(p.key.getType()).getDimSize(1);
-    valueDim = v.getDimSize(3);
-    scale = p.scale ? *p.scale : 1.0 / std::sqrt(double(headDim));
+    group = heads / op.getKey().getType().getDimSize(1);
+    valueDim = op.getValue().getType().getDimSize(3);
+    scale = op.getScaleOrDefault();
     valueChunk = valueDim % 64 == 0 ? 64 : valueDim % 32 == 0 ? 32 : 16;
   }
+  /// A standalone rotation (buildRope).
+  explicit KernelBuilder(RopeOp op)
+      : KernelBuilder(op, op.getInput(), op.getRotation()) {
+    qOff = {static_cast<int64_t>(op.getStaticOffset()), op.getOffset()};
+  }
+  /// A standalone sinusoidal encoding (buildSinusoidal).
+  explicit KernelBuilder(AddSinusoidalOp op)
+      : KernelBuilder(op, op.getInput(), std::nullopt) {}
 
   /// What both attention kernels start with: the operands as memrefs, the
   /// result buffer, the cos/sin tables of the query and key positions, and
   /// the ALiBi slopes.
   struct Prologue {
     Value qMem, kMem, vMem, out;
-    Value qCos, qSin, kCos, kSin; // null without RoPE (kCos: without rope_key)
+    Value qCos, qSin, kCos, kSin; // null without RoPE (kCos: query_only)
     Value slopes;                 // null without ALiBi
   };
   /// Emits the prologue; `singleQuery` for the decode kernel (Tq = 1).
@@ -205,8 +202,7 @@ public:
   /// The decode kernel (one query per head): no packing, two-pass softmax
   /// over a [group, Tk] score buffer, K and V each read once per KV head.
   Value buildDecode();
-  /// A standalone pe.rope: `p.query` is the input, `p.qOffset` and
-  /// `p.qStaticOffset` its positions.
+  /// A standalone pe.rope: `input` rotated at positions `qOff + t`.
   Value buildRope();
   /// A standalone pe.add_sinusoidal (f32, offset positions).
   Value buildSinusoidal(AddSinusoidalOp op);
@@ -218,6 +214,17 @@ public:
   void forEachRow(Value x3, function_ref<void(Value n, Value t)> body);
 
 private:
+  KernelBuilder(Operation *op, Value input, std::optional<Rotation> rotation)
+      : input(input), rot(rotation),
+        resultType(cast<RankedTensorType>(op->getResult(0).getType())),
+        b(op->getLoc(), op), f32(Float32Type::get(op->getContext())),
+        f64(Float64Type::get(op->getContext())),
+        vf(VectorType::get({kLanes}, f32)) {
+    auto type = cast<RankedTensorType>(input.getType());
+    headDim = type.getDimSize(type.getRank() - 1);
+    rotary = rot ? rot->rotaryDim : 0;
+  }
+
   // Scalar and vector constants.
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
   Value cf(double v) {
@@ -268,9 +275,10 @@ private:
     return memref::AllocOp::create(b, type, dynamicSizes,
                                    b.getI64IntegerAttr(64));
   }
-  Value offsetValue(Value dynamic, int64_t staticOffset) {
-    Value off = idx(staticOffset);
-    return dynamic ? addi(off, toIndex(dynamic)) : off;
+  Value offsetValue(PositionOffset offset) {
+    Value off = idx(offset.staticOffset);
+    return offset.dynamicOffset ? addi(off, toIndex(offset.dynamicOffset))
+                                : off;
   }
 
   Value buildTables(Value rows, Value offset, Value &cosT);
@@ -295,7 +303,11 @@ private:
                  Value kb, Value tq, Value tk, Value shift, Value alibiBase,
                  Value slope);
 
-  const AttentionParts &p;
+  AttentionOp attn; // null for the standalone kernels
+  Value input;      // the query, or the standalone kernel's input
+  std::optional<Rotation> rot;
+  PositionOffset qOff, kOff; // RoPE positions of the first query and key
+  RankedTensorType resultType;
   ImplicitLocOpBuilder b;
   Type f32, f64;
   VectorType vf;
@@ -387,25 +399,25 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   int64_t pairs = rotary / 2;
   cosT = alloc({ShapedType::kDynamic, pairs}, rows);
   Value sinT = alloc({ShapedType::kDynamic, pairs}, rows);
-  Value scaling = p.attentionScaling;
+  Value scaling = rot->attentionScaling;
   int64_t width = pairs % kLanes == 0 ? kLanes : pairs % 8 == 0 ? 8 : 1;
   auto vw = VectorType::get({width}, f32);
   auto vw64 = VectorType::get({width}, f64);
   Value cosCache, sinCache, cacheRows;
-  if (p.cosCache) {
-    auto type = cast<RankedTensorType>(p.cosCache.getType());
+  if (rot->cosCache) {
+    auto type = cast<RankedTensorType>(rot->cosCache.getType());
     auto mtype = MemRefType::get(type.getShape(), f32);
-    cosCache = bufferization::ToBufferOp::create(b, mtype, p.cosCache,
+    cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
                                                  /*readOnly=*/true);
-    sinCache = bufferization::ToBufferOp::create(b, mtype, p.sinCache,
+    sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
                                                  /*readOnly=*/true);
     cacheRows = dim(cosCache, 0);
   }
   Value invFreq;
-  if (p.invFreq) {
-    auto type = cast<RankedTensorType>(p.invFreq.getType());
+  if (rot->invFreq) {
+    auto type = cast<RankedTensorType>(rot->invFreq.getType());
     invFreq = bufferization::ToBufferOp::create(
-        b, MemRefType::get(type.getShape(), type.getElementType()), p.invFreq,
+        b, MemRefType::get(type.getShape(), type.getElementType()), rot->invFreq,
         /*readOnly=*/true);
   }
   scf::ForOp::create(
@@ -481,7 +493,7 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
   };
   int64_t pairs = rotary / 2;
   if (rotary) {
-    if (*p.ropeLayout == RopeLayout::Half) {
+    if (rot->layout == RopeLayout::Half) {
       // (x[i], x[i + R/2]) -> (x_lo c - x_hi s, x_hi c + x_lo s).
       for (int64_t i = 0; i < pairs; i += kLanes) {
         Value c = vector::LoadOp::create(b, vf, cosT, ValueRange{pos, idx(i)});
@@ -551,7 +563,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
               auto ifOp = scf::IfOp::create(b, inside, /*withElse=*/true);
               OpBuilder::InsertionGuard g(b);
               b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-              if (rotary && p.ropeKey)
+              if (rotary && attn.rotatesKey())
                 rotateRow(kMem, ValueRange{bIdx, kvHead, j}, rows,
                           ValueRange{r}, j, cosT, sinT, 1.0);
               else
@@ -677,19 +689,19 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               lanes));
         for (int64_t r = 0; r < kRows; ++r) {
           Value i = addi(q0, addi(r0, idx(r)));
-          Value qPosF = p.alibi ? indexToF32(addi(alibiBase, i)) : Value();
+          Value qPosF = attn.getAlibiAttr() ? indexToF32(addi(alibiBase, i)) : Value();
           for (int64_t c = 0; c < kBlockVecs; ++c) {
             Value v = qk.getResult(r * kBlockVecs + c);
             Value jF = jFs[c];
-            v = modifyScore(v, p.alibi ? bcast(qPosF) : Value(), jF,
-                            p.alibi ? bcast(slope) : Value());
+            v = modifyScore(v, attn.getAlibiAttr() ? bcast(qPosF) : Value(), jF,
+                            attn.getAlibiAttr() ? bcast(slope) : Value());
             raw.push_back(v);
           }
         }
         Value blockEnd = addi(j0, idx(kBlock));
         Value needMask =
             arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, blockEnd, tk);
-        if (p.causal) {
+        if (attn.getCausal()) {
           Value firstLimit = addi(addi(q0, r0), shift);
           needMask = arith::OrIOp::create(
               b, needMask,
@@ -710,7 +722,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               Value jF = jFs[c];
               Value ok = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, jF,
                                                bcast(tkF));
-              if (p.causal)
+              if (attn.getCausal())
                 ok = arith::AndIOp::create(
                     b, ok,
                     arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, jF,
@@ -819,15 +831,15 @@ Value KernelBuilder::modifyScore(Value s, Value q, Value j, Value slope) {
     return isa<VectorType>(s.getType()) ? vsplat(v) : cf(v);
   };
   auto cap = [&](Value x) -> Value {
-    Value c = splat(*p.softcap);
+    Value c = splat(attn.getSoftcap()->convertToDouble());
     return arith::MulFOp::create(
         b, c, math::TanhOp::create(b, arith::DivFOp::create(b, x, c)));
   };
-  if (p.softcap && p.softcapOrder == SoftcapOrder::BeforeBias)
+  if (attn.getSoftcap() && attn.getSoftcapOrder() == SoftcapOrder::BeforeBias)
     s = cap(s);
-  if (p.alibi) {
+  if (AlibiEncodingAttr alibi = attn.getAlibiAttr()) {
     Value dist;
-    switch (*p.alibi) {
+    switch (alibi.getDistance()) {
     case AlibiDistance::Symmetric:
       dist = arith::NegFOp::create(
           b, math::AbsFOp::create(b, arith::SubFOp::create(b, q, j)));
@@ -841,7 +853,7 @@ Value KernelBuilder::modifyScore(Value s, Value q, Value j, Value slope) {
     }
     s = math::FmaOp::create(b, slope, dist, s);
   }
-  if (p.softcap && p.softcapOrder == SoftcapOrder::AfterBias)
+  if (attn.getSoftcap() && attn.getSoftcapOrder() == SoftcapOrder::AfterBias)
     s = cap(s);
   return s;
 }
@@ -854,12 +866,12 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
         b, MemRefType::get(type.getShape(), type.getElementType()), t,
         /*readOnly=*/true);
   };
-  pr.qMem = toMemref(p.query);
-  pr.kMem = toMemref(p.key);
-  pr.vMem = toMemref(p.value);
+  pr.qMem = toMemref(attn.getQuery());
+  pr.kMem = toMemref(attn.getKey());
+  pr.vMem = toMemref(attn.getValue());
   // Result buffer [B, H, Tq, Dv].
-  auto outType = MemRefType::get(p.resultType.getShape(),
-                                 p.resultType.getElementType());
+  auto outType =
+      MemRefType::get(resultType.getShape(), resultType.getElementType());
   SmallVector<Value> outDyn;
   for (int64_t i = 0; i < 4; ++i)
     if (outType.isDynamicDim(i))
@@ -868,15 +880,14 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
                                    b.getI64IntegerAttr(64));
   if (rotary) {
     Value queryRows = singleQuery ? idx(1) : dim(pr.qMem, 2);
-    pr.qSin = buildTables(queryRows, offsetValue(p.qOffset, p.qStaticOffset),
-                          pr.qCos);
-    if (p.ropeKey)
-      pr.kSin = buildTables(dim(pr.kMem, 2),
-                            offsetValue(p.kOffset, p.kStaticOffset), pr.kCos);
+    pr.qSin = buildTables(queryRows, offsetValue(qOff), pr.qCos);
+    if (attn.rotatesKey())
+      pr.kSin = buildTables(dim(pr.kMem, 2), offsetValue(kOff), pr.kCos);
   }
-  if (p.alibi) {
+  if (AlibiEncodingAttr alibi = attn.getAlibiAttr()) {
     SmallVector<float> values;
-    for (double s : formula::alibiSlopes(heads, p.alibiMaxBias))
+    for (double s : formula::alibiSlopes(
+             heads, alibi.getMaxBias().convertToDouble()))
       values.push_back(float(s));
     pr.slopes = arith::ConstantOp::create(
         b, DenseElementsAttr::get(RankedTensorType::get({heads}, f32),
@@ -886,7 +897,7 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
 }
 
 Value KernelBuilder::buildDecode() {
-  auto kType = cast<RankedTensorType>(p.key.getType());
+  auto kType = attn.getKey().getType();
   Prologue pr = buildPrologue(/*singleQuery=*/true);
   Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
   Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
@@ -895,8 +906,8 @@ Value KernelBuilder::buildDecode() {
   // Bottom-right causal with one query allows j <= 0 + Tk - 1: every key.
   // ALiBi puts the query at alibi_offset (+ row 0).
   Value alibiQ;
-  if (p.alibi)
-    alibiQ = indexToF32(offsetValue(p.alibiOffset, p.alibiStaticOffset));
+  if (attn.getAlibiAttr())
+    alibiQ = indexToF32(offsetValue(attn.getAlibiQueryOffset()));
   int64_t kvHeads = kType.getDimSize(1);
   int64_t dVecs = headDim / kLanes;
   int64_t chunkVecs = std::max<int64_t>(1, 16 / group);
@@ -940,7 +951,7 @@ Value KernelBuilder::buildDecode() {
               Scope inner(b, ib);
               Value src = kMem;
               SmallVector<Value> prefix = {bIdx, kvh, j};
-              if (rotary && p.ropeKey) {
+              if (rotary && attn.rotatesKey()) {
                 rotateRow(kMem, prefix, krow, ValueRange{}, j, kCos, kSin,
                           1.0);
                 src = krow;
@@ -960,7 +971,7 @@ Value KernelBuilder::buildDecode() {
                 Value sc = vector::ReductionOp::create(
                     b, vector::CombiningKind::ADD, acc, kFast);
                 Value slope;
-                if (p.alibi)
+                if (attn.getAlibiAttr())
                   slope = tensor::ExtractOp::create(
                       b, slopes,
                       ValueRange{addi(muli(kvh, idx(group)), idx(g))});
@@ -1034,7 +1045,7 @@ Value KernelBuilder::buildDecode() {
         }
         scf::ReduceOp::create(b);
       });
-  return bufferization::ToTensorOp::create(b, p.resultType, out,
+  return bufferization::ToTensorOp::create(b, resultType, out,
                                            /*restrict=*/true,
                                            /*writable=*/true);
 }
@@ -1047,7 +1058,7 @@ Value KernelBuilder::build() {
   Value batch = dim(qMem, 0), tq = dim(qMem, 2), tk = dim(kMem, 2);
   Value shift = arith::SubIOp::create(b, tk, tq);
   Value alibiBase =
-      p.alibi ? offsetValue(p.alibiOffset, p.alibiStaticOffset) : Value();
+      attn.getAlibiAttr() ? offsetValue(attn.getAlibiQueryOffset()) : Value();
   Value kBlocks = arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)),
                                          idx(kBlock));
   Value qBlocks = arith::DivUIOp::create(b, addi(tq, idx(kQBlock - 1)),
@@ -1068,7 +1079,7 @@ Value KernelBuilder::build() {
         Value lBuf = alloc({kQBlock}, {});
         packKeys(kMem, kt, bIdx, kvHead,
                  tk, kCos, kSin);
-        Value slope = p.alibi ? Value(tensor::ExtractOp::create(
+        Value slope = attn.getAlibiAttr() ? Value(tensor::ExtractOp::create(
                                     b, slopes, ValueRange{hIdx}))
                               : Value();
         scf::ForOp::create(
@@ -1094,7 +1105,7 @@ Value KernelBuilder::build() {
               // Key blocks up to the causal limit of the block's last row:
               // keys j <= i + Tk - Tq; blocks past it are skipped.
               Value kbEnd = kBlocks;
-              if (p.causal) {
+              if (attn.getCausal()) {
                 Value lastRow = arith::MinSIOp::create(
                     b, addi(q0, idx(kQBlock - 1)),
                     arith::SubIOp::create(b, tq, idx(1)));
@@ -1138,7 +1149,7 @@ Value KernelBuilder::build() {
             });
         scf::ReduceOp::create(b);
       });
-  return bufferization::ToTensorOp::create(b, p.resultType, out,
+  return bufferization::ToTensorOp::create(b, resultType, out,
                                            /*restrict=*/true,
                                            /*writable=*/true);
 }
@@ -1239,8 +1250,8 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
                                       dynamicSizes, b.getI64IntegerAttr(64));
   Value x3 = view3d(x), out3 = view3d(out);
-  Value base0 = offsetValue(op.getOffset(),
-                            static_cast<int64_t>(op.getStaticOffset()));
+  Value base0 = offsetValue(
+      {static_cast<int64_t>(op.getStaticOffset()), op.getOffset()});
   double inputScale =
       op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
   auto vf64 = VectorType::get({kLanes}, f64);
@@ -1332,10 +1343,10 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
 }
 
 Value KernelBuilder::buildRope() {
-  auto type = cast<RankedTensorType>(p.query.getType());
+  auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
   Value x = bufferization::ToBufferOp::create(
-      b, MemRefType::get(type.getShape(), f32), p.query, /*readOnly=*/true);
+      b, MemRefType::get(type.getShape(), f32), input, /*readOnly=*/true);
   SmallVector<Value> dynamicSizes;
   for (int64_t i = 0; i < rank; ++i)
     if (type.isDynamicDim(i))
@@ -1345,7 +1356,7 @@ Value KernelBuilder::buildRope() {
   Value tokens = dim(x, rank - 2);
   Value cosT;
   Value sinT =
-      buildTables(tokens, offsetValue(p.qOffset, p.qStaticOffset), cosT);
+      buildTables(tokens, offsetValue(qOff), cosT);
   Value x3 = view3d(x), out3 = view3d(out);
   // Each token's row is rotated with its table row.
   forEachRow(x3, [&](Value n, Value t) {
@@ -1360,38 +1371,38 @@ struct ConvertPEToVectorPass
     : public pe::impl::ConvertPEToVectorBase<
           ConvertPEToVectorPass> {
   void runOnOperation() override {
-    SmallVector<Operation *> ops;
-    getOperation()->walk([&](Operation *op) {
-      if (isa<AttentionOp, FusedAttentionOp>(op))
-        ops.push_back(op);
-    });
-    for (Operation *op : ops) {
-      AttentionParts parts = *AttentionParts::get(op);
-      std::string reason = unsupportedReason(parts);
+    StringRef category = getArgument();
+    SmallVector<AttentionOp> attentions;
+    getOperation()->walk([&](AttentionOp op) { attentions.push_back(op); });
+    for (AttentionOp op : attentions) {
+      std::string reason = unsupportedReason(op);
       if (!reason.empty()) {
-        LLVM_DEBUG(llvm::dbgs() << "not generating a kernel for " << *op
-                                << ": " << reason << "\n");
+        emitMissedRemark(op, category, "attention-kernel",
+                         "no generated attention kernel (the reference "
+                         "lowering with a materialised score tensor is "
+                         "used): " +
+                             reason);
         continue;
       }
-      KernelBuilder kernel(op, parts);
+      KernelBuilder kernel(op);
       // One query per head: the decode kernel.
-      bool decode =
-          cast<RankedTensorType>(parts.query.getType()).getDimSize(2) == 1;
+      bool decode = op.getQuery().getType().getDimSize(2) == 1;
       Value result = decode ? kernel.buildDecode() : kernel.build();
-      op->getResult(0).replaceAllUsesWith(result);
+      op.getResult().replaceAllUsesWith(result);
       op->erase();
     }
     SmallVector<RopeOp> ropes;
     getOperation()->walk([&](RopeOp op) { ropes.push_back(op); });
     for (RopeOp op : ropes) {
-      AttentionParts parts = ropeParts(op);
-      std::string reason = unsupportedRopeReason(op, parts);
+      std::string reason = unsupportedRopeReason(op);
       if (!reason.empty()) {
-        LLVM_DEBUG(llvm::dbgs() << "not generating a kernel for " << op
-                                << ": " << reason << "\n");
+        emitMissedRemark(op, category, "rope-kernel",
+                         "no generated RoPE kernel (the reference lowering "
+                         "is used): " +
+                             reason);
         continue;
       }
-      KernelBuilder kernel(op, parts);
+      KernelBuilder kernel(op);
       Value result = kernel.buildRope();
       op.getResult().replaceAllUsesWith(result);
       op->erase();
@@ -1400,13 +1411,25 @@ struct ConvertPEToVectorPass
     getOperation()->walk([&](AddSinusoidalOp op) { adds.push_back(op); });
     for (AddSinusoidalOp op : adds) {
       auto type = op.getInput().getType();
-      if (!type.getElementType().isF32() || op.getPositions() ||
-          type.getDimSize(type.getRank() - 1) % kLanes != 0 ||
-          fusesWithLinalg(op))
+      std::string reason;
+      if (!type.getElementType().isF32())
+        reason = "element type is not f32";
+      else if (op.getPositions())
+        reason = "explicit positions tensor";
+      else if (type.getDimSize(type.getRank() - 1) % kLanes != 0)
+        reason = "channel dimension must be a multiple of 16";
+      if (!reason.empty()) {
+        emitMissedRemark(op, category, "sinusoidal-kernel",
+                         "no generated sinusoidal kernel (the reference "
+                         "lowering is used): " +
+                             reason);
         continue;
-      AttentionParts parts;
-      parts.query = op.getInput();
-      KernelBuilder kernel(op, parts);
+      }
+      // Left to pe-fuse-absolute-pe, which fuses it with its producer or
+      // consumer after the reference lowering.
+      if (fusesWithLinalg(op))
+        continue;
+      KernelBuilder kernel(op);
       Value result = kernel.buildSinusoidal(op);
       op.getResult().replaceAllUsesWith(result);
       op->erase();

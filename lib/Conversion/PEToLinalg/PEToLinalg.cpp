@@ -18,7 +18,6 @@
 #include "pe/Conversion/PEToLinalg/PEToLinalg.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
-#include "pe/Dialect/PE/Transforms/AttentionParts.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/Support/PEMath.h"
 
@@ -609,6 +608,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.hasEncodings())
+      return rewriter.notifyMatchFailure(op, "decomposed first");
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     auto qType = op.getQuery().getType();
@@ -832,58 +833,25 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// pe.fused_attention
+// pe.attention with encodings
 //===----------------------------------------------------------------------===//
 
-/// Rebuilds the unfused ops that define pe.fused_attention (its description):
-/// pe.rope on Q (and K), pe.alibi_bias, pe.attention. The conversion driver
-/// then lowers those with the patterns above.
-struct FusedAttentionDecomposition : OpConversionPattern<FusedAttentionOp> {
+/// Rebuilds the separate ops that define an attention's encodings (its
+/// description, AttentionOp::decomposeOperation): pe.rope on Q (and K),
+/// pe.alibi_bias, and an encoding-free pe.attention, which the patterns above
+/// then lower.
+struct AttentionEncodingDecomposition : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(FusedAttentionOp op, OpAdaptor adaptor,
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    AttentionParts p = AttentionParts::get(op);
-    auto i64 = [&](int64_t v) { return rewriter.getI64IntegerAttr(v); };
-    auto rope = [&](Value x, Value offset, int64_t staticOffset) -> Value {
-      return RopeOp::create(
-          rewriter, loc, x.getType(), x, p.invFreq, p.cosCache, p.sinCache,
-          p.attentionScaling,
-          RopeLayoutAttr::get(op.getContext(), *p.ropeLayout),
-          p.rotaryDim ? i64(*p.rotaryDim) : IntegerAttr(), offset,
-          /*positions=*/Value(), i64(staticOffset));
-    };
-    Value q = p.query, k = p.key;
-    if (p.ropeLayout) {
-      q = rope(q, p.qOffset, p.qStaticOffset);
-      if (p.ropeKey)
-        k = rope(k, p.kOffset, p.kStaticOffset);
-    }
-    Value bias;
-    if (p.alibi) {
-      auto qType = op.getQuery().getType(), kType = op.getKey().getType();
-      auto biasType = RankedTensorType::get(
-          {qType.getDimSize(1), qType.getDimSize(2), kType.getDimSize(2)},
-          rewriter.getF32Type());
-      SmallVector<Value> dynamicSizes;
-      if (qType.isDynamicDim(2))
-        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, p.query, 2));
-      if (kType.isDynamicDim(2))
-        dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, p.key, 2));
-      bias = AlibiBiasOp::create(
-          rewriter, loc, biasType, dynamicSizes, /*slopes=*/Value(),
-          p.alibiOffset, AlibiDistanceAttr::get(op.getContext(), *p.alibi),
-          rewriter.getF64FloatAttr(p.alibiMaxBias), i64(p.alibiStaticOffset));
-    }
-    auto f64 = [&](std::optional<double> v) {
-      return v ? rewriter.getF64FloatAttr(*v) : FloatAttr();
-    };
-    rewriter.replaceOpWithNewOp<AttentionOp>(
-        op, op.getResult().getType(), q, k, p.value, bias, /*mask=*/Value(),
-        f64(p.scale), p.causal ? rewriter.getUnitAttr() : UnitAttr(),
-        f64(p.softcap), SoftcapOrderAttr::get(op.getContext(), p.softcapOrder));
+    if (!op.hasEncodings())
+      return rewriter.notifyMatchFailure(op, "no encodings");
+    FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
+    if (failed(values))
+      return failure();
+    rewriter.replaceOp(op, *values);
     return success();
   }
 };
@@ -895,7 +863,7 @@ void mlir::pe::populatePEToLinalgConversionPatterns(
   MLIRContext *ctx = patterns.getContext();
   patterns.add<AddSinusoidalLowering, AddLearnedLowering, RopeLowering,
                AlibiBiasLowering, AttentionLowering,
-               FusedAttentionDecomposition, DynamicNtkLowering,
+               AttentionEncodingDecomposition, DynamicNtkLowering,
                LongRopeLowering, FoldedFrequencyLowering<RopeFrequenciesOp>,
                FoldedFrequencyLowering<LinearScaleOp>,
                FoldedFrequencyLowering<NtkScaleOp>,
@@ -910,7 +878,7 @@ struct ConvertPEToLinalgPass
     // Report what no pattern can lower once, with the reason, instead of the
     // generic "failed to legalize" of the conversion driver.
     WalkResult unsupported = getOperation()->walk([](Operation *op) {
-      if (!isa<AttentionOp, FusedAttentionOp>(op))
+      if (!isa<AttentionOp>(op))
         return WalkResult::advance();
       auto q = cast<RankedTensorType>(op->getOperand(0).getType());
       auto k = cast<RankedTensorType>(op->getOperand(1).getType());

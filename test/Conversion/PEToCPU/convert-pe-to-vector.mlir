@@ -1,6 +1,6 @@
 // RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
 
-// A fused attention with RoPE on Q and K and a causal mask becomes one
+// An attention with RoPE on Q and K and a causal mask becomes one
 // generated kernel: cos/sin tables for the query and key positions, then a
 // loop nest parallel over (batch, head) with the keys rotated and packed into
 // [Tk/64][D][64] blocks, 64-query blocks, causal key-block skipping, 4x64
@@ -45,7 +45,7 @@
 // CHECK-COUNT-8: vector.fma
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
 func.func @rope_causal(%q: tensor<1x4x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %f: tensor<16xf32>) -> tensor<1x4x?x32xf32> {
-  %o = pe.fused_attention %q, %k, %v rope half inv_freq(%f : tensor<16xf32>) {causal, rope_key}
+  %o = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<16xf32>) {causal}
          : tensor<1x4x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x4x?x32xf32>
   return %o : tensor<1x4x?x32xf32>
 }
@@ -63,7 +63,7 @@ func.func @rope_causal(%q: tensor<1x4x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: t
 // CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK-NOT: math.cos
 func.func @alibi(%q: tensor<1x4x64x16xf32>) -> tensor<1x4x64x16xf32> {
-  %o = pe.fused_attention %q, %q, %q alibi symmetric : tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32> -> tensor<1x4x64x16xf32>
+  %o = pe.attention %q, %q, %q alibi <symmetric> : tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32> -> tensor<1x4x64x16xf32>
   return %o : tensor<1x4x64x16xf32>
 }
 
@@ -89,14 +89,14 @@ func.func @plain(%q: tensor<2x2x8x16xbf16>) -> tensor<2x2x8x16xbf16> {
 // whose halves are not multiples of 16.
 // CHECK-LABEL: func @unsupported
 // CHECK-NOT: scf.parallel
-// CHECK-COUNT-3: pe.attention
-// CHECK: pe.fused_attention
+// CHECK-COUNT-3: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}}
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} rope <half>
 func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>, %f: tensor<8xf32>)
     -> (tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
   %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
   %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
   %2 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  %3 = pe.fused_attention %x, %x, %x rope half inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %3 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return %0, %1, %2, %3 : tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
 }
 

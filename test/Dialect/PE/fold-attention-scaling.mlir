@@ -6,10 +6,10 @@
 // 0.32411924841.
 // CHECK-LABEL: func @yarn_qk
 // CHECK-NOT: attention_scaling
-// CHECK: pe.fused_attention {{.*}}scale = 0.32411924{{[0-9]*}} : f64
+// CHECK: pe.attention {{.*}}scale = 0.32411924{{[0-9]*}} : f64
 func.func @yarn_qk(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
   %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
-  %o = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {rope_key} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
@@ -18,10 +18,10 @@ func.func @yarn_qk(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
 // Only Q rotated (decode over a rotated cache): the logits scale by m once;
 // an explicit scale 0.5 becomes 0.5 * 1.13862943649 = 0.569314718.
 // CHECK-LABEL: func @yarn_q_only
-// CHECK: pe.fused_attention {{.*}}scale = 0.56931471{{[0-9]*}} : f64
+// CHECK: pe.attention {{.*}}scale = 0.56931471{{[0-9]*}} : f64
 func.func @yarn_q_only(%q: tensor<1x4x1x16xf32>, %k: tensor<1x4x8x16xf32>) -> tensor<1x4x1x16xf32> {
   %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
-  %o = pe.fused_attention %q, %k, %k rope half inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {scale = 0.5 : f64} : tensor<1x4x1x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x1x16xf32>
+  %o = pe.attention %q, %k, %k rope <half, query_only> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {scale = 0.5 : f64} : tensor<1x4x1x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x1x16xf32>
   return %o : tensor<1x4x1x16xf32>
 }
 
@@ -32,7 +32,7 @@ func.func @yarn_q_only(%q: tensor<1x4x1x16xf32>, %k: tensor<1x4x8x16xf32>) -> te
 // CHECK: attention_scaling
 func.func @partial(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
   %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<4xf32>
-  %o = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<4xf32>) attention_scaling(%m) {rope_key, rotary_dim = 8 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half, rotary_dim = 8> inv_freq(%f : tensor<4xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
@@ -42,6 +42,19 @@ func.func @partial(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
 // CHECK-LABEL: func @runtime
 // CHECK: attention_scaling(%{{.*}})
 func.func @runtime(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %m: f32) -> tensor<1x4x8x16xf32> {
-  %o = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {rope_key} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Must not fire: no rope encoding (the unfused form keeps its pe.rope ops).
+// CHECK-LABEL: func @unfused
+// CHECK: pe.rope {{.*}}attention_scaling
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
+func.func @unfused(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
+  %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>
+  %o = pe.attention %qr, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }

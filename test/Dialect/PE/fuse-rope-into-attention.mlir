@@ -5,7 +5,7 @@
 // CHECK-LABEL: func @prefill
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x8x?x64xf32>, %[[K:.*]]: tensor<1x2x?x64xf32>, %[[V:.*]]: tensor<1x2x?x64xf32>, %[[F:.*]]: tensor<32xf32>, %[[M:.*]]: f32, %[[P:.*]]: index)
 // CHECK-NOT: pe.rope
-// CHECK: %[[O:.*]] = pe.fused_attention %[[Q]], %[[K]], %[[V]] rope half inv_freq(%[[F]] : tensor<32xf32>) attention_scaling(%[[M]]) q_offset(%[[P]] : index) k_offset(%[[P]] : index) {causal, k_static_offset = 3 : i64, q_static_offset = 3 : i64, rope_key, scale = 1.250000e-01 : f64}
+// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] rope <half, query_offset = 3, key_offset = 3> inv_freq(%[[F]] : tensor<32xf32>) attention_scaling(%[[M]]) query_offset(%[[P]] : index) key_offset(%[[P]] : index) {causal, scale = 1.250000e-01 : f64}
 // CHECK-NOT: pe.rope
 // CHECK: return %[[O]]
 func.func @prefill(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>,
@@ -20,8 +20,7 @@ func.func @prefill(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tenso
 
 // Decode: the KV cache already holds rotated keys, only Q is rotated.
 // CHECK-LABEL: func @decode
-// CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} rope interleaved cache(%{{.*}}, %{{.*}} : tensor<4096x16xf32>, tensor<4096x16xf32>) q_offset(%{{.*}} : index) {rotary_dim = 32 : i64}
-// CHECK-NOT: rope_key
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <interleaved, rotary_dim = 32, query_only> cache(%{{.*}}, %{{.*}} : tensor<4096x16xf32>, tensor<4096x16xf32>) query_offset(%{{.*}} : index) :
 func.func @decode(%q: tensor<1x4x1x64xf32>, %kc: tensor<1x4x?x64xf32>, %vc: tensor<1x4x?x64xf32>,
                   %c: tensor<4096x16xf32>, %s: tensor<4096x16xf32>, %past: index) -> tensor<1x4x1x64xf32> {
   %qr = pe.rope interleaved %q cache(%c, %s : tensor<4096x16xf32>, tensor<4096x16xf32>) offset(%past : index) {rotary_dim = 32 : i64} : tensor<1x4x1x64xf32>
@@ -31,22 +30,46 @@ func.func @decode(%q: tensor<1x4x1x64xf32>, %kc: tensor<1x4x?x64xf32>, %vc: tens
 
 // -----
 
-// A fused attention with ALiBi but no RoPE gains the RoPE.
-// CHECK-LABEL: func @onto_fused
-// CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} rope half inv_freq({{.*}}) alibi signed {rope_key}
-func.func @onto_fused(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
+// An attention that already computes ALiBi gains the RoPE.
+// CHECK-LABEL: func @onto_alibi
+// CHECK-NOT: pe.rope
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq({{.*}}) alibi <signed> :
+func.func @onto_alibi(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
   %kr = pe.rope half %k inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
-  %o = pe.fused_attention %qr, %kr, %k alibi signed : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %o = pe.attention %qr, %kr, %k alibi <signed> : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
 // -----
 
-// Must not fire: Q and K ropes with different frequencies.
+// A mask and a bias stay where they are: the rotation fuses around them.
+// CHECK-LABEL: func @masked_and_biased
+// CHECK-NOT: pe.rope
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq({{.*}}) bias(%{{.*}} : tensor<8x8xf32>) mask(%{{.*}} : tensor<8x8xi1>) {softcap = 3.000000e+01 : f64}
+func.func @masked_and_biased(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %b: tensor<8x8xf32>, %m: tensor<8x8xi1>) -> tensor<1x4x8x16xf32> {
+  %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
+  %kr = pe.rope half %k inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
+  %o = pe.attention %qr, %kr, %k bias(%b : tensor<8x8xf32>) mask(%m : tensor<8x8xi1>) {softcap = 30.0 : f64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Must not fire: the query is not rotated.
+// CHECK-LABEL: func @no_rope
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
+func.func @no_rope(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %o = pe.attention %q, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Must not fire (fusion-remarks.mlir checks the remark): Q and K ropes with different frequencies.
 // CHECK-LABEL: func @different_frequencies
 // CHECK-COUNT-2: pe.rope
-// CHECK: pe.attention
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
 func.func @different_frequencies(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %g: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
   %kr = pe.rope half %k inv_freq(%g : tensor<8xf32>) : tensor<1x4x8x16xf32>
@@ -56,9 +79,10 @@ func.func @different_frequencies(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf
 
 // -----
 
-// Must not fire: different layouts.
+// Must not fire (fusion-remarks.mlir checks the remark): different layouts.
 // CHECK-LABEL: func @different_layouts
-// CHECK: pe.attention
+// CHECK-COUNT-2: pe.rope
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
 func.func @different_layouts(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
   %kr = pe.rope interleaved %k inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
@@ -68,10 +92,10 @@ func.func @different_layouts(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>,
 
 // -----
 
-// Must not fire: the rotated query has another user.
+// Must not fire (fusion-remarks.mlir checks the remark): the rotated query has another user.
 // CHECK-LABEL: func @other_user
 // CHECK: pe.rope
-// CHECK: pe.attention
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
 func.func @other_user(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) {
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
   %o = pe.attention %qr, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
@@ -80,10 +104,23 @@ func.func @other_user(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> (tensor<1x
 
 // -----
 
-// Must not fire: explicit positions tensor.
+// Must not fire (fusion-remarks.mlir checks the remark): the rotated key has another user.
+// CHECK-LABEL: func @key_other_user
+// CHECK-COUNT-2: pe.rope
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
+func.func @key_other_user(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) {
+  %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
+  %kr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
+  %o = pe.attention %qr, %kr, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o, %kr : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Must not fire (fusion-remarks.mlir checks the remark): explicit positions tensor.
 // CHECK-LABEL: func @positions_tensor
 // CHECK: pe.rope
-// CHECK: pe.attention
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
 func.func @positions_tensor(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi64>) -> tensor<1x4x8x16xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<1x4x8x16xf32>
   %o = pe.attention %qr, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
@@ -92,24 +129,12 @@ func.func @positions_tensor(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: ten
 
 // -----
 
-// Must not fire: only the key is rotated.
+// Must not fire (fusion-remarks.mlir checks the remark): only the key is rotated.
 // CHECK-LABEL: func @key_only
 // CHECK: pe.rope
-// CHECK: pe.attention
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
 func.func @key_only(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
   %kr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
   %o = pe.attention %q, %kr, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
-  return %o : tensor<1x4x8x16xf32>
-}
-
-// -----
-
-// Must not fire: the attention has a mask.
-// CHECK-LABEL: func @masked
-// CHECK: pe.rope
-// CHECK: pe.attention
-func.func @masked(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %m: tensor<8x8xi1>) -> tensor<1x4x8x16xf32> {
-  %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>
-  %o = pe.attention %qr, %q, %q mask(%m : tensor<8x8xi1>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }

@@ -691,83 +691,146 @@ func.func @attention_softcap(%q: tensor<1x4x16x64xf32>) {
 // -----
 
 //===----------------------------------------------------------------------===//
-// fused_attention
+// attention encodings
 //===----------------------------------------------------------------------===//
 
-func.func @fused_shapes(%q: tensor<1x6x8x16xf32>, %k: tensor<1x4x8x16xf32>) {
-  // expected-error@+1 {{expects the query heads (6) to be a multiple of the key/value heads (4)}}
-  %0 = pe.fused_attention %q, %k, %k : tensor<1x6x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x6x8x16xf32>
-  return
-}
-
-// -----
-
-func.func @fused_rope_frequencies(%q: tensor<1x4x8x16xf32>, %f: tensor<4xf32>) {
+func.func @rope_frequencies(%q: tensor<1x4x8x16xf32>, %f: tensor<4xf32>) {
   // expected-error@+1 {{expects inv_freq of length rotary_dim / 2 = 8, got 4}}
-  %0 = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
-func.func @fused_no_frequency(%q: tensor<1x4x8x16xf32>) {
+func.func @rope_no_frequency(%q: tensor<1x4x8x16xf32>) {
   // expected-error@+1 {{expects exactly one frequency source: inv_freq or cache}}
-  %0 = pe.fused_attention %q, %q, %q rope half : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half> : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
-func.func @fused_rope_dynamic_head_dim(%q: tensor<1x4x8x?xf32>, %f: tensor<8xf32>) {
+func.func @rope_rotary_dim_too_large(%q: tensor<1x4x8x16xf32>, %f: tensor<16xf32>) {
+  // expected-error@+1 {{expects rotary_dim <= head dimension 16, got 32}}
+  %0 = pe.attention %q, %q, %q rope <half, rotary_dim = 32> inv_freq(%f : tensor<16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @rope_dynamic_head_dim(%q: tensor<1x4x8x?xf32>, %f: tensor<8xf32>) {
   // expected-error@+1 {{expects a static head dimension with RoPE}}
-  %0 = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) {scale = 1.0 : f64} : tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32> -> tensor<1x4x8x?xf32>
+  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) {scale = 1.0 : f64} : tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32> -> tensor<1x4x8x?xf32>
   return
 }
 
 // -----
 
-func.func @fused_frequencies_without_layout(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) {
-  // expected-error@+1 {{has RoPE operands or attributes but no rope layout}}
-  %0 = pe.fused_attention %q, %q, %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+func.func @frequencies_without_rope(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) {
+  // expected-error@+1 {{has RoPE operands but no rope encoding}}
+  %0 = pe.attention %q, %q, %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
-func.func @fused_key_offset_without_rope_key(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %o: index) {
-  // expected-error@+1 {{has a key offset but does not rotate the keys}}
-  %0 = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) k_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+func.func @query_offset_without_rope(%q: tensor<1x4x8x16xf32>, %o: index) {
+  // expected-error@+1 {{has RoPE operands but no rope encoding}}
+  %0 = pe.attention %q, %q, %q query_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
-func.func @fused_negative_offset(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) {
-  // expected-error@+1 {{expects non-negative static offsets}}
-  %0 = pe.fused_attention %q, %q, %q rope half inv_freq(%f : tensor<8xf32>) {q_static_offset = -1 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+func.func @key_offset_query_only(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %o: index) {
+  // expected-error@+1 {{has a key_offset operand but its rope encoding is query_only}}
+  %0 = pe.attention %q, %q, %q rope <half, query_only> inv_freq(%f : tensor<8xf32>) key_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
-func.func @fused_alibi_dynamic_heads(%q: tensor<1x?x8x16xf32>) {
+func.func @alibi_dynamic_heads(%q: tensor<1x?x8x16xf32>) {
   // expected-error@+1 {{expects a static head count with ALiBi}}
-  %0 = pe.fused_attention %q, %q, %q alibi signed : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %0 = pe.attention %q, %q, %q alibi <signed> : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
   return
 }
 
 // -----
 
-func.func @fused_alibi_max_bias(%q: tensor<1x4x8x16xf32>) {
-  // expected-error@+1 {{expects alibi_max_bias to be positive and finite, got -8}}
-  %0 = pe.fused_attention %q, %q, %q alibi signed {alibi_max_bias = -8.0 : f64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+func.func @alibi_and_bias(%q: tensor<1x4x8x16xf32>, %b: tensor<8x8xf32>) {
+  // expected-error@+1 {{expects either a bias operand or an alibi encoding, not both}}
+  %0 = pe.attention %q, %q, %q alibi <signed> bias(%b : tensor<8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
-func.func @fused_alibi_offset_without_alibi(%q: tensor<1x4x8x16xf32>, %o: index) {
-  // expected-error@+1 {{has an ALiBi offset but no ALiBi distance}}
-  %0 = pe.fused_attention %q, %q, %q alibi_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+func.func @alibi_offset_without_alibi(%q: tensor<1x4x8x16xf32>, %o: index) {
+  // expected-error@+1 {{has an alibi_offset operand but no alibi encoding}}
+  %0 = pe.attention %q, %q, %q alibi_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expects an even, positive rotary_dim, got 7}}
+func.func @rope_odd_rotary_dim() attributes {enc = #pe.rope<half, rotary_dim = 7>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expects non-negative rope offsets, got -1 and 0}}
+func.func @rope_negative_offset() attributes {enc = #pe.rope<half, query_offset = -1>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expects no key_offset with query_only}}
+func.func @rope_key_offset_query_only() attributes {enc = #pe.rope<half, query_only, key_offset = 2>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expects max_bias to be positive and finite, got -8}}
+func.func @alibi_max_bias() attributes {enc = #pe.alibi<signed, max_bias = -8.0>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expects a non-negative query_offset, got -3}}
+func.func @alibi_negative_offset() attributes {enc = #pe.alibi<key, query_offset = -3>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected 'interleaved' or 'half', got 'pairs'}}
+func.func @rope_bad_layout() attributes {enc = #pe.rope<pairs>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{unknown rope encoding parameter 'offset'}}
+func.func @rope_unknown_parameter() attributes {enc = #pe.rope<half, offset = 3>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected 'symmetric', 'signed' or 'key', got 'abs'}}
+func.func @alibi_bad_distance() attributes {enc = #pe.alibi<abs>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{unknown alibi encoding parameter 'slopes'}}
+func.func @alibi_unknown_parameter() attributes {enc = #pe.alibi<key, slopes = 3>} {
   return
 }

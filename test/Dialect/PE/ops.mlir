@@ -93,14 +93,19 @@ func.func @attention(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>,
   return
 }
 
-// CHECK-LABEL: func @fused
-func.func @fused(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: tensor<32xf32>,
-                 %c: tensor<128x16xf32>, %m: f32, %o: index, %o32: i32) {
-  // CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} rope half inv_freq(%{{.*}} : tensor<32xf32>) attention_scaling(%{{.*}}) q_offset(%{{.*}} : index) k_offset(%{{.*}} : i32) {causal, k_static_offset = 1 : i64, q_static_offset = 2 : i64, rope_key}
-  %0 = pe.fused_attention %q, %k, %k rope half inv_freq(%f : tensor<32xf32>) attention_scaling(%m) q_offset(%o : index) k_offset(%o32 : i32) {causal, rope_key, q_static_offset = 2 : i64, k_static_offset = 1 : i64} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
-  // CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} rope interleaved cache(%{{.*}}, %{{.*}} : tensor<128x16xf32>, tensor<128x16xf32>) {rotary_dim = 32 : i64}
-  %1 = pe.fused_attention %q, %k, %k rope interleaved cache(%c, %c : tensor<128x16xf32>, tensor<128x16xf32>) {rotary_dim = 32 : i64} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
-  // CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} alibi key alibi_offset(%{{.*}} : index) {alibi_max_bias = 4.000000e+00 : f64, alibi_static_offset = 5 : i64, scale = 1.000000e+00 : f64, softcap = 3.000000e+01 : f64, softcap_order = #pe<softcap_order after_bias>}
-  %2 = pe.fused_attention %q, %k, %k alibi key alibi_offset(%o : index) {alibi_max_bias = 4.0 : f64, alibi_static_offset = 5 : i64, scale = 1.0 : f64, softcap = 30.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+// CHECK-LABEL: func @encodings
+func.func @encodings(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: tensor<32xf64>,
+                     %c: tensor<128x16xf32>, %m: f32, %o: index, %o32: i32, %mask: tensor<1x1x?x?xi1>) {
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_offset = 2, key_offset = 1> inv_freq(%{{.*}} : tensor<32xf64>) attention_scaling(%{{.*}}) query_offset(%{{.*}} : index) key_offset(%{{.*}} : i32) {causal}
+  %0 = pe.attention %q, %k, %k rope <half, query_offset = 2, key_offset = 1> inv_freq(%f : tensor<32xf64>) attention_scaling(%m) query_offset(%o : index) key_offset(%o32 : i32) {causal} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <interleaved, rotary_dim = 32, query_only> cache(%{{.*}}, %{{.*}} : tensor<128x16xf32>, tensor<128x16xf32>) :
+  %1 = pe.attention %q, %k, %k rope <interleaved, rotary_dim = 32, query_only> cache(%c, %c : tensor<128x16xf32>, tensor<128x16xf32>) : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <key, max_bias = 4.000000e+00, query_offset = 5> alibi_offset(%{{.*}} : index) {scale = 1.000000e+00 : f64, softcap = 3.000000e+01 : f64, softcap_order = #pe<softcap_order after_bias>}
+  %2 = pe.attention %q, %k, %k alibi <key, max_bias = 4.0, query_offset = 5> alibi_offset(%o : index) {scale = 1.0 : f64, softcap = 30.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq(%{{.*}} : tensor<32xf64>) alibi <signed> mask(%{{.*}} : tensor<1x1x?x?xi1>) {causal}
+  %3 = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<32xf64>) alibi <signed> mask(%mask : tensor<1x1x?x?xi1>) {causal} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // The encodings as attributes in the generic form.
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, rotary_dim = 64> inv_freq
+  %4 = "pe.attention"(%q, %k, %k, %f) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>) -> tensor<1x8x?x64xf32>
   return
 }

@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: func @block
 // CHECK: arith.constant dense<{{.*}}> : tensor<8xf32>
-// CHECK: pe.fused_attention %{{.*}}, %{{.*}}, %{{.*}} rope half
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half>
 // CHECK-NOT: pe.rope
 // LLVM: llvm.func @block
 // LLVM-NOT: pe.

@@ -11,7 +11,11 @@
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Support/PEMath.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Remarks.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
@@ -116,6 +120,13 @@ static LogicalResult verifyFactorAtLeastOne(Operation *op, double factor) {
   return success();
 }
 
+void mlir::pe::emitMissedRemark(Operation *op, StringRef category,
+                                StringRef name, StringRef reason) {
+  remark::missed(op->getLoc(),
+                 remark::RemarkOpts::name(name).category(category))
+      << remark::reason("{0}", reason.str());
+}
+
 //===----------------------------------------------------------------------===//
 // AddSinusoidalOp
 //===----------------------------------------------------------------------===//
@@ -159,6 +170,11 @@ LogicalResult AddLearnedOp::verify() {
 // RopeOp
 //===----------------------------------------------------------------------===//
 
+Rotation RopeOp::getRotation() {
+  return Rotation{getLayout(), getRotaryDimOrHeadDim(), getInvFreq(),
+                  getCosCache(), getSinCache(), getAttentionScaling()};
+}
+
 int64_t RopeOp::getRotaryDimOrHeadDim() {
   auto type = getInput().getType();
   if (std::optional<uint64_t> rotary = getRotaryDim())
@@ -167,7 +183,7 @@ int64_t RopeOp::getRotaryDimOrHeadDim() {
 }
 
 /// Verifies a rotary dimension and the frequency source shared by pe.rope
-/// and pe.fused_attention; returns the cache rows in `tableRows`.
+/// and pe.attention's rope encoding; returns the cache rows in `tableRows`.
 static LogicalResult
 verifyRopeFrequencies(Operation *op, int64_t headDim, int64_t rotary,
                       bool rotaryIsHeadDim, TypedValue<RankedTensorType> invFreq,
@@ -515,6 +531,31 @@ double AttentionOp::getScaleOrDefault() {
   return 1.0 / std::sqrt(static_cast<double>(getQuery().getType().getDimSize(3)));
 }
 
+std::optional<Rotation> AttentionOp::getRotation() {
+  RopeEncodingAttr rope = getRopeAttr();
+  if (!rope)
+    return std::nullopt;
+  return Rotation{rope.getLayout(),
+                  rope.getRotaryDim().value_or(getQuery().getType().getDimSize(3)),
+                  getInvFreq(), getCosCache(), getSinCache(),
+                  getAttentionScaling()};
+}
+
+PositionOffset AttentionOp::getRopeQueryOffset() {
+  RopeEncodingAttr rope = getRopeAttr();
+  return {rope ? rope.getQueryOffset() : 0, getQueryOffset()};
+}
+
+PositionOffset AttentionOp::getRopeKeyOffset() {
+  RopeEncodingAttr rope = getRopeAttr();
+  return {rope ? rope.getKeyOffset() : 0, getKeyOffset()};
+}
+
+PositionOffset AttentionOp::getAlibiQueryOffset() {
+  AlibiEncodingAttr alibi = getAlibiAttr();
+  return {alibi ? alibi.getQueryOffset() : 0, getAlibiOffset()};
+}
+
 /// Verifies that `type` broadcasts numpy-style to `target` ([B, H, Tq, Tk]).
 static LogicalResult verifyBroadcastable(Operation *op, StringRef name,
                                          RankedTensorType type,
@@ -535,23 +576,52 @@ static LogicalResult verifyBroadcastable(Operation *op, StringRef name,
   return success();
 }
 
-/// Verifies the shapes, element types and attributes shared by pe.attention
-/// and pe.fused_attention.
-static LogicalResult
-verifyAttention(Operation *op, RankedTensorType q, RankedTensorType k,
-                RankedTensorType v, RankedTensorType out, Value bias,
-                Value mask, std::optional<APFloat> scale,
-                std::optional<APFloat> softcap) {
+/// Verifies the encodings of an attention op: operands present exactly when
+/// their encoding is, and the rope frequencies against the head dimension.
+static LogicalResult verifyAttentionEncodings(AttentionOp op) {
+  auto q = op.getQuery().getType();
+  if (RopeEncodingAttr rope = op.getRopeAttr()) {
+    if (q.isDynamicDim(3))
+      return op.emitOpError("expects a static head dimension with RoPE");
+    std::optional<int64_t> tableRows;
+    if (failed(verifyRopeFrequencies(
+            op, q.getDimSize(3), op.getRotation()->rotaryDim,
+            !rope.getRotaryDim(), op.getInvFreq(), op.getCosCache(),
+            op.getSinCache(), tableRows)))
+      return failure();
+    if (!rope.getRotateKey() && op.getKeyOffset())
+      return op.emitOpError(
+          "has a key_offset operand but its rope encoding is query_only");
+  } else if (op.getInvFreq() || op.getCosCache() || op.getSinCache() ||
+             op.getAttentionScaling() || op.getQueryOffset() ||
+             op.getKeyOffset()) {
+    return op.emitOpError("has RoPE operands but no rope encoding");
+  }
+  if (op.getAlibiAttr()) {
+    if (q.isDynamicDim(1))
+      return op.emitOpError("expects a static head count with ALiBi");
+    if (op.getBias())
+      return op.emitOpError(
+          "expects either a bias operand or an alibi encoding, not both");
+  } else if (op.getAlibiOffset()) {
+    return op.emitOpError("has an alibi_offset operand but no alibi encoding");
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = getQuery().getType(), k = getKey().getType(),
+       v = getValue().getType(), out = getResult().getType();
   for (auto [name, type] : {std::make_pair("query", q), {"key", k},
                             {"value", v}, {"result", out}})
     if (type.getRank() != 4)
-      return op->emitOpError("expects a rank-4 ")
+      return emitOpError("expects a rank-4 ")
              << name << " [B, heads, T, D], got rank " << type.getRank();
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType() ||
       out.getElementType() != q.getElementType())
-    return op->emitOpError("expects query, key, value and result of one "
-                           "element type, got ")
+    return emitOpError("expects query, key, value and result of one "
+                       "element type, got ")
            << q.getElementType() << ", " << k.getElementType() << ", "
            << v.getElementType() << " and " << out.getElementType();
 
@@ -560,113 +630,393 @@ verifyAttention(Operation *op, RankedTensorType q, RankedTensorType k,
   int64_t kvHeads = k.getDimSize(1), tk = k.getDimSize(2);
   if (!dimsCompatible(k.getDimSize(0), batch) ||
       !dimsCompatible(v.getDimSize(0), batch))
-    return op->emitOpError("expects query, key and value of one batch size");
+    return emitOpError("expects query, key and value of one batch size");
   if (!dimsCompatible(k.getDimSize(3), dim))
-    return op->emitOpError("expects query and key of one head dimension, got ")
+    return emitOpError("expects query and key of one head dimension, got ")
            << dimStr(dim) << " and " << dimStr(k.getDimSize(3));
   if (!dimsCompatible(v.getDimSize(1), kvHeads) ||
       !dimsCompatible(v.getDimSize(2), tk))
-    return op->emitOpError("expects key and value of one shape in the heads "
-                           "and sequence dimensions");
+    return emitOpError("expects key and value of one shape in the heads "
+                       "and sequence dimensions");
   if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(kvHeads) &&
       (kvHeads == 0 || heads % kvHeads != 0))
-    return op->emitOpError("expects the query heads (")
+    return emitOpError("expects the query heads (")
            << heads << ") to be a multiple of the key/value heads (" << kvHeads
            << ")";
   SmallVector<int64_t> expected = {batch, heads, tq, v.getDimSize(3)};
   for (int64_t i = 0; i < 4; ++i)
     if (!dimsCompatible(out.getDimSize(i), expected[i]))
-      return op->emitOpError("expects a result of shape [")
+      return emitOpError("expects a result of shape [")
              << dimStr(expected[0]) << ", " << dimStr(expected[1]) << ", "
              << dimStr(expected[2]) << ", " << dimStr(expected[3])
              << "], got " << out;
 
   SmallVector<int64_t> scoreShape = {batch, heads, tq, tk};
-  if (bias && failed(verifyBroadcastable(
-                  op, "bias", cast<RankedTensorType>(bias.getType()),
-                  scoreShape)))
-    return failure();
-  if (mask && failed(verifyBroadcastable(
-                  op, "mask", cast<RankedTensorType>(mask.getType()),
-                  scoreShape)))
-    return failure();
+  if (Value bias = getBias())
+    if (failed(verifyBroadcastable(*this, "bias",
+                                   cast<RankedTensorType>(bias.getType()),
+                                   scoreShape)))
+      return failure();
+  if (Value mask = getMask())
+    if (failed(verifyBroadcastable(*this, "mask",
+                                   cast<RankedTensorType>(mask.getType()),
+                                   scoreShape)))
+      return failure();
 
-  if (scale) {
+  if (std::optional<APFloat> scale = getScale()) {
     double s = scale->convertToDouble();
     if (!std::isfinite(s) || s == 0.0)
-      return op->emitOpError("expects a finite, non-zero scale, got ")
-             << fmt(s);
+      return emitOpError("expects a finite, non-zero scale, got ") << fmt(s);
   } else if (ShapedType::isDynamic(dim)) {
-    return op->emitOpError("expects an explicit scale when the head dimension "
-                           "is dynamic");
+    return emitOpError("expects an explicit scale when the head dimension "
+                       "is dynamic");
   }
-  if (softcap)
-    return verifyPositive(op, "softcap", softcap->convertToDouble());
-  return success();
-}
-
-LogicalResult AttentionOp::verify() {
-  return verifyAttention(*this, getQuery().getType(), getKey().getType(),
-                         getValue().getType(), getResult().getType(),
-                         getBias(), getMask(), getScale(), getSoftcap());
-}
-
-//===----------------------------------------------------------------------===//
-// FusedAttentionOp
-//===----------------------------------------------------------------------===//
-
-double FusedAttentionOp::getScaleOrDefault() {
-  if (auto scale = getScale())
-    return scale->convertToDouble();
-  return 1.0 /
-         std::sqrt(static_cast<double>(getQuery().getType().getDimSize(3)));
-}
-
-int64_t FusedAttentionOp::getRotaryDimOrHeadDim() {
-  if (std::optional<uint64_t> rotary = getRotaryDim())
-    return static_cast<int64_t>(*rotary);
-  return getQuery().getType().getDimSize(3);
-}
-
-LogicalResult FusedAttentionOp::verify() {
-  auto q = getQuery().getType();
-  if (failed(verifyAttention(*this, q, getKey().getType(),
-                             getValue().getType(), getResult().getType(),
-                             Value(), Value(), getScale(), getSoftcap())))
-    return failure();
-  bool rope = static_cast<bool>(getRopeLayout());
-  if (rope) {
-    if (q.isDynamicDim(3))
-      return emitOpError("expects a static head dimension with RoPE");
-    std::optional<int64_t> tableRows;
-    if (failed(verifyRopeFrequencies(*this, q.getDimSize(3),
-                                     getRotaryDimOrHeadDim(), !getRotaryDim(),
-                                     getInvFreq(), getCosCache(),
-                                     getSinCache(), tableRows)))
+  if (std::optional<APFloat> softcap = getSoftcap())
+    if (failed(verifyPositive(*this, "softcap", softcap->convertToDouble())))
       return failure();
-  } else if (getInvFreq() || getCosCache() || getSinCache() ||
-             getAttentionScaling() || getRopeKey() || getRotaryDim() ||
-             getQOffset() || getKOffset() ||
-             static_cast<int64_t>(getQStaticOffset()) != 0 ||
-             static_cast<int64_t>(getKStaticOffset()) != 0) {
-    return emitOpError("has RoPE operands or attributes but no rope layout");
+  return verifyAttentionEncodings(*this);
+}
+
+FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
+  // The encodings become the separate ops that define them (the op
+  // description); an encoding-free attention has nothing to decompose here:
+  // convert-pe-to-linalg lowers it.
+  if (!hasEncodings())
+    return failure();
+  Location loc = getLoc();
+  MLIRContext *ctx = getContext();
+  Value q = getQuery(), k = getKey();
+  if (std::optional<Rotation> rot = getRotation()) {
+    RopeEncodingAttr enc = getRopeAttr();
+    auto rope = [&](Value x, PositionOffset offset) -> Value {
+      return RopeOp::create(
+          b, loc, x.getType(), x, rot->invFreq, rot->cosCache, rot->sinCache,
+          rot->attentionScaling, RopeLayoutAttr::get(ctx, rot->layout),
+          enc.getRotaryDim() ? b.getI64IntegerAttr(*enc.getRotaryDim())
+                             : IntegerAttr(),
+          offset.dynamicOffset, /*positions=*/Value(),
+          b.getI64IntegerAttr(offset.staticOffset));
+    };
+    q = rope(q, getRopeQueryOffset());
+    if (rotatesKey())
+      k = rope(k, getRopeKeyOffset());
   }
-  if (!getRopeKey() &&
-      (getKOffset() || static_cast<int64_t>(getKStaticOffset()) != 0))
-    return emitOpError("has a key offset but does not rotate the keys");
-  if (static_cast<int64_t>(getQStaticOffset()) < 0 ||
-      static_cast<int64_t>(getKStaticOffset()) < 0 ||
-      static_cast<int64_t>(getAlibiStaticOffset()) < 0)
-    return emitOpError("expects non-negative static offsets");
-  if (getAlibi()) {
-    if (q.isDynamicDim(1))
-      return emitOpError("expects a static head count with ALiBi");
-    return verifyPositive(*this, "alibi_max_bias",
-                          getAlibiMaxBias().convertToDouble());
+  Value bias = getBias();
+  if (AlibiEncodingAttr alibi = getAlibiAttr()) {
+    auto qType = getQuery().getType(), kType = getKey().getType();
+    auto biasType = RankedTensorType::get(
+        {qType.getDimSize(1), qType.getDimSize(2), kType.getDimSize(2)},
+        b.getF32Type());
+    SmallVector<Value> dynamicSizes;
+    if (qType.isDynamicDim(2))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getQuery(), 2));
+    if (kType.isDynamicDim(2))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getKey(), 2));
+    PositionOffset offset = getAlibiQueryOffset();
+    bias = AlibiBiasOp::create(
+        b, loc, biasType, dynamicSizes, /*slopes=*/Value(),
+        offset.dynamicOffset, AlibiDistanceAttr::get(ctx, alibi.getDistance()),
+        b.getF64FloatAttr(alibi.getMaxBias().convertToDouble()),
+        b.getI64IntegerAttr(offset.staticOffset));
   }
-  if (getAlibiOffset() || static_cast<int64_t>(getAlibiStaticOffset()) != 0)
-    return emitOpError("has an ALiBi offset but no ALiBi distance");
+  auto plain = AttentionOp::create(
+      b, loc, getResult().getType(), q, k, getValue(), bias, getMask(),
+      /*inv_freq=*/Value(), /*cos_cache=*/Value(), /*sin_cache=*/Value(),
+      /*attention_scaling=*/Value(), /*query_offset=*/Value(),
+      /*key_offset=*/Value(), /*alibi_offset=*/Value(),
+      /*rope=*/RopeEncodingAttr(), /*alibi=*/AlibiEncodingAttr(),
+      getScaleAttr(), getCausalAttr(), getSoftcapAttr(), getSoftcapOrderAttr());
+  return SmallVector<Value>{plain.getResult()};
+}
+
+//===----------------------------------------------------------------------===//
+// Encoding attributes
+//===----------------------------------------------------------------------===//
+
+/// Parses `, key = <integer>` items after an enum keyword until `>`; `flag`
+/// handles keywords without a value. Returns failure on a parse error.
+static ParseResult
+parseEncodingItems(AsmParser &parser,
+                   llvm::function_ref<ParseResult(StringRef, SMLoc)> item) {
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key) || item(key, loc))
+      return failure();
+  }
+  return parser.parseGreater();
+}
+
+Attribute RopeEncodingAttr::parse(AsmParser &parser, Type) {
+  StringRef layoutName;
+  SMLoc layoutLoc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseKeyword(&layoutName))
+    return {};
+  std::optional<RopeLayout> layout = symbolizeRopeLayout(layoutName);
+  if (!layout) {
+    parser.emitError(layoutLoc, "expected 'interleaved' or 'half', got '")
+        << layoutName << "'";
+    return {};
+  }
+  std::optional<int64_t> rotaryDim;
+  bool rotateKey = true;
+  int64_t queryOffset = 0, keyOffset = 0;
+  auto integer = [&](int64_t &v) -> ParseResult {
+    return failure(failed(parser.parseEqual()) ||
+                   failed(parser.parseInteger(v)));
+  };
+  if (parseEncodingItems(parser, [&](StringRef key, SMLoc loc) -> ParseResult {
+        if (key == "rotary_dim") {
+          int64_t v;
+          if (failed(integer(v)))
+            return failure();
+          rotaryDim = v;
+          return success();
+        }
+        if (key == "query_only") {
+          rotateKey = false;
+          return success();
+        }
+        if (key == "query_offset")
+          return integer(queryOffset);
+        if (key == "key_offset")
+          return integer(keyOffset);
+        return parser.emitError(loc, "unknown rope encoding parameter '")
+               << key << "'";
+      }))
+    return {};
+  return getChecked([&] { return parser.emitError(layoutLoc); },
+                    parser.getContext(), *layout, rotaryDim, rotateKey,
+                    queryOffset, keyOffset);
+}
+
+void RopeEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyRopeLayout(getLayout());
+  if (getRotaryDim())
+    printer << ", rotary_dim = " << *getRotaryDim();
+  if (!getRotateKey())
+    printer << ", query_only";
+  if (getQueryOffset() != 0)
+    printer << ", query_offset = " << getQueryOffset();
+  if (getKeyOffset() != 0)
+    printer << ", key_offset = " << getKeyOffset();
+  printer << ">";
+}
+
+LogicalResult
+RopeEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         RopeLayout, std::optional<int64_t> rotaryDim,
+                         bool rotateKey, int64_t queryOffset,
+                         int64_t keyOffset) {
+  if (rotaryDim && (*rotaryDim <= 0 || *rotaryDim % 2 != 0))
+    return emitError() << "expects an even, positive rotary_dim, got "
+                       << *rotaryDim;
+  if (queryOffset < 0 || keyOffset < 0)
+    return emitError() << "expects non-negative rope offsets, got "
+                       << queryOffset << " and " << keyOffset;
+  if (!rotateKey && keyOffset != 0)
+    return emitError() << "expects no key_offset with query_only";
   return success();
+}
+
+Attribute AlibiEncodingAttr::parse(AsmParser &parser, Type) {
+  StringRef distanceName;
+  SMLoc distanceLoc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseKeyword(&distanceName))
+    return {};
+  std::optional<AlibiDistance> distance = symbolizeAlibiDistance(distanceName);
+  if (!distance) {
+    parser.emitError(distanceLoc,
+                     "expected 'symmetric', 'signed' or 'key', got '")
+        << distanceName << "'";
+    return {};
+  }
+  double maxBias = 8.0;
+  int64_t queryOffset = 0;
+  if (parseEncodingItems(parser, [&](StringRef key, SMLoc loc) -> ParseResult {
+        if (key == "max_bias")
+          return failure(failed(parser.parseEqual()) ||
+                         failed(parser.parseFloat(maxBias)));
+        if (key == "query_offset")
+          return failure(failed(parser.parseEqual()) ||
+                         failed(parser.parseInteger(queryOffset)));
+        return parser.emitError(loc, "unknown alibi encoding parameter '")
+               << key << "'";
+      }))
+    return {};
+  return getChecked([&] { return parser.emitError(distanceLoc); },
+                    parser.getContext(), *distance, APFloat(maxBias),
+                    queryOffset);
+}
+
+void AlibiEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyAlibiDistance(getDistance());
+  if (!getMaxBias().isExactlyValue(8.0)) {
+    printer << ", max_bias = ";
+    printer.printFloat(getMaxBias());
+  }
+  if (getQueryOffset() != 0)
+    printer << ", query_offset = " << getQueryOffset();
+  printer << ">";
+}
+
+LogicalResult
+AlibiEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          AlibiDistance, APFloat maxBiasAttr,
+                          int64_t queryOffset) {
+  double maxBias = maxBiasAttr.convertToDouble();
+  if (!(maxBias > 0.0) || !std::isfinite(maxBias))
+    return emitError() << "expects max_bias to be positive and finite, got "
+                       << fmt(maxBias);
+  if (queryOffset < 0)
+    return emitError() << "expects a non-negative query_offset, got "
+                       << queryOffset;
+  return success();
+}
+
+
+//===----------------------------------------------------------------------===//
+// Canonicalization
+//===----------------------------------------------------------------------===//
+
+/// `staticOffset + c` when `dynamicOffset` is the constant `c` and the sum is
+/// a non-negative int64; std::nullopt otherwise.
+static std::optional<int64_t> foldOffset(Value dynamicOffset,
+                                         int64_t staticOffset) {
+  APInt c;
+  if (!dynamicOffset || !matchPattern(dynamicOffset, m_ConstantInt(&c)))
+    return std::nullopt;
+  if (c.getSignificantBits() > 64)
+    return std::nullopt;
+  int64_t sum;
+  if (llvm::AddOverflow(staticOffset, c.getSExtValue(), sum) || sum < 0)
+    return std::nullopt;
+  return sum;
+}
+
+/// True when the constant float `v` is exactly 1.
+static bool isConstantOne(Value v) {
+  APFloat c(0.0);
+  return v && matchPattern(v, m_ConstantFloat(&c)) && c.isExactlyValue(1.0);
+}
+
+namespace {
+/// A sequence op's constant `offset` operand becomes part of `static_offset`,
+/// unless the positions it then reads statically fall outside a table (the
+/// verifier's error; a run-time offset is clamped instead).
+template <typename OpTy>
+struct FoldConstantOffset : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<int64_t> offset = foldOffset(
+        op.getOffset(), static_cast<int64_t>(op.getStaticOffset()));
+    if (!offset)
+      return failure();
+    if (std::optional<int64_t> rows = getTableRows(op)) {
+      auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+      int64_t seqLen = type.getDimSize(type.getRank() - 2);
+      int64_t end;
+      if (!ShapedType::isDynamic(*rows) &&
+          (ShapedType::isDynamic(seqLen) ||
+           llvm::AddOverflow(*offset, seqLen, end) || end > *rows))
+        return failure();
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getOffsetMutable().clear();
+      op.setStaticOffset(*offset);
+    });
+    return success();
+  }
+
+  static std::optional<int64_t> getTableRows(Operation *op) {
+    if (auto learned = dyn_cast<AddLearnedOp>(op))
+      return learned.getTable().getType().getDimSize(0);
+    if (auto rope = dyn_cast<RopeOp>(op))
+      if (Value cos = rope.getCosCache())
+        return cast<RankedTensorType>(cos.getType()).getDimSize(0);
+    return std::nullopt;
+  }
+};
+
+/// pe.rope's constant attention scaling of exactly 1 is dropped.
+struct DropUnitRopeScaling : OpRewritePattern<RopeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isConstantOne(op.getAttentionScaling()))
+      return failure();
+    rewriter.modifyOpInPlace(op,
+                             [&] { op.getAttentionScalingMutable().clear(); });
+    return success();
+  }
+};
+
+/// Constant dynamic offsets of a pe.attention's encodings move into the
+/// encoding attributes; a constant attention scaling of 1 is dropped.
+struct CanonicalizeAttentionEncodings : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    RopeEncodingAttr rope = op.getRopeAttr();
+    AlibiEncodingAttr alibi = op.getAlibiAttr();
+    std::optional<int64_t> q, k, a;
+    if (rope) {
+      q = foldOffset(op.getQueryOffset(), rope.getQueryOffset());
+      k = foldOffset(op.getKeyOffset(), rope.getKeyOffset());
+    }
+    if (alibi)
+      a = foldOffset(op.getAlibiOffset(), alibi.getQueryOffset());
+    bool unitScaling = isConstantOne(op.getAttentionScaling());
+    if (!q && !k && !a && !unitScaling)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (q || k) {
+        if (q)
+          op.getQueryOffsetMutable().clear();
+        if (k)
+          op.getKeyOffsetMutable().clear();
+        op.setRopeAttr(RopeEncodingAttr::get(
+            op.getContext(), rope.getLayout(), rope.getRotaryDim(),
+            rope.getRotateKey(), q.value_or(rope.getQueryOffset()),
+            k.value_or(rope.getKeyOffset())));
+      }
+      if (a) {
+        op.getAlibiOffsetMutable().clear();
+        op.setAlibiAttr(AlibiEncodingAttr::get(
+            op.getContext(), alibi.getDistance(), alibi.getMaxBias(), *a));
+      }
+      if (unitScaling)
+        op.getAttentionScalingMutable().clear();
+    });
+    return success();
+  }
+};
+} // namespace
+
+void AddSinusoidalOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  results.add<FoldConstantOffset<AddSinusoidalOp>>(context);
+}
+
+void AddLearnedOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<FoldConstantOffset<AddLearnedOp>>(context);
+}
+
+void RopeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<FoldConstantOffset<RopeOp>, DropUnitRopeScaling>(context);
+}
+
+void AlibiBiasOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<FoldConstantOffset<AlibiBiasOp>>(context);
+}
+
+void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<CanonicalizeAttentionEncodings>(context);
 }
 
 #define GET_OP_CLASSES

@@ -5,12 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/Dialect/PE/IR/PEOps.h"
-#include "pe/Dialect/PE/Transforms/AttentionParts.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
 
 #define DEBUG_TYPE "pe-fold-attention-scaling"
 
@@ -25,23 +26,28 @@ using namespace mlir;
 using namespace mlir::pe;
 
 namespace {
-struct FoldScaling : OpRewritePattern<FusedAttentionOp> {
+struct FoldScaling : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(FusedAttentionOp op,
+  LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
     Value scaling = op.getAttentionScaling();
     FloatAttr m;
     if (!scaling || !matchPattern(scaling, m_Constant(&m)))
       return rewriter.notifyMatchFailure(op, "no constant attention scaling");
-    if (op.getRotaryDimOrHeadDim() != op.getQuery().getType().getDimSize(3))
+    if (op.getRotation()->rotaryDim != op.getQuery().getType().getDimSize(3))
       return rewriter.notifyMatchFailure(
           op, "partial rotary: pass-through channels are not scaled");
     double factor = m.getValueAsDouble();
-    AttentionParts parts = AttentionParts::get(op);
-    parts.attentionScaling = Value();
-    parts.scale = op.getScaleOrDefault() * factor * (op.getRopeKey() ? factor : 1.0);
-    rewriter.replaceOp(op, parts.buildFused(rewriter, op.getLoc()));
+    double scale =
+        op.getScaleOrDefault() * factor * (op.rotatesKey() ? factor : 1.0);
+    if (!std::isfinite(scale) || scale == 0.0)
+      return rewriter.notifyMatchFailure(
+          op, "the folded scale would not be finite and non-zero");
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getAttentionScalingMutable().clear();
+      op.setScaleAttr(rewriter.getF64FloatAttr(scale));
+    });
     return success();
   }
 };

@@ -70,4 +70,56 @@ def PE_SoftcapOrder : I32EnumAttr<"SoftcapOrder",
 def PE_SoftcapOrderAttr
     : EnumAttr<PE_Dialect, PE_SoftcapOrder, "softcap_order">;
 
+//===----------------------------------------------------------------------===//
+// Encodings of pe.attention
+//===----------------------------------------------------------------------===//
+
+class PE_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<PE_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def PE_RopeEncodingAttr : PE_Attr<"RopeEncoding", "rope"> {
+  let summary = "the rotary embedding that a pe.attention applies";
+  let description = [{
+    The static part of a rotary embedding applied inside `pe.attention`:
+    the channel pairing `layout` (as for `pe.rope`), the rotary dimension
+    `rotary_dim` (default: the head dimension), whether the keys are rotated
+    as well as the queries (`query_only` leaves the keys as given: a decode
+    step whose KV cache already holds rotated keys), and the static parts of
+    the query and key position offsets. The frequency source, the attention
+    scaling and the dynamic offsets are operands of the attention op.
+
+    Syntax: `#pe.rope<half>`,
+    `#pe.rope<interleaved, rotary_dim = 32, query_only, query_offset = 7>`.
+  }];
+  let parameters = (ins
+    EnumParameter<PE_RopeLayout>:$layout,
+    OptionalParameter<"std::optional<int64_t>">:$rotaryDim,
+    DefaultValuedParameter<"bool", "true">:$rotateKey,
+    DefaultValuedParameter<"int64_t", "0">:$queryOffset,
+    DefaultValuedParameter<"int64_t", "0">:$keyOffset);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def PE_AlibiEncodingAttr : PE_Attr<"AlibiEncoding", "alibi"> {
+  let summary = "the ALiBi bias that a pe.attention adds to its scores";
+  let description = [{
+    The static part of an ALiBi bias computed inside `pe.attention`: the
+    distance term (as for `pe.alibi_bias`), `max_bias` (default 8, the
+    paper's slopes) and the static part of the query position offset. The
+    dynamic offset is an operand of the attention op.
+
+    Syntax: `#pe.alibi<symmetric>`, `#pe.alibi<key, max_bias = 4.0,
+    query_offset = 3>`.
+  }];
+  let parameters = (ins
+    EnumParameter<PE_AlibiDistance>:$distance,
+    DefaultValuedParameter<"::llvm::APFloat", "::llvm::APFloat(8.0)">:$maxBias,
+    DefaultValuedParameter<"int64_t", "0">:$queryOffset);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // PE_DIALECT_PE_IR_PEATTRS_TD

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "pe/Dialect/PE/IR/PEDialect.h"
@@ -21,6 +22,35 @@
 
 #define GET_ATTRDEF_CLASSES
 #include "pe/Dialect/PE/IR/PEAttrs.h.inc"
+
+namespace mlir {
+namespace pe {
+
+/// The position of the first token of a sequence: a static part and an
+/// optional dynamic part (an index or integer value), added.
+struct PositionOffset {
+  int64_t staticOffset = 0;
+  Value dynamicOffset;
+};
+
+/// What a RoPE rotates with: the pairing, the rotary dimension R and one
+/// frequency source (`invFreq`, or the `cosCache`/`sinCache` pair), times an
+/// optional attention scaling. Asked of a pe.rope or of a pe.attention's rope
+/// encoding, so that a lowering treats both alike.
+struct Rotation {
+  RopeLayout layout;
+  int64_t rotaryDim;
+  Value invFreq, cosCache, sinCache, attentionScaling;
+};
+
+/// Reports that `op` stays on a slower path, and why, as an MLIR
+/// missed-optimization remark named `name` in category `category` (the pass
+/// that decided); `--remarks-filter=<regex>` of pe-opt and pe-run shows it.
+void emitMissedRemark(Operation *op, StringRef category, StringRef name,
+                      StringRef reason);
+
+} // namespace pe
+} // namespace mlir
 
 #define GET_OP_CLASSES
 #include "pe/Dialect/PE/IR/PEOps.h.inc"

@@ -12,6 +12,7 @@ include "pe/Dialect/PE/IR/PEAttrs.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Dialect/Linalg/IR/LinalgInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Type constraints
@@ -85,6 +86,7 @@ def PE_AddSinusoidalOp : PE_Op<"add_sinusoidal",
   let assemblyFormat = !strconcat("$layout $input ", PE_PositionArgs.format,
                                   "attr-dict `:` type($input)");
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def PE_AddLearnedOp : PE_Op<"add_learned",
@@ -112,6 +114,7 @@ def PE_AddLearnedOp : PE_Op<"add_learned",
   let assemblyFormat = !strconcat("$input `,` $table ", PE_PositionArgs.format,
       "attr-dict `:` type($input) `,` type($table)");
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -184,9 +187,12 @@ def PE_RopeOp : PE_Op<"rope",
     (`attention_scaling` `(` $attention_scaling^ `)`)?
   }] # !strconcat(PE_PositionArgs.format, "attr-dict `:` type($input)");
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The number of rotated channels R (rotary_dim, or the head dim).
     int64_t getRotaryDimOrHeadDim();
+    /// The rotation this op applies.
+    Rotation getRotation();
   }];
 }
 
@@ -458,6 +464,7 @@ def PE_AlibiBiasOp : PE_Op<"alibi_bias", [Pure, AttrSizedOperandSegments]> {
     attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -465,17 +472,21 @@ def PE_AlibiBiasOp : PE_Op<"alibi_bias", [Pure, AttrSizedOperandSegments]> {
 //===----------------------------------------------------------------------===//
 
 def PE_AttentionOp : PE_Op<"attention",
-    [Pure, AttrSizedOperandSegments]> {
-  let summary = "scaled dot-product attention, the fusion target";
+    [Pure, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<AggregatedOpInterface, ["decomposeOperation"]>]> {
+  let summary = "scaled dot-product attention with its positional encodings";
   let description = [{
     For `query : [B, H, Tq, D]`, `key : [B, Hkv, Tk, D]` and
     `value : [B, Hkv, Tk, Dv]` with `H % Hkv == 0` (multi-head, grouped-query
     and multi-query attention; head `h` reads KV head `h / (H / Hkv)`):
 
     ```
-    s[b,h,i,j] = scale * sum_d query[b,h,i,d] * key[b,h/g,j,d]
+    q' = RoPE(query) at positions qo + i       if rope
+    k' = RoPE(key)   at positions ko + j       if rope and not query_only
+    s[b,h,i,j] = scale * sum_d q'[b,h,i,d] * k'[b,h/g,j,d]
     s = softcap * tanh(s / softcap)       if softcap and softcap_order = before_bias
     s = s + bias[b,h,i,j]                 if bias
+    s = s + m_h * dist(ao + i, j)         if alibi
     s = softcap * tanh(s / softcap)       if softcap and softcap_order = after_bias
     allowed(i,j) = mask[b,h,i,j] (if mask) and j <= i + Tk - Tq (if causal)
     result[b,h,i,:] = sum_j softmax_j(s over allowed j) * value[b,h/g,j,:]
@@ -494,85 +505,45 @@ def PE_AttentionOp : PE_Op<"attention",
     * A row whose keys are all disallowed produces 0 (ONNX opset 24), not
       NaN.
 
-    The math runs in f32 (f64 for f64 inputs); the result has the element
-    type of `query`. RoPE and ALiBi are not part of this op: they stay
-    separate `pe.rope` / `pe.alibi_bias` producers with exact semantics, and
-    the fusion passes recognise them.
+    **Encodings.** The positional encodings that act on attention are
+    structured parts of the op, so that a lowering computes them where it
+    loads Q and K tiles and never writes rotated queries and keys or an
+    `[H, Tq, Tk]` bias to memory:
 
-    Example (GQA with a causal mask and an ALiBi bias):
+    * `rope #pe.rope<...>` with a frequency source (`inv_freq(...)` or
+      `cache(...)`), an optional `attention_scaling(...)` and optional
+      dynamic offsets `query_offset(...)` / `key_offset(...)`. It means
+      exactly `pe.rope` of the query (and, unless `query_only`, of the key)
+      with that layout, rotary dimension and frequencies, at positions
+      `qo = query_offset (static) + query_offset (operand)` and likewise
+      `ko`.
+    * `alibi #pe.alibi<...>` with an optional dynamic `alibi_offset(...)`:
+      exactly the `pe.alibi_bias` with that distance term and `max_bias`, at
+      query offset `ao = query_offset (static) + alibi_offset (operand)`,
+      added in the place of `bias` (the two are exclusive).
+
+    The op with encodings and the composition of the separate `pe.rope`,
+    `pe.alibi_bias` and an encoding-free `pe.attention` are the same
+    function; `decomposeOperation` (AggregatedOpInterface) builds that
+    composition and the reference lowering lowers through it. One difference
+    is allowed: for f16 and bf16 inputs the rotated queries and keys may stay
+    in f32 instead of being rounded to the element type before the dot
+    products, so results may differ from the composition by about one unit
+    in the last place of the element type. The math runs in f32 (f64 for
+    f64 inputs); the result has the element type of `query`.
+
+    The fusion patterns (`pe-fuse-encodings-into-attention`) move separate
+    `pe.rope` and `pe.alibi_bias` producers into the op.
+
+    Example (GQA with a causal mask and an ALiBi bias, and a Llama prefill
+    with RoPE on Q and K):
 
     ```mlir
     %o = pe.attention %q, %k, %v bias(%b : tensor<32x?x?xf32>) {causal}
            : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>,
              tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
-    ```
-  }];
-  let arguments = (ins PE_FloatTensor:$query,
-                       PE_FloatTensor:$key,
-                       PE_FloatTensor:$value,
-                       Optional<PE_FloatTensor>:$bias,
-                       Optional<PE_MaskTensor>:$mask,
-                       OptionalAttr<F64Attr>:$scale,
-                       UnitAttr:$causal,
-                       OptionalAttr<F64Attr>:$softcap,
-                       DefaultValuedAttr<PE_SoftcapOrderAttr,
-                           "::mlir::pe::SoftcapOrder::BeforeBias">
-                           :$softcap_order);
-  let results = (outs PE_FloatTensor:$result);
-  let assemblyFormat = [{
-    $query `,` $key `,` $value
-    (`bias` `(` $bias^ `:` type($bias) `)`)?
-    (`mask` `(` $mask^ `:` type($mask) `)`)?
-    attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
-    type($result)
-  }];
-  let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    /// The softmax scale: the attribute, or 1/sqrt(D).
-    double getScaleOrDefault();
-  }];
-}
-
-
-def PE_FusedAttentionOp : PE_Op<"fused_attention",
-    [Pure, AttrSizedOperandSegments]> {
-  let summary = "attention with RoPE and ALiBi applied inside the kernel";
-  let description = [{
-    The fusion target that `pe-fuse-rope-into-attention` and
-    `pe-fuse-alibi-into-attention` produce. Its meaning is defined by the
-    unfused ops it replaces, and `convert-pe-to-linalg` lowers it by
-    rebuilding exactly them:
-
-    ```
-    q' = pe.rope <rope_layout> query <frequencies> attention_scaling(...)
-           offset(q_static_offset + q_offset)      if rope_layout is set
-    k' = pe.rope <rope_layout> key <frequencies> attention_scaling(...)
-           offset(k_static_offset + k_offset)      if rope_layout and rope_key
-    b  = pe.alibi_bias <alibi> [Tq, Tk] {max_bias = alibi_max_bias}
-           offset(alibi_static_offset + alibi_offset)   if alibi is set
-    result = pe.attention q', k', value bias(b) {causal, scale, softcap,
-                                                 softcap_order}
-    ```
-
-    with the frequencies given by `inv_freq(...)` or `cache(...)` as for
-    `pe.rope`, and `rotary_dim` as there. Without `rope_key` the keys are
-    used as given: the decode case, where the KV cache already holds rotated
-    keys. `scale` defaults to `1 / sqrt(D)`.
-
-    Unlike the unfused form, a CPU or GPU lowering never writes the rotated
-    queries and keys or the `[H, Tq, Tk]` bias to memory: it rotates Q and K
-    tiles as it loads them and computes the ALiBi bias and the causal mask
-    from indices. One difference is allowed: for f16 and bf16 inputs the
-    rotated queries and keys may stay in f32 instead of being rounded to the
-    element type between the rotation and the dot products (the unfused
-    composition rounds them), so results may differ from it by about one
-    unit in the last place of the element type.
-
-    Example (Llama prefill: RoPE on Q and K, causal):
-
-    ```mlir
-    %o = pe.fused_attention %q, %k, %v rope half inv_freq(%f : tensor<64xf32>)
-           {causal, rope_key}
+    %r = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>)
+           {causal}
            : tensor<1x32x?x128xf32>, tensor<1x8x?x128xf32>,
              tensor<1x8x?x128xf32> -> tensor<1x32x?x128xf32>
     ```
@@ -580,21 +551,17 @@ def PE_FusedAttentionOp : PE_Op<"fused_attention",
   let arguments = (ins PE_FloatTensor:$query,
                        PE_FloatTensor:$key,
                        PE_FloatTensor:$value,
+                       Optional<PE_FloatTensor>:$bias,
+                       Optional<PE_MaskTensor>:$mask,
                        Optional<PE_FreqTensor>:$inv_freq,
                        Optional<PE_FloatTensor>:$cos_cache,
                        Optional<PE_FloatTensor>:$sin_cache,
                        Optional<F32>:$attention_scaling,
-                       Optional<PE_IndexLike>:$q_offset,
-                       Optional<PE_IndexLike>:$k_offset,
+                       Optional<PE_IndexLike>:$query_offset,
+                       Optional<PE_IndexLike>:$key_offset,
                        Optional<PE_IndexLike>:$alibi_offset,
-                       OptionalAttr<PE_RopeLayoutAttr>:$rope_layout,
-                       OptionalAttr<I64Attr>:$rotary_dim,
-                       UnitAttr:$rope_key,
-                       DefaultValuedAttr<I64Attr, "0">:$q_static_offset,
-                       DefaultValuedAttr<I64Attr, "0">:$k_static_offset,
-                       OptionalAttr<PE_AlibiDistanceAttr>:$alibi,
-                       DefaultValuedAttr<F64Attr, "8.0">:$alibi_max_bias,
-                       DefaultValuedAttr<I64Attr, "0">:$alibi_static_offset,
+                       OptionalAttr<PE_RopeEncodingAttr>:$rope,
+                       OptionalAttr<PE_AlibiEncodingAttr>:$alibi,
                        OptionalAttr<F64Attr>:$scale,
                        UnitAttr:$causal,
                        OptionalAttr<F64Attr>:$softcap,
@@ -604,24 +571,36 @@ def PE_FusedAttentionOp : PE_Op<"fused_attention",
   let results = (outs PE_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value
-    (`rope` $rope_layout^)?
+    (`rope` $rope^)?
     (`inv_freq` `(` $inv_freq^ `:` type($inv_freq) `)`)?
     (`cache` `(` $cos_cache^ `,` $sin_cache `:` type($cos_cache) `,`
       type($sin_cache) `)`)?
     (`attention_scaling` `(` $attention_scaling^ `)`)?
-    (`q_offset` `(` $q_offset^ `:` type($q_offset) `)`)?
-    (`k_offset` `(` $k_offset^ `:` type($k_offset) `)`)?
+    (`query_offset` `(` $query_offset^ `:` type($query_offset) `)`)?
+    (`key_offset` `(` $key_offset^ `:` type($key_offset) `)`)?
     (`alibi` $alibi^)?
     (`alibi_offset` `(` $alibi_offset^ `:` type($alibi_offset) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
     type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The softmax scale: the attribute, or 1/sqrt(D).
     double getScaleOrDefault();
-    /// The number of rotated channels R (rotary_dim, or the head dimension).
-    int64_t getRotaryDimOrHeadDim();
+    /// True when the op applies RoPE or ALiBi itself.
+    bool hasEncodings() { return getRopeAttr() || getAlibiAttr(); }
+    /// The rotation of the rope encoding (std::nullopt without one).
+    std::optional<Rotation> getRotation();
+    /// True when the rope encoding rotates the keys as well.
+    bool rotatesKey() { return getRopeAttr() && getRopeAttr().getRotateKey(); }
+    /// Positions of the first query / key token for RoPE, and of the first
+    /// query token for ALiBi.
+    PositionOffset getRopeQueryOffset();
+    PositionOffset getRopeKeyOffset();
+    PositionOffset getAlibiQueryOffset();
   }];
 }
 

@@ -22,6 +22,8 @@ namespace pe {
 void populateFuseAlibiIntoAttentionPatterns(RewritePatternSet &patterns);
 /// The rewrite behind pe-fuse-rope-into-attention.
 void populateFuseRopeIntoAttentionPatterns(RewritePatternSet &patterns);
+/// Both of the above (pe-fuse-encodings-into-attention).
+void populateFuseEncodingsIntoAttentionPatterns(RewritePatternSet &patterns);
 /// The rewrite behind pe-fold-attention-scaling.
 void populateFoldAttentionScalingPatterns(RewritePatternSet &patterns);
 

@@ -25,28 +25,45 @@ def FoldFrequencies : Pass<"pe-fold-frequencies"> {
 def FuseAlibiIntoAttention : Pass<"pe-fuse-alibi-into-attention"> {
   let summary = "Compute ALiBi biases inside attention instead of in memory";
   let description = [{
-    Rewrites a `pe.attention` (or a `pe.fused_attention` without ALiBi) whose
-    bias is a `pe.alibi_bias` into a `pe.fused_attention` carrying the ALiBi
-    distance, `max_bias` and query offset, so that no `[H, Tq, Tk]` tensor is
-    materialised. Does not fire when the bias has other users, has explicit
-    slopes, has a head count other than the attention's, or when the
-    attention also has a mask.
+    Moves a `pe.alibi_bias` that is the bias of a `pe.attention` into the
+    attention's `alibi` encoding (distance, `max_bias`, query offset), so
+    that no `[H, Tq, Tk]` tensor is materialised. The attention's mask,
+    rope encoding, softcap and causal flag stay as they are.
+
+    Does not fire (and reports a missed-optimization remark in category
+    `pe-fuse-alibi-into-attention` saying why) when the bias has explicit
+    slopes, has other users, has a head count other than the attention's or
+    broadcasts over the queries.
   }];
 }
 
 def FuseRopeIntoAttention : Pass<"pe-fuse-rope-into-attention"> {
   let summary = "Rotate queries and keys inside attention";
   let description = [{
-    Rewrites a `pe.attention` (or a `pe.fused_attention` without RoPE) whose
-    query is a `pe.rope` into a `pe.fused_attention` that rotates Q (and K,
-    when the key is a `pe.rope` with the same layout, rotary dimension,
-    frequencies and attention scaling) as it loads them. When the key is not
-    rotated (a KV cache of rotated keys) only the query is (decode).
+    Moves the `pe.rope` that produces the query of a `pe.attention` (and the
+    one that produces its key, when it has the same layout, rotary
+    dimension, frequencies and attention scaling) into the attention's
+    `rope` encoding, which rotates Q and K tiles as they are loaded. When the
+    key is not rotated (a KV cache of rotated keys) the encoding is
+    `query_only` (decode). A bias, a mask, an alibi encoding, softcap and the
+    causal flag stay as they are.
 
-    Does not fire when a rope result has other users, when a rope uses an
-    explicit positions tensor, when the two ropes disagree, when only the key
-    is rotated, or when the attention has a bias or mask left (run
-    `pe-fuse-alibi-into-attention` first for ALiBi biases).
+    Does not fire (and reports a missed-optimization remark in category
+    `pe-fuse-rope-into-attention` saying why) when a rope result has other
+    users, when a rope takes an explicit positions tensor, when the two ropes
+    differ, or when only the key is rotated.
+  }];
+}
+
+def FuseEncodingsIntoAttention : Pass<"pe-fuse-encodings-into-attention"> {
+  let summary = "Move RoPE and ALiBi producers into attention";
+  let description = [{
+    The patterns of `pe-fuse-rope-into-attention` and
+    `pe-fuse-alibi-into-attention` applied by one greedy driver: any
+    combination of the encodings fuses, whatever order the producers appear
+    in. Missed fusions are reported as remarks in category
+    `pe-fuse-encodings-into-attention`. Hosts get the same patterns from
+    `populateFuseEncodingsIntoAttentionPatterns`.
   }];
 }
 
@@ -55,7 +72,7 @@ def FoldAttentionScaling : Pass<"pe-fold-attention-scaling"> {
   let description = [{
     RoPE's attention scaling `m` multiplies cos and sin, so it scales the
     rotated query (and key) by `m` and the logits by `m^2` (`m` when only the
-    query is rotated). For a `pe.fused_attention` whose scaling is a constant
+    query is rotated). For a `pe.attention` whose rope encoding's scaling is a constant
     and whose rotation covers the whole head (`rotary_dim = D`), this pass
     drops the scaling operand and multiplies `scale` by `m^2` (or `m`). It
     does not fire for partial rotary, where the pass-through channels are not

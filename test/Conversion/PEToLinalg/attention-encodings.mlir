@@ -1,17 +1,17 @@
 // RUN: pe-opt %s --convert-pe-to-linalg | FileCheck %s
 // RUN: pe-opt %s --convert-pe-to-linalg | FileCheck %s --check-prefix=NEG
 
-// pe.fused_attention lowers through the ops that define it: two RoPE
-// generics (Q and K, each with its own offset), the ALiBi generic, then the
-// attention composition.
+// A pe.attention with encodings lowers through the ops that define them
+// (AttentionOp::decomposeOperation): two RoPE generics (Q and K, each with
+// its own offset), the ALiBi generic, then the attention composition.
 
 // CHECK-LABEL: func @fused
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x4x8x16xf32>, %[[K:.*]]: tensor<1x2x8x16xf32>, %[[V:.*]]: tensor<1x2x8x16xf32>, %[[F:.*]]: tensor<8xf32>, %[[P:.*]]: index)
-// Q rope at q_static_offset 5 + q_offset:
+// Q rope at query_offset 5 + the query_offset operand:
 // CHECK: %[[QB:.*]] = arith.addi %{{.*}}, %[[P]] : index
 // CHECK: %[[QR:.*]] = linalg.generic {{.*}} ins(%[[Q]] : tensor<1x4x8x16xf32>)
 // CHECK: math.cos
-// K rope at k_static_offset 2:
+// K rope at key_offset 2:
 // CHECK: %[[KR:.*]] = linalg.generic {{.*}} ins(%[[K]] : tensor<1x2x8x16xf32>)
 // CHECK: math.cos
 // ALiBi bias [4, 8, 8] with the paper's 4-head slopes 2^-2, 2^-4, 2^-6, 2^-8:
@@ -23,8 +23,8 @@
 // NEG-NOT: pe.
 func.func @fused(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>,
                  %f: tensor<8xf32>, %p: index) -> tensor<1x4x8x16xf32> {
-  %o = pe.fused_attention %q, %k, %v rope half inv_freq(%f : tensor<8xf32>) q_offset(%p : index) alibi signed
-         {causal, rope_key, q_static_offset = 5 : i64, k_static_offset = 2 : i64}
+  %o = pe.attention %q, %k, %v rope <half, query_offset = 5, key_offset = 2> inv_freq(%f : tensor<8xf32>)
+         query_offset(%p : index) alibi <signed> {causal}
          : tensor<1x4x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }

@@ -1,0 +1,258 @@
+//===- FuseEncodingsIntoAttention.cpp - RoPE and ALiBi inside attention ---===//
+//
+// Part of the pe-mlir project.
+//
+// Two typed patterns on pe.attention: one moves the pe.rope producers of its
+// query (and key) into a rope encoding, the other moves a pe.alibi_bias
+// producer of its bias into an alibi encoding. Each leaves the op's other
+// parts as they are, so they apply in any order and any combination (a bias,
+// a mask, softcap and the other encoding stay). Where a producer is there but
+// cannot move for a reason the user can change, the passes report a
+// missed-optimization remark (category = the pass name).
+//
+//===----------------------------------------------------------------------===//
+
+#include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Dialect/PE/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "pe-fuse-encodings-into-attention"
+
+namespace mlir {
+namespace pe {
+#define GEN_PASS_DEF_FUSEALIBIINTOATTENTION
+#define GEN_PASS_DEF_FUSEENCODINGSINTOATTENTION
+#define GEN_PASS_DEF_FUSEROPEINTOATTENTION
+#include "pe/Dialect/PE/Transforms/Passes.h.inc"
+} // namespace pe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pe;
+
+namespace {
+
+/// The pe.rope producers an attention's rope encoding can take over.
+struct RopeMatch {
+  RopeOp query, key; // `key` is null when the keys are used as given
+};
+
+/// True when two ropes rotate with the same channels and frequencies.
+bool sameRotation(RopeOp a, RopeOp b) {
+  return a.getLayout() == b.getLayout() &&
+         a.getRotaryDimOrHeadDim() == b.getRotaryDimOrHeadDim() &&
+         a.getInvFreq() == b.getInvFreq() &&
+         a.getCosCache() == b.getCosCache() &&
+         a.getSinCache() == b.getSinCache() &&
+         a.getAttentionScaling() == b.getAttentionScaling();
+}
+
+/// Why the pe.rope producer `rope` (of the query or key) cannot move into
+/// the attention; empty when it can.
+std::string ropeProducerProblem(RopeOp rope, StringRef which) {
+  if (rope.getPositions())
+    return (which + " pe.rope takes an explicit positions tensor; the rope "
+                    "encoding takes offset positions only")
+        .str();
+  if (!rope->hasOneUse())
+    return (which + " pe.rope result has other users, so it must exist "
+                    "anyway")
+        .str();
+  return "";
+}
+
+/// Matches the rope producers of `op`. Returns failure with a reason when
+/// producers exist but cannot move; `std::nullopt` reason when there is
+/// nothing to fuse at all.
+FailureOr<RopeMatch> matchRope(AttentionOp op, std::string &reason) {
+  reason.clear();
+  if (op.getRopeAttr())
+    return failure(); // already rotates
+  auto qRope = op.getQuery().getDefiningOp<RopeOp>();
+  auto kRope = op.getKey().getDefiningOp<RopeOp>();
+  if (!qRope) {
+    if (kRope)
+      reason = "only the key is rotated by a pe.rope; the rope encoding "
+               "rotates the queries (and the keys)";
+    return failure();
+  }
+  reason = ropeProducerProblem(qRope, "the query's");
+  if (reason.empty() && kRope)
+    reason = ropeProducerProblem(kRope, "the key's");
+  if (reason.empty() && kRope && !sameRotation(qRope, kRope))
+    reason = "the query's and the key's pe.rope differ in layout, rotary "
+             "dimension, frequencies or attention scaling";
+  if (!reason.empty())
+    return failure();
+  return RopeMatch{qRope, kRope};
+}
+
+struct FuseRope : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    std::string reason;
+    FailureOr<RopeMatch> match = matchRope(op, reason);
+    if (failed(match))
+      return rewriter.notifyMatchFailure(
+          op, reason.empty() ? "no fusable pe.rope producer" : reason);
+    RopeOp q = match->query, k = match->key;
+    std::optional<int64_t> rotaryDim;
+    if (std::optional<uint64_t> r = q.getRotaryDim())
+      rotaryDim = static_cast<int64_t>(*r);
+    auto encoding = RopeEncodingAttr::get(
+        op.getContext(), q.getLayout(), rotaryDim, /*rotateKey=*/bool(k),
+        static_cast<int64_t>(q.getStaticOffset()),
+        k ? static_cast<int64_t>(k.getStaticOffset()) : 0);
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getQueryMutable().assign(q.getInput());
+      if (k)
+        op.getKeyMutable().assign(k.getInput());
+      if (Value f = q.getInvFreq())
+        op.getInvFreqMutable().assign(f);
+      if (Value c = q.getCosCache()) {
+        op.getCosCacheMutable().assign(c);
+        op.getSinCacheMutable().assign(q.getSinCache());
+      }
+      if (Value m = q.getAttentionScaling())
+        op.getAttentionScalingMutable().assign(m);
+      if (Value o = q.getOffset())
+        op.getQueryOffsetMutable().assign(o);
+      if (k)
+        if (Value o = k.getOffset())
+          op.getKeyOffsetMutable().assign(o);
+      op.setRopeAttr(encoding);
+    });
+    rewriter.eraseOp(q);
+    if (k)
+      rewriter.eraseOp(k);
+    return success();
+  }
+};
+
+/// Matches the pe.alibi_bias producer of `op`'s bias, as FuseRope does.
+FailureOr<AlibiBiasOp> matchAlibi(AttentionOp op, std::string &reason) {
+  reason.clear();
+  if (op.getAlibiAttr() || !op.getBias())
+    return failure();
+  auto alibi = op.getBias().getDefiningOp<AlibiBiasOp>();
+  if (!alibi)
+    return failure();
+  auto biasType = alibi.getResult().getType();
+  auto qType = op.getQuery().getType();
+  if (alibi.getSlopes())
+    reason = "the pe.alibi_bias has explicit slopes; the alibi encoding "
+             "computes the paper's slopes from max_bias";
+  else if (!alibi->hasOneUse())
+    reason = "the pe.alibi_bias result has other users, so it must exist "
+             "anyway";
+  else if (qType.isDynamicDim(1) ||
+           biasType.getDimSize(0) != qType.getDimSize(1))
+    reason = "the pe.alibi_bias head count differs from the query's";
+  else if (biasType.getDimSize(1) == 1 && qType.getDimSize(2) != 1)
+    reason = "the pe.alibi_bias broadcasts over the queries";
+  if (!reason.empty())
+    return failure();
+  return alibi;
+}
+
+struct FuseAlibi : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    std::string reason;
+    FailureOr<AlibiBiasOp> alibi = matchAlibi(op, reason);
+    if (failed(alibi))
+      return rewriter.notifyMatchFailure(
+          op, reason.empty() ? "no fusable pe.alibi_bias producer" : reason);
+    auto encoding = AlibiEncodingAttr::get(
+        op.getContext(), alibi->getDistance(), alibi->getMaxBias(),
+        static_cast<int64_t>(alibi->getStaticOffset()));
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getBiasMutable().clear();
+      if (Value o = alibi->getOffset())
+        op.getAlibiOffsetMutable().assign(o);
+      op.setAlibiAttr(encoding);
+    });
+    rewriter.eraseOp(*alibi);
+    return success();
+  }
+};
+
+/// Reports, after fusion, every encoding producer that stayed outside its
+/// attention for a reason the user can change.
+void reportMissedFusions(Operation *root, StringRef passName, bool rope,
+                         bool alibi) {
+  root->walk([&](AttentionOp op) {
+    std::string reason;
+    if (rope && failed(matchRope(op, reason)) && !reason.empty())
+      emitMissedRemark(op, passName, "rope-not-fused", reason);
+    if (alibi && failed(matchAlibi(op, reason)) && !reason.empty())
+      emitMissedRemark(op, passName, "alibi-not-fused", reason);
+  });
+}
+
+template <typename Base>
+struct FusePassBase : Base {
+  /// Runs the patterns `populate` adds with one greedy driver, then reports
+  /// what did not fuse.
+  void run(function_ref<void(RewritePatternSet &)> populate, bool rope,
+           bool alibi) {
+    RewritePatternSet patterns(&this->getContext());
+    populate(patterns);
+    if (failed(applyPatternsGreedily(this->getOperation(),
+                                     std::move(patterns))))
+      return this->signalPassFailure();
+    reportMissedFusions(this->getOperation(), this->getArgument(), rope,
+                        alibi);
+  }
+};
+
+struct FuseRopeIntoAttentionPass
+    : FusePassBase<pe::impl::FuseRopeIntoAttentionBase<
+          FuseRopeIntoAttentionPass>> {
+  void runOnOperation() override {
+    run(populateFuseRopeIntoAttentionPatterns, /*rope=*/true,
+        /*alibi=*/false);
+  }
+};
+
+struct FuseAlibiIntoAttentionPass
+    : FusePassBase<pe::impl::FuseAlibiIntoAttentionBase<
+          FuseAlibiIntoAttentionPass>> {
+  void runOnOperation() override {
+    run(populateFuseAlibiIntoAttentionPatterns, /*rope=*/false,
+        /*alibi=*/true);
+  }
+};
+
+struct FuseEncodingsIntoAttentionPass
+    : FusePassBase<pe::impl::FuseEncodingsIntoAttentionBase<
+          FuseEncodingsIntoAttentionPass>> {
+  void runOnOperation() override {
+    run(populateFuseEncodingsIntoAttentionPatterns, /*rope=*/true,
+        /*alibi=*/true);
+  }
+};
+} // namespace
+
+void mlir::pe::populateFuseRopeIntoAttentionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FuseRope>(patterns.getContext());
+}
+
+void mlir::pe::populateFuseAlibiIntoAttentionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FuseAlibi>(patterns.getContext());
+}
+
+void mlir::pe::populateFuseEncodingsIntoAttentionPatterns(
+    RewritePatternSet &patterns) {
+  populateFuseRopeIntoAttentionPatterns(patterns);
+  populateFuseAlibiIntoAttentionPatterns(patterns);
+}

@@ -1,0 +1,52 @@
+// Every reason convert-pe-to-vector gives for not generating a kernel, as a
+// missed-optimization remark (category convert-pe-to-vector); the op is left
+// for the reference lowering.
+// RUN: pe-opt %s --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics | FileCheck %s
+// CHECK-COUNT-8: pe.attention
+// CHECK-COUNT-4: pe.rope
+// CHECK-COUNT-3: pe.add_sinusoidal
+
+func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>,
+                     %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %f: tensor<8xf32>, %d: tensor<1x?x8x16xf32>,
+                     %c: tensor<64x8xf16>, %y: tensor<1x2x8x32xf32>, %g: tensor<12xf32>) {
+  // expected-remark@+1 {{[Missed] attention-kernel | Category:convert-pe-to-vector | Reason="no generated attention kernel (the reference lowering with a materialised score tensor is used): element type is not f32, f16 or bf16"}}
+  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  // expected-remark@+1 {{head dimensions must be multiples of 16 and at most 512}}
+  %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
+  // expected-remark@+1 {{explicit bias tensor (fuse a pe.alibi_bias into the op instead)}}
+  %2 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  // expected-remark@+1 {{explicit mask tensor}}
+  %3 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  // expected-remark@+1 {{half-layout rotary dimension must be a multiple of 32}}
+  %4 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  // expected-remark@+1 {{dynamic head counts}}
+  %5 = pe.attention %d, %d, %d : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  // expected-remark@+1 {{cos/sin caches must be f32}}
+  %6 = pe.attention %x, %x, %x rope <interleaved> cache(%c, %c : tensor<64x8xf16>, tensor<64x8xf16>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  // expected-remark@+1 {{interleaved rotary dimension must be a multiple of 16}}
+  %7 = pe.attention %y, %y, %y rope <interleaved, rotary_dim = 24> inv_freq(%g : tensor<12xf32>) : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32> -> tensor<1x2x8x32xf32>
+  return
+}
+
+func.func @rope(%h: tensor<8x16xf64>, %x: tensor<8x24xf32>, %y: tensor<8x16xf32>, %f: tensor<8xf32>,
+                %f12: tensor<12xf32>, %p: tensor<8xi64>) {
+  // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-vector | Reason="no generated RoPE kernel (the reference lowering is used): element type is not f32"}}
+  %0 = pe.rope interleaved %h inv_freq(%f : tensor<8xf32>) : tensor<8x16xf64>
+  // expected-remark@+1 {{head dimension must be a multiple of 16}}
+  %1 = pe.rope interleaved %x inv_freq(%f12 : tensor<12xf32>) : tensor<8x24xf32>
+  // expected-remark@+1 {{explicit positions tensor}}
+  %2 = pe.rope interleaved %y inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<8x16xf32>
+  // expected-remark@+1 {{half-layout rotary dimension must be a multiple of 32}}
+  %3 = pe.rope half %y inv_freq(%f : tensor<8xf32>) : tensor<8x16xf32>
+  return
+}
+
+func.func @sinusoidal(%h: tensor<8x16xf64>, %x: tensor<8x24xf32>, %y: tensor<8x16xf32>, %p: tensor<8xi64>) {
+  // expected-remark@+1 {{[Missed] sinusoidal-kernel | Category:convert-pe-to-vector | Reason="no generated sinusoidal kernel (the reference lowering is used): element type is not f32"}}
+  %0 = pe.add_sinusoidal interleaved %h : tensor<8x16xf64>
+  // expected-remark@+1 {{channel dimension must be a multiple of 16}}
+  %1 = pe.add_sinusoidal interleaved %x : tensor<8x24xf32>
+  // expected-remark@+1 {{explicit positions tensor}}
+  %2 = pe.add_sinusoidal concat %y positions(%p : tensor<8xi64>) : tensor<8x16xf32>
+  return
+}
