@@ -25,6 +25,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Remarks.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -1022,6 +1023,13 @@ int main(int argc, char **argv) {
       "random-inputs",
       llvm::cl::desc("Fill arguments without an --input with random data"),
       llvm::cl::cat(category));
+  llvm::cl::opt<std::string> remarks(
+      "remarks",
+      llvm::cl::desc("Print the optimization remarks (passed, missed, "
+                     "failed, analysis) of the categories matching this "
+                     "regular expression, e.g. 'pe-.*|convert-pe-to-vector' "
+                     "for why a fusion or a generated kernel did not apply"),
+      llvm::cl::value_desc("regex"), llvm::cl::cat(category));
   llvm::cl::list<std::string> sharedLibs(
       "shared-libs",
       llvm::cl::desc("Extra libraries for the JIT to load (comma separated); "
@@ -1091,6 +1099,18 @@ int main(int argc, char **argv) {
   // that leave omp/gpu ops for the translation).
   mlir::registerAllToLLVMIRTranslations(registry);
   MLIRContext context(registry);
+  if (remarks.getNumOccurrences()) {
+    if (std::string error; !llvm::Regex(remarks).isValid(error))
+      return fail("--remarks: invalid regular expression '" + remarks +
+                  "': " + error);
+    remark::RemarkCategories categories{remarks, remarks, remarks, remarks,
+                                        remarks};
+    if (failed(remark::enableOptimizationRemarks(
+            context, /*streamer=*/nullptr,
+            std::make_unique<remark::RemarkEmittingPolicyAll>(), categories,
+            /*printAsEmitRemarks=*/true)))
+      return fail("--remarks: cannot enable the remark engine");
+  }
 
   // Parse and verify, with located diagnostics.
   std::string errorMessage;
