@@ -31,6 +31,28 @@ config.substitutions.append(
      os.path.join(config.test_source_root, "Integration", "lib", "npycmp.py")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+
+# PE_SANITIZE builds (utils/pe.sh test --sanitize): feature `sanitize`, and
+# every ASan/UBSan/LSan report aborts the tool (a signal, which `not` does not
+# accept), unless the caller set its own options. allow_user_poisoning=0:
+# LLVM's BumpPtrAllocator poisons slab memory from our instrumented copies of
+# its inline code, and the uninstrumented libMLIR.so hands that memory out
+# without unpoisoning it (false use-after-poison reports).
+if getattr(config, "pe_sanitize", False):
+    config.available_features.add("sanitize")
+    for var, val in [
+        ("ASAN_OPTIONS", "abort_on_error=1:halt_on_error=1:detect_leaks=1:allow_user_poisoning=0"
+                         ":detect_stack_use_after_return=1:strict_string_checks=1"),
+        ("UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1"),
+    ]:
+        config.environment.setdefault(var, val)
+# Prefix for a host binary that is not sanitized but loads a pe shared object
+# (mlir-opt --load-*-plugin): in sanitized builds, preload the ASan runtime.
+if getattr(config, "pe_sanitize", False) and config.pe_asan_runtime:
+    config.substitutions.append(
+        ("%pe_host_env", "env LD_PRELOAD=" + config.pe_asan_runtime))
+else:
+    config.substitutions.append(("%pe_host_env", ""))
 llvm_config.use_default_substitutions()
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

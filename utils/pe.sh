@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 #===- utils/pe.sh - install, build, test and demo pe-mlir -----------------===#
 #
-# Usage: utils/pe.sh demo | test | build | deps
+# Usage: utils/pe.sh demo | test [--sanitize] | build | deps
 #
 #   demo   install what is missing, build, run the main job on the shipped
 #          example (examples/llama_attention.mlir)
 #   test   install what is missing, build, run every test (lit + GoogleTest)
+#   test --sanitize
+#          the same tests on an ASan+UBSan build in build-asan/
+#          (PE_ASAN_BUILD_DIR); any sanitizer report fails the test
 #   build  install what is missing and build
 #   deps   only install what is missing (Debian 12 packages)
 #
@@ -26,13 +29,16 @@ PACKAGES=(
   libomp-22-dev libgtest-dev python3-numpy
 )
 
+# Only for `test --sanitize` (the ASan/UBSan runtimes).
+SANITIZE_PACKAGES=(libclang-rt-22-dev)
+
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
 deps() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
       missing+=("$p")
   done
@@ -44,6 +50,7 @@ deps() {
   fi
 }
 
+# configure [extra cmake args...]: configures $BUILD once.
 configure() {
   if [ -f "$BUILD/build.ninja" ]; then return; fi
   local launcher=()
@@ -56,7 +63,7 @@ configure() {
     -DCMAKE_CXX_COMPILER="$LLVM/bin/clang++" \
     -DMLIR_DIR="$LLVM/lib/cmake/mlir" \
     -DLLVM_EXTERNAL_LIT="$LLVM/bin/lit" \
-    "${launcher[@]}"
+    "${launcher[@]}" "$@"
 }
 
 build() {
@@ -93,10 +100,31 @@ demo() {
   "$ROOT/examples/run-demo.sh" "$BUILD"
 }
 
+# test --sanitize: the same suites on an ASan+UBSan build of its own.
+sanitize_tests() {
+  local start=$SECONDS rc=0
+  BUILD="${PE_ASAN_BUILD_DIR:-$ROOT/build-asan}"
+  # Every report is fatal and aborts (a signal, which lit's `not` does not
+  # take for an expected failure). test/lit.cfg.py sets the same defaults and
+  # says why allow_user_poisoning=0.
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_leaks=1:allow_user_poisoning=0:detect_stack_use_after_return=1:strict_string_checks=1}"
+  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-abort_on_error=1:halt_on_error=1:print_stacktrace=1}"
+  deps "${SANITIZE_PACKAGES[@]}"
+  configure -DPE_SANITIZE=ON
+  run_tests || rc=$?
+  echo "pe.sh: sanitizer build and tests took $((SECONDS - start)) s"
+  return "$rc"
+}
+
 case "${1:-}" in
   deps) deps ;;
   build) build ;;
-  test) run_tests ;;
+  test)
+    case "${2:-}" in
+      "") run_tests ;;
+      --sanitize) sanitize_tests ;;
+      *) echo "usage: $0 test [--sanitize]" >&2; exit 2 ;;
+    esac ;;
   demo) demo ;;
-  *) echo "usage: $0 demo|test|build|deps" >&2; exit 2 ;;
+  *) echo "usage: $0 demo|test [--sanitize]|build|deps" >&2; exit 2 ;;
 esac

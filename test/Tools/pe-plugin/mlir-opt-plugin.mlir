@@ -1,13 +1,15 @@
-// RUN: mlir-opt %s --load-dialect-plugin=%pe_plugin --load-pass-plugin=%pe_plugin \
+// RUN: %pe_host_env mlir-opt %s --load-dialect-plugin=%pe_plugin --load-pass-plugin=%pe_plugin \
 // RUN:   --pass-pipeline="builtin.module(pe-fold-frequencies,pe-fuse-rope-into-attention)" | FileCheck %s
-// RUN: mlir-opt %s --load-dialect-plugin=%pe_plugin --load-pass-plugin=%pe_plugin \
+// RUN: %pe_host_env mlir-opt %s --load-dialect-plugin=%pe_plugin --load-pass-plugin=%pe_plugin \
 // RUN:   --pass-pipeline="builtin.module(pe-cpu-pipeline)" | FileCheck %s --check-prefix=LLVM
 
 // Upstream mlir-opt (Debian's, linked to the same libMLIR.so) loads the pe
-// dialect, its passes and pipelines from the plugin.
+// dialect, its passes and pipelines from the plugin. %pe_host_env is empty,
+// or in a PE_SANITIZE build preloads the ASan runtime that the sanitized
+// plugin needs in the unsanitized mlir-opt.
 
 // CHECK-LABEL: func @block
-// CHECK: arith.constant dense<{{.*}}> : tensor<8xf32>
+// CHECK: arith.constant dense<{{.*}}> : tensor<8xf64>
 // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half>
 // CHECK-NOT: pe.rope
 // LLVM: llvm.func @block
