@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #===- utils/pe.sh - install, build, test and demo pe-mlir -----------------===#
 #
-# Usage: utils/pe.sh demo | test [--sanitize] | build | deps
+# Usage: utils/pe.sh demo | test [--sanitize] | fuzz [seconds] | build | deps
 #
 #   demo   install what is missing, build, run the main job on the shipped
 #          example (examples/llama_attention.mlir)
@@ -9,6 +9,9 @@
 #   test --sanitize
 #          the same tests on an ASan+UBSan build in build-asan/
 #          (PE_ASAN_BUILD_DIR); any sanitizer report fails the test
+#   fuzz [seconds]
+#          build the libFuzzer target pe-fuzz in build-fuzz/ (PE_FUZZ_BUILD_DIR)
+#          and fuzz for `seconds` (default 60) from the lit corpus
 #   build  install what is missing and build
 #   deps   only install what is missing (Debian 12 packages)
 #
@@ -20,6 +23,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${PE_BUILD_DIR:-$ROOT/build}"
 JOBS="${PE_JOBS:-2}"
 LLVM=/usr/lib/llvm-22
+PY=/usr/bin/python3
 
 # Everything the build, the tests and the demo use, from Debian 12 (bookworm
 # and bookworm-security, where LLVM/MLIR 22 lives).
@@ -29,8 +33,9 @@ PACKAGES=(
   libomp-22-dev libgtest-dev python3-numpy
 )
 
-# Only for `test --sanitize` (the ASan/UBSan runtimes).
+# Only for `test --sanitize` (the ASan/UBSan runtimes) and `fuzz` (libFuzzer).
 SANITIZE_PACKAGES=(libclang-rt-22-dev)
+FUZZ_PACKAGES=(libclang-rt-22-dev libfuzzer-22-dev)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -116,8 +121,66 @@ sanitize_tests() {
   return "$rc"
 }
 
+# fuzz [seconds]: builds pe-fuzz (tools/pe-fuzz) in a build directory of its
+# own, seeds the working corpus from the lit corpus and fuzzes for `seconds`
+# (default 60) with $JOBS worker processes (fork mode: a crash, time-out or
+# out-of-memory is saved and the run goes on).
+fuzz() {
+  local seconds="${1:-60}"
+  case "$seconds" in ''|*[!0-9]*) echo "usage: $0 fuzz [seconds]" >&2; exit 2 ;; esac
+  BUILD="${PE_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
+  deps "${FUZZ_PACKAGES[@]}"
+  configure -DPE_ENABLE_FUZZER=ON -DPE_BUILD_UNITTESTS=OFF
+  ninja -C "$BUILD" -j "$JOBS" pe-fuzz pe-opt
+  local work="$BUILD/fuzz"
+  mkdir -p "$work/seeds" "$work/corpus" "$work/artifacts"
+  # Seeds: every .mlir of the repository split at `// -----` (lit's
+  # --split-input-file marker), comments dropped, plus the saved crashes.
+  "$PY" - "$ROOT" "$work/seeds" <<'PYEOF'
+import hashlib, os, pathlib, re, sys
+root, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+files = sorted(p for d in ("test", "examples", "bench/workloads")
+               for p in (root / d).rglob("*.mlir")
+               if "Fuzz/open" not in p.as_posix())  # known, unfixed crashes
+files += sorted(p for p in (root / "test/Fuzz/crashes").glob("*") if p.is_file())
+n = 0
+for f in files:
+    for chunk in re.split(r"^// -----.*$", f.read_text(errors="replace"), flags=re.M):
+        text = "\n".join(l for l in chunk.splitlines()
+                         if not l.lstrip().startswith("//")).strip()
+        if not text:
+            continue
+        data = (text + "\n").encode()
+        (out / hashlib.sha1(data).hexdigest()).write_bytes(data)
+        n += 1
+print(f"pe.sh fuzz: {n} seeds from {len(files)} files")
+PYEOF
+  local before
+  before=$(ls "$work/artifacts" | wc -l)
+  echo "pe.sh fuzz: fuzzing for $seconds s with $JOBS workers (log: $work/fuzz.log)"
+  # Leaks are not findings here (LeakSanitizer in every execution would also
+  # be slow); every other sanitizer report is (allow_user_poisoning=0: see
+  # test/lit.cfg.py).
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:allow_user_poisoning=0}" \
+  UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}" \
+  "$BUILD/bin/pe-fuzz" "$work/corpus" "$work/seeds" \
+    -fork="$JOBS" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -max_total_time="$seconds" -max_len=4096 -timeout=30 -rss_limit_mb=4096 \
+    -dict="$ROOT/tools/pe-fuzz/pe.dict" -artifact_prefix="$work/artifacts/" \
+    -print_final_stats=1 >"$work/fuzz.log" 2>&1 || true
+  grep -E '^#[0-9]+' "$work/fuzz.log" | tail -n 1 || true
+  local after
+  after=$(ls "$work/artifacts" | wc -l)
+  echo "pe.sh fuzz: $((after - before)) new findings in $work/artifacts ($after in all)"
+  if [ "$after" -ne "$before" ]; then
+    echo "  reproduce: $BUILD/bin/pe-fuzz FILE  (or pe-opt FILE --pe-cpu-pipeline)"
+    echo "  once fixed, keep each reproducer in test/Fuzz/crashes/ (replayed by utils/pe.sh test)"
+  fi
+}
+
 case "${1:-}" in
   deps) deps ;;
+  fuzz) fuzz "${2:-}" ;;
   build) build ;;
   test)
     case "${2:-}" in
@@ -126,5 +189,5 @@ case "${1:-}" in
       *) echo "usage: $0 test [--sanitize]" >&2; exit 2 ;;
     esac ;;
   demo) demo ;;
-  *) echo "usage: $0 demo|test [--sanitize]|build|deps" >&2; exit 2 ;;
+  *) echo "usage: $0 demo|test [--sanitize]|fuzz [seconds]|build|deps" >&2; exit 2 ;;
 esac
