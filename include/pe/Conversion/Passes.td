@@ -19,7 +19,9 @@ def ConvertPEToLinalg : Pass<"convert-pe-to-linalg"> {
     masks, a max-subtracted softmax, the weighted sum of values); frequency
     ops with constant inputs become constants (through their folders) and
     the run-time ones (dynamic NTK, LongRoPE with a run-time length) become
-    scalar arithmetic. This is a partial conversion with the `pe` dialect
+    scalar arithmetic; an f32 frequency table used only as rope frequencies
+    is first made f64 (`populateWidenRopeFrequenciesPatterns`), the exact
+    values those angles are defined with. This is a partial conversion with the `pe` dialect
     illegal: an op that cannot be lowered (for example attention with
     dynamic head counts) makes the pass fail with a diagnostic.
 

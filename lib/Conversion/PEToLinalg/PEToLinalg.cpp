@@ -891,6 +891,11 @@ struct ConvertPEToLinalgPass
     });
     if (unsupported.wasInterrupted())
       return signalPassFailure();
+    // f32 tables that only feed rope angles become f64 first: those angles
+    // use the frequency op's exact value (PEOps.td), which the folders and
+    // the run-time lowerings below then produce.
+    if (failed(widenRopeFrequencies(getOperation())))
+      return signalPassFailure();
     ConversionTarget target(getContext());
     target.addIllegalDialect<PEDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });

@@ -262,10 +262,16 @@ static LogicalResult verifyFrequencyCommon(Operation *op,
   return verifyPositive(op, "base", base);
 }
 
-/// Converts computed frequencies into the two fold results.
+/// Converts computed frequencies into the two fold results of `op`. Does not
+/// fold an f32 table that only rotates (needsWideRopeTable): its consumers use
+/// the exact value, which an f32 constant would lose; the canonicalization
+/// pattern widens such an op to f64 first.
 static LogicalResult foldFrequencies(const formula::RopeFrequencies &freqs,
-                                     RankedTensorType invFreqType,
+                                     Operation *op,
                                      SmallVectorImpl<OpFoldResult> &results) {
+  if (needsWideRopeTable(op))
+    return failure();
+  auto invFreqType = cast<RankedTensorType>(op->getResult(0).getType());
   Type elementType = invFreqType.getElementType();
   if (static_cast<int64_t>(freqs.invFreq.size()) !=
       invFreqType.getDimSize(0))
@@ -301,7 +307,7 @@ LogicalResult RopeFrequenciesOp::fold(FoldAdaptor,
                                       SmallVectorImpl<OpFoldResult> &results) {
   return foldFrequencies(
       formula::defaultFrequencies(getBase().convertToDouble(), getRotaryDim()),
-      getInvFreq().getType(), results);
+      *this, results);
 }
 
 LogicalResult LinearScaleOp::verify() {
@@ -316,7 +322,7 @@ LogicalResult LinearScaleOp::fold(FoldAdaptor,
   return foldFrequencies(formula::linearScaling(getBase().convertToDouble(),
                                              getRotaryDim(),
                                              getFactor().convertToDouble()),
-                         getInvFreq().getType(), results);
+                         *this, results);
 }
 
 LogicalResult NtkScaleOp::verify() {
@@ -332,7 +338,7 @@ LogicalResult NtkScaleOp::fold(FoldAdaptor,
   return foldFrequencies(formula::ntkScaling(getBase().convertToDouble(),
                                           getRotaryDim(),
                                           getFactor().convertToDouble()),
-                         getInvFreq().getType(), results);
+                         *this, results);
 }
 
 LogicalResult DynamicNtkScaleOp::verify() {
@@ -355,7 +361,7 @@ LogicalResult DynamicNtkScaleOp::fold(FoldAdaptor adaptor,
       formula::dynamicNtkScaling(getBase().convertToDouble(), getRotaryDim(),
                               getFactor().convertToDouble(),
                               static_cast<int64_t>(getMaxPositionEmbeddings()), *seqLen),
-      getInvFreq().getType(), results);
+      *this, results);
 }
 
 /// Collects the YaRN parameters of the op in the form of PEMath.
@@ -404,7 +410,7 @@ LogicalResult YarnScaleOp::fold(FoldAdaptor,
   return foldFrequencies(formula::yarnScaling(getBase().convertToDouble(),
                                            getRotaryDim(),
                                            getYarnParams(*this)),
-                         getInvFreq().getType(), results);
+                         *this, results);
 }
 
 LogicalResult Llama3ScaleOp::verify() {
@@ -434,7 +440,7 @@ LogicalResult Llama3ScaleOp::fold(FoldAdaptor,
   p.originalMaxPositions = static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
   return foldFrequencies(
       formula::llama3Scaling(getBase().convertToDouble(), getRotaryDim(), p),
-      getInvFreq().getType(), results);
+      *this, results);
 }
 
 LogicalResult LongRopeScaleOp::verify() {
@@ -484,7 +490,7 @@ LogicalResult LongRopeScaleOp::fold(FoldAdaptor adaptor,
     p.attentionFactor = f->convertToDouble();
   return foldFrequencies(formula::longRopeScaling(getBase().convertToDouble(),
                                                getRotaryDim(), p, seqLen),
-                         getInvFreq().getType(), results);
+                         *this, results);
 }
 
 //===----------------------------------------------------------------------===//

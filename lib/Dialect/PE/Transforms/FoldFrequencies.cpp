@@ -54,6 +54,10 @@ namespace {
 struct FoldFrequenciesPass
     : public pe::impl::FoldFrequenciesBase<FoldFrequenciesPass> {
   void runOnOperation() override {
+    // f32 tables that only feed rope angles become f64 first, so that they
+    // fold to their exact values.
+    if (failed(widenRopeFrequencies(getOperation())))
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) { ops.push_back(op); });

@@ -49,6 +49,23 @@ struct Rotation {
 void emitMissedRemark(Operation *op, StringRef category, StringRef name,
                       StringRef reason);
 
+/// True for the frequency ops (pe.rope_frequencies, pe.linear_scale,
+/// pe.ntk_scale, pe.dynamic_ntk_scale, pe.yarn_scale, pe.llama3_scale,
+/// pe.longrope_scale).
+bool isFrequencyOp(Operation *op);
+
+/// True when `op` is a frequency op whose inv_freq result is f32, has uses,
+/// and every use is the inv_freq operand of a pe.rope or of a pe.attention's
+/// rope encoding. Those angles use the op's exact (f64) value, not the f32
+/// rounding (PEOps.td), so the op's folder does not fold it to an f32
+/// constant; the widening pattern gives it an f64 result instead.
+bool needsWideRopeTable(Operation *op);
+
+/// Adds the pattern that replaces an op with needsWideRopeTable by a clone
+/// with an f64 inv_freq result (also a canonicalization pattern of every
+/// frequency op; pe::populateWidenRopeFrequenciesPatterns adds it for hosts).
+void addWidenRopeFrequencyTablePattern(RewritePatternSet &patterns);
+
 } // namespace pe
 } // namespace mlir
 

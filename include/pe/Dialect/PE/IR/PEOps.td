@@ -141,10 +141,14 @@ def PE_RopeOp : PE_Op<"rope",
     The cosine and sine come from one of two frequency sources:
 
     * `inv_freq(%f : tensor<R/2 x f32|f64>)`: `c = cos(p * f[i])`,
-      `s = sin(p * f[i])`. The angle `p * f[i]` is formed in f64 from the
-      exact value of `f[i]`, so positions up to 2^20 and beyond keep full
-      f32 accuracy of the rotated values (Hugging Face forms the angle in
-      f32, which loses up to `p * 2^-24` radians).
+      `s = sin(p * f[i])`. The angle `p * f[i]` is formed in f64. When `%f`
+      is a result of a frequency op, `f[i]` is that op's exact value (its
+      formula in f64), not the value rounded to its result type; any other
+      table (a function argument, a constant) is used as given. So positions
+      up to 2^20 and beyond keep full f32 accuracy of the rotated values with
+      a frequency op's table, f32 or f64 (Hugging Face forms the angle in f32,
+      which loses up to `p * 2^-24` radians; an f32 table from elsewhere
+      carries its rounding error `p * |f - f32(f)|`, about 1e-2 at 2^20).
     * `cache(%cos, %sin : tensor<P x R/2 x ...>, ...)`: `c = cos[p, i]`,
       `s = sin[p, i]`, the precomputed tables of ONNX RotaryEmbedding, vLLM
       and exported models; they may hold any values. Positions outside
@@ -205,6 +209,7 @@ class PE_FrequencyOp<string mnemonic, list<Trait> traits = []>
   let results = (outs PE_FreqTensor:$inv_freq, F32:$attention_scaling);
   let hasFolder = 1;
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The rotary dimension R: twice the length of the inv_freq result.
     int64_t getRotaryDim() {
@@ -217,8 +222,11 @@ class PE_FrequencyOp<string mnemonic, list<Trait> traits = []>
     Results: `inv_freq : tensor<R/2 x f32|f64>`, whose length fixes the
     rotary dimension `R`, and `attention_scaling : f32`, the factor that
     `pe.rope` multiplies cos and sin by. Values are computed in f64 and
-    rounded once to the result type. The op folds to constants when all its
-    operands are constants.
+    rounded once to the result type; but a `pe.rope` or `pe.attention` rope
+    encoding that takes `inv_freq` forms its angles from the exact f64 values
+    whatever the result type (canonicalization turns an `f32` table whose
+    only uses are such operands into an `f64` one). The op folds to constants
+    when all its operands are constants.
   }];
 }
 

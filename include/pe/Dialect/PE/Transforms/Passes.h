@@ -31,6 +31,16 @@ void populateFoldAttentionScalingPatterns(RewritePatternSet &patterns);
 /// folder computes; fails (changing nothing) otherwise.
 LogicalResult foldFrequencyOp(Operation *op, RewriterBase &rewriter);
 
+/// The rewrite that realises the exact frequencies of pe.rope: a frequency op
+/// whose f32 inv_freq result is used only as inv_freq operands of pe.rope or
+/// pe.attention becomes a clone with an f64 inv_freq result. It does not fire
+/// when any use is something else (every consumer then sees the same f32
+/// table). Also a canonicalization pattern of the frequency ops.
+void populateWidenRopeFrequenciesPatterns(RewritePatternSet &patterns);
+/// Applies it (greedy, without folding, to the frequency ops only) in `root`;
+/// pe-fold-frequencies and convert-pe-to-linalg start with this.
+LogicalResult widenRopeFrequencies(Operation *root);
+
 } // namespace pe
 } // namespace mlir
 

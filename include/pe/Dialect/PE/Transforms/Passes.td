@@ -16,8 +16,12 @@ def FoldFrequencies : Pass<"pe-fold-frequencies"> {
     `pe.ntk_scale`, `pe.dynamic_ntk_scale`, `pe.yarn_scale`,
     `pe.llama3_scale`, `pe.longrope_scale`) whose operands are constants by
     two `arith.constant`s: the inv_freq vector and the attention scaling, as
-    computed by the ops' folders. Ops with a run-time sequence length are
-    left alone. Unlike `--canonicalize`, this touches nothing else.
+    computed by the ops' folders. First, a frequency op whose `f32`
+    inv_freq result is used only as inv_freq operands of `pe.rope` or
+    `pe.attention` gets an `f64` result (`populateWidenRopeFrequenciesPatterns`),
+    since those angles use its exact value: such tables fold to `f64`
+    constants. Ops with a run-time sequence length are not folded (but are
+    widened). Unlike `--canonicalize`, this touches nothing else.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
