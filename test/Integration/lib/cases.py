@@ -1016,6 +1016,36 @@ def prop_large_positions(d):
     save(d, f32angle_interleaved=hf)
 
 
+# Offsets of prop_freq_op_long_positions: tokens at 2^e .. 2^e + 7.
+FREQ_OP_OFFSETS = [2**17, 2**18, 2**19, 2**20]
+
+
+@case
+def prop_freq_op_long_positions(d):
+    # README-style IR: pe.llama3_scale (base 500000, factor 8, 1, 4, 8192;
+    # R = D = 64) with an f32 result type feeding pe.rope half. The angles use
+    # the frequency op's exact values (PEOps.td), so the expected values come
+    # from the float64 table. f32table_*: the same with the f32-rounded table,
+    # which props.py differ shows to be beyond the 2e-6 bound.
+    rng = rng_for("prop_freq_op_long_positions")
+    inv, _ = ref.llama3(500000.0, 64, 8.0, 1.0, 4.0, 8192)
+    x = uniform(rng, (1, 8, 8, 64))
+    save(d, x=x)
+    for n, o in enumerate(FREQ_OP_OFFSETS):
+        save(d, **{f"o{n}": index(o),
+                   f"expected{n}": ref.rope_inv_freq(x, inv, o, "half"),
+                   f"f32table{n}": ref.rope_inv_freq(x, f32(inv), o, "half")})
+    # Attention through fusion: queries at 2^20 .. 2^20 + 15, keys at
+    # 2^17 .. 2^17 + 15 (GQA 8/2, causal).
+    q, k, v = (uniform(rng, (1, h, 16, 64)) for h in (8, 2, 2))
+    qo, ko = 2**20, 2**17
+    save(d, q=q, k=k, v=v, qo=index(qo), ko=index(ko))
+    for name, table in (("expected_attn", inv), ("f32table_attn", f32(inv))):
+        save(d, **{name: ref.attention(ref.rope_inv_freq(q, table, qo, "half"),
+                                       ref.rope_inv_freq(k, table, ko, "half"),
+                                       v, causal=True)})
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:
         names = " ".join(sorted(CASES))
