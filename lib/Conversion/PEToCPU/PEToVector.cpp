@@ -188,7 +188,14 @@ public:
     Value qMem, kMem, vMem, out;
     Value qCos, qSin, kCos, kSin; // null without RoPE (kCos: query_only)
     Value slopes;                 // null without ALiBi
+    Value lengths;                // kv_lengths as a memref, or null
+    Value causalOffset;           // the causal_offset operand, or null
   };
+  /// L[b]: the valid keys of batch `bIdx` (kv_lengths clamped to [0, tk]),
+  /// or `tk`.
+  Value validKeys(const Prologue &pr, Value bIdx, Value tk);
+  /// o[b]: the causal offset (the key column of query row 0's position).
+  Value causalShift(const Prologue &pr, Value validKeys, Value tq);
   /// Emits the prologue; `singleQuery` for the decode kernel (Tq = 1).
   Prologue buildPrologue(bool singleQuery);
 
@@ -701,6 +708,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         Value blockEnd = addi(j0, idx(kBlock));
         Value needMask =
             arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, blockEnd, tk);
+        std::optional<uint64_t> window = attn.getWindow();
         if (attn.getCausal()) {
           Value firstLimit = addi(addi(q0, r0), shift);
           needMask = arith::OrIOp::create(
@@ -708,6 +716,16 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
                                     arith::SubIOp::create(b, blockEnd, idx(1)),
                                     addi(firstLimit, idx(1))));
+        }
+        if (window) {
+          // The last row of the group has the highest window start.
+          Value lastLimit = addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
+          needMask = arith::OrIOp::create(
+              b, needMask,
+              arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::sle, j0,
+                  arith::SubIOp::create(b, lastLimit,
+                                        idx(static_cast<int64_t>(*window)))));
         }
         SmallVector<Type> rawTypes(raw.size(), vf);
         auto masked = scf::IfOp::create(b, rawTypes, needMask, /*withElse=*/true);
@@ -727,6 +745,13 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                     b, ok,
                     arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, jF,
                                           bcast(limitF)));
+              if (window)
+                ok = arith::AndIOp::create(
+                    b, ok,
+                    arith::CmpFOp::create(
+                        b, arith::CmpFPredicate::OGT, jF,
+                        bcast(arith::SubFOp::create(
+                            b, limitF, cf(static_cast<double>(*window))))));
               out.push_back(arith::SelectOp::create(
                   b, ok, raw[r * kBlockVecs + c], bcast(negInf)));
             }
@@ -878,6 +903,10 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
       outDyn.push_back(dim(i == 3 ? pr.vMem : pr.qMem, i));
   pr.out = memref::AllocOp::create(b, outType, outDyn,
                                    b.getI64IntegerAttr(64));
+  if (Value lengths = attn.getKvLengths())
+    pr.lengths = toMemref(lengths);
+  if (Value offset = attn.getCausalOffset())
+    pr.causalOffset = toIndex(offset);
   if (rotary) {
     Value queryRows = singleQuery ? idx(1) : dim(pr.qMem, 2);
     pr.qSin = buildTables(queryRows, offsetValue(qOff), pr.qCos);
@@ -896,15 +925,32 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
   return pr;
 }
 
+Value KernelBuilder::validKeys(const Prologue &pr, Value bIdx, Value tk) {
+  if (!pr.lengths)
+    return tk;
+  Value len = toIndex(memref::LoadOp::create(b, pr.lengths, ValueRange{bIdx}));
+  return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, len, idx(0)), tk);
+}
+
+Value KernelBuilder::causalShift(const Prologue &pr, Value validKeys,
+                                 Value tq) {
+  if (pr.causalOffset)
+    return pr.causalOffset;
+  if (attn.getCausalAlignment() == CausalAlignment::TopLeft)
+    return idx(0);
+  return arith::SubIOp::create(b, validKeys, tq);
+}
+
 Value KernelBuilder::buildDecode() {
   auto kType = attn.getKey().getType();
   Prologue pr = buildPrologue(/*singleQuery=*/true);
   Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
   Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
   Value slopes = pr.slopes;
-  Value batch = dim(qMem, 0), tk = dim(kMem, 2);
-  // Bottom-right causal with one query allows j <= 0 + Tk - 1: every key.
-  // ALiBi puts the query at alibi_offset (+ row 0).
+  Value batch = dim(qMem, 0), tkAll = dim(kMem, 2);
+  // The one query sees keys [jLo, jHi): below L[b], up to o[b] when causal
+  // (bottom-right: every valid key), above o[b] - W with a window. ALiBi puts
+  // the query at alibi_offset (+ row 0).
   Value alibiQ;
   if (attn.getAlibiAttr())
     alibiQ = indexToF32(offsetValue(attn.getAlibiQueryOffset()));
@@ -920,9 +966,22 @@ Value KernelBuilder::buildDecode() {
       [&](OpBuilder &ob, Location loc, ValueRange ivs) {
         Scope scope(b, ob);
         Value bIdx = ivs[0], kvh = ivs[1];
+        Value tk = validKeys(pr, bIdx, tkAll);
+        Value jLo = idx(0), jHi = tk;
+        if (attn.getCausal()) {
+          Value shift = causalShift(pr, tk, idx(1));
+          jHi = arith::MaxSIOp::create(
+              b, idx(0), arith::MinSIOp::create(b, tk, addi(shift, idx(1))));
+          if (std::optional<uint64_t> w = attn.getWindow())
+            jLo = arith::MinSIOp::create(
+                b, jHi,
+                arith::MaxSIOp::create(
+                    b, idx(0),
+                    addi(shift, idx(1 - static_cast<int64_t>(*w)))));
+        }
         Value qs = alloc({group, headDim}, {});
         Value krow = alloc({headDim}, {});
-        Value sBuf = alloc({group, ShapedType::kDynamic}, tk);
+        Value sBuf = alloc({group, ShapedType::kDynamic}, tkAll);
         // The group's queries, rotated and scaled.
         for (int64_t g = 0; g < group; ++g) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
@@ -946,7 +1005,7 @@ Value KernelBuilder::buildDecode() {
                 b, vf, qs, ValueRange{idx(g), idx(c * kLanes)}));
         // Scores of every key, all query heads of the group at once.
         scf::ForOp::create(
-            b, idx(0), tk, idx(1), ValueRange{},
+            b, jLo, jHi, idx(1), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
               Scope inner(b, ib);
               Value src = kMem;
@@ -984,7 +1043,7 @@ Value KernelBuilder::buildDecode() {
         SmallVector<Value> inv;
         for (int64_t g = 0; g < group; ++g) {
           auto mx = scf::ForOp::create(
-              b, idx(0), tk, idx(1),
+              b, jLo, jHi, idx(1),
               ValueRange{cf(-std::numeric_limits<double>::infinity())},
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
@@ -994,7 +1053,7 @@ Value KernelBuilder::buildDecode() {
               });
           Value m = mx.getResult(0);
           auto sum = scf::ForOp::create(
-              b, idx(0), tk, idx(1), ValueRange{cf(0.0)},
+              b, jLo, jHi, idx(1), ValueRange{cf(0.0)},
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
                 Value x = arith::SubFOp::create(
@@ -1018,7 +1077,7 @@ Value KernelBuilder::buildDecode() {
         for (int64_t e0 = 0; e0 < valueDim; e0 += chunkVecs * kLanes) {
           SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
           auto pv = scf::ForOp::create(
-              b, idx(0), tk, idx(1), init,
+              b, jLo, jHi, idx(1), init,
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
                 SmallVector<Value> vv, next;
@@ -1055,12 +1114,9 @@ Value KernelBuilder::build() {
   Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
   Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
   Value slopes = pr.slopes;
-  Value batch = dim(qMem, 0), tq = dim(qMem, 2), tk = dim(kMem, 2);
-  Value shift = arith::SubIOp::create(b, tk, tq);
+  Value batch = dim(qMem, 0), tq = dim(qMem, 2), tkAll = dim(kMem, 2);
   Value alibiBase =
       attn.getAlibiAttr() ? offsetValue(attn.getAlibiQueryOffset()) : Value();
-  Value kBlocks = arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)),
-                                         idx(kBlock));
   Value qBlocks = arith::DivUIOp::create(b, addi(tq, idx(kQBlock - 1)),
                                          idx(kQBlock));
 
@@ -1070,6 +1126,11 @@ Value KernelBuilder::build() {
       [&](OpBuilder &ob, Location loc, ValueRange ivs) {
         Scope scope_nb(b, ob);
         Value bIdx = ivs[0], hIdx = ivs[1];
+        // This batch's valid keys L[b] and causal offset o[b].
+        Value tk = validKeys(pr, bIdx, tkAll);
+        Value shift = causalShift(pr, tk, tq);
+        Value kBlocks = arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)),
+                                               idx(kBlock));
         Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
         Value kt = alloc({ShapedType::kDynamic, headDim, kBlock}, kBlocks);
         Value qs = alloc({kQBlock, headDim}, {});
@@ -1104,7 +1165,16 @@ Value KernelBuilder::build() {
                   });
               // Key blocks up to the causal limit of the block's last row:
               // keys j <= i + Tk - Tq; blocks past it are skipped.
-              Value kbEnd = kBlocks;
+              Value kbEnd = kBlocks, kbBegin = idx(0);
+              if (std::optional<uint64_t> w = attn.getWindow()) {
+                // ... and from the window's first key of the first row:
+                // keys j > q0 + o - W.
+                Value firstKey = addi(addi(q0, shift),
+                                      idx(1 - static_cast<int64_t>(*w)));
+                kbBegin = arith::MaxSIOp::create(
+                    b, idx(0),
+                    arith::FloorDivSIOp::create(b, firstKey, idx(kBlock)));
+              }
               if (attn.getCausal()) {
                 Value lastRow = arith::MinSIOp::create(
                     b, addi(q0, idx(kQBlock - 1)),
@@ -1116,7 +1186,7 @@ Value KernelBuilder::build() {
                     b, idx(0), arith::MinSIOp::create(b, kBlocks, needed));
               }
               scf::ForOp::create(
-                  b, idx(0), kbEnd, idx(1), ValueRange{},
+                  b, kbBegin, kbEnd, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {
                     Scope scope_inner(b, ib);
                     blockStep(qs, kt, vMem, os, pBuf, mBuf, lBuf, bIdx, hIdx,

@@ -694,12 +694,29 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
       inputs.push_back(mask);
       maps.push_back(broadcastMap(mask));
     }
+    Value kvLengths = adaptor.getKvLengths();
+    if (kvLengths) {
+      inputs.push_back(kvLengths);
+      maps.push_back(map(4, {d(0)}));
+    }
     maps.push_back(rewriter.getMultiDimIdentityMap(4));
-    Value causalShift;
-    if (op.getCausal())
-      causalShift = arith::SubIOp::create(rewriter, loc,
-                                          sizeValue(rewriter, loc, kSizes[2]),
-                                          sizeValue(rewriter, loc, qSizes[2]));
+    Value tkValue = sizeValue(rewriter, loc, kSizes[2]);
+    Value tqValue = sizeValue(rewriter, loc, qSizes[2]);
+    Value causalOffset;
+    if (Value o = adaptor.getCausalOffset())
+      causalOffset = toIndex(rewriter, loc, o);
+    bool topLeft = op.getCausalAlignment() == CausalAlignment::TopLeft;
+    // o: the causal offset, computed here unless it depends on the batch's
+    // valid length (bottom-right with kv_lengths).
+    if (op.getCausal() && !causalOffset) {
+      if (topLeft)
+        causalOffset = iconst(rewriter, loc, 0);
+      else if (!kvLengths)
+        causalOffset = arith::SubIOp::create(rewriter, loc, tkValue, tqValue);
+    }
+    std::optional<int64_t> window;
+    if (std::optional<uint64_t> w = op.getWindow())
+      window = static_cast<int64_t>(*w);
     double scale = op.getScaleOrDefault();
     std::optional<double> softcap;
     if (auto c = op.getSoftcap())
@@ -728,16 +745,39 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
               if (softcap && !capBeforeBias)
                 s = cap(s);
               Value allowed;
-              if (mask)
-                allowed = args[next++];
-              if (causalShift) {
-                Value i = linalg::IndexOp::create(b, l, 2);
-                Value j = linalg::IndexOp::create(b, l, 3);
-                Value limit = arith::AddIOp::create(b, l, i, causalShift);
-                Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle,
-                                                 j, limit);
+              auto both = [&](Value ok) {
                 allowed = allowed ? arith::AndIOp::create(b, l, allowed, ok)
                                   : ok;
+              };
+              if (mask)
+                allowed = args[next++];
+              Value i, j;
+              if (kvLengths || op.getCausal()) {
+                i = linalg::IndexOp::create(b, l, 2);
+                j = linalg::IndexOp::create(b, l, 3);
+              }
+              // L[b]: the valid keys of this batch, clamped to [0, Tk].
+              Value validKeys = tkValue;
+              if (kvLengths) {
+                Value len = toIndex(b, l, args[next++]);
+                len = arith::MaxSIOp::create(b, l, len, iconst(b, l, 0));
+                validKeys = arith::MinSIOp::create(b, l, len, tkValue);
+                both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, j,
+                                           validKeys));
+              }
+              if (op.getCausal()) {
+                // o[b]: the explicit offset, 0 (top-left) or L[b] - Tq.
+                Value o = causalOffset ? causalOffset
+                                       : Value(arith::SubIOp::create(
+                                             b, l, validKeys, tqValue));
+                Value limit = arith::AddIOp::create(b, l, i, o);
+                both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, j,
+                                           limit));
+                if (window)
+                  both(arith::CmpIOp::create(
+                      b, l, arith::CmpIPredicate::sgt, j,
+                      arith::SubIOp::create(b, l, limit,
+                                            iconst(b, l, *window))));
               }
               if (allowed)
                 s = arith::SelectOp::create(

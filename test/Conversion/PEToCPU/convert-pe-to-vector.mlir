@@ -217,3 +217,24 @@ func.func @sinusoidal_fusible(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>, %acc: 
   %f = pe.add_sinusoidal interleaved %n : tensor<8x16xf32>
   return %y, %f : tensor<8x8xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// Masks from indices in the kernel: the batch's valid length L[b] is loaded
+// and clamped inside the (batch, head) loop; the key blocks run from the
+// window's first block (floor((q0 + o - W + 1) / 64), at least 0) to the
+// causal limit.
+// CHECK-LABEL: func @window_lengths
+// CHECK-SAME: %[[L:[a-z0-9]+]]: tensor<2xi64>
+// CHECK: %[[LM:.*]] = bufferization.to_buffer %[[L]] read_only
+// CHECK: scf.parallel (%[[B:.*]], %{{.*}}) =
+// CHECK: %[[LB:.*]] = memref.load %[[LM]][%[[B]]] : memref<2xi64>
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: %[[FIRST:.*]] = arith.floordivsi %{{.*}}, %c64
+// CHECK: %[[BEGIN:.*]] = arith.maxsi %{{.*}}, %[[FIRST]] : index
+// CHECK: scf.for %{{.*}} = %[[BEGIN]] to
+func.func @window_lengths(%q: tensor<2x2x?x16xf32>, %l: tensor<2xi64>) -> tensor<2x2x?x16xf32> {
+  %o = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi64>) {causal, window = 100 : i64} : tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32> -> tensor<2x2x?x16xf32>
+  return %o : tensor<2x2x?x16xf32>
+}

@@ -73,3 +73,47 @@ func.func @dynamic_heads(%q: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
   %0 = pe.attention %q, %q, %q : tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32> -> tensor<1x?x4x8xf32>
   return %0 : tensor<1x?x4x8xf32>
 }
+
+// -----
+
+// Masks from indices: valid KV lengths per batch (a [B] input clamped to
+// [0, Tk]), bottom-right causal against each batch's own length, and a
+// sliding window of 4 keys: j < L, j <= i + L - Tq, j > i + L - Tq - 4.
+// CHECK-DAG: #[[LEN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0)>
+// CHECK-LABEL: func @index_masks
+// CHECK-SAME: %[[L:[a-z0-9]+]]: tensor<2xi32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[LEN]], #{{.*}}], {{.*}} ins(%{{.*}}, %[[L]] :
+// CHECK: ^bb0(%{{.*}}: f32, %[[LI:.*]]: i32, %{{.*}}: f32):
+// CHECK: %[[I:.*]] = linalg.index 2
+// CHECK: %[[J:.*]] = linalg.index 3
+// CHECK: %[[LX:.*]] = arith.index_cast %[[LI]] : i32 to index
+// CHECK: %[[LP:.*]] = arith.maxsi %[[LX]], %{{.*}}
+// CHECK: %[[LC:.*]] = arith.minsi %[[LP]], %{{.*}}
+// CHECK: %[[INLEN:.*]] = arith.cmpi slt, %[[J]], %[[LC]]
+// CHECK: %[[O:.*]] = arith.subi %[[LC]], %{{.*}} : index
+// CHECK: %[[LIM:.*]] = arith.addi %[[I]], %[[O]]
+// CHECK: arith.cmpi sle, %[[J]], %[[LIM]]
+// CHECK: %[[LOW:.*]] = arith.subi %[[LIM]], %{{.*}} : index
+// CHECK: arith.cmpi sgt, %[[J]], %[[LOW]]
+func.func @index_masks(%q: tensor<2x2x8x16xf32>, %l: tensor<2xi32>) -> tensor<2x2x8x16xf32> {
+  %o = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi32>) {causal, window = 4 : i64} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
+  return %o : tensor<2x2x8x16xf32>
+}
+
+// -----
+
+// Top-left causal: o = 0; an explicit causal offset is used as given.
+// CHECK-LABEL: func @alignments
+// CHECK-SAME: %[[OFF:[a-z0-9]+]]: index
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: linalg.index 2
+// CHECK: %[[LIM0:.*]] = arith.addi %{{.*}}, %[[ZERO]]
+// CHECK: arith.cmpi sle, %{{.*}}, %[[LIM0]]
+// CHECK: linalg.index 2
+// CHECK: %[[LIM1:.*]] = arith.addi %{{.*}}, %[[OFF]]
+// CHECK: arith.cmpi sle, %{{.*}}, %[[LIM1]]
+func.func @alignments(%q: tensor<1x2x8x16xf32>, %off: index) -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
+  %0 = pe.attention %q, %q, %q {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %1 = pe.attention %q, %q, %q causal_offset(%off : index) {causal} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %0, %1 : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+}

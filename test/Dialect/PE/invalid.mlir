@@ -834,3 +834,59 @@ func.func @alibi_bad_distance() attributes {enc = #pe.alibi<abs>} {
 func.func @alibi_unknown_parameter() attributes {enc = #pe.alibi<key, slopes = 3>} {
   return
 }
+
+// -----
+
+func.func @causal_offset_not_causal(%q: tensor<1x4x8x16xf32>, %o: index) {
+  // expected-error@+1 {{has a causal_offset operand but is not causal}}
+  %0 = pe.attention %q, %q, %q causal_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @alignment_not_causal(%q: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{has a causal_alignment but is not causal}}
+  %0 = pe.attention %q, %q, %q {causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @window_not_causal(%q: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{has a sliding window but is not causal}}
+  %0 = pe.attention %q, %q, %q {window = 4 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @offset_and_top_left(%q: tensor<1x4x8x16xf32>, %o: index) {
+  // expected-error@+1 {{expects either a causal_offset operand or causal_alignment = top_left, not both}}
+  %0 = pe.attention %q, %q, %q causal_offset(%o : index) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @window_zero(%q: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{expects a window of at least 1 key, got 0}}
+  %0 = pe.attention %q, %q, %q {causal, window = 0 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @kv_lengths_batch(%q: tensor<1x4x8x16xf32>, %l: tensor<2xi32>) {
+  // expected-error@+1 {{expects one kv_lengths entry per batch (1), got 2}}
+  %0 = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @kv_lengths_type(%q: tensor<1x4x8x16xf32>, %l: tensor<1xf32>) {
+  // expected-error@+1 {{operand #3 must be 1D tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = pe.attention %q, %q, %q kv_lengths(%l : tensor<1xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}

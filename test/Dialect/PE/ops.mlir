@@ -93,6 +93,18 @@ func.func @attention(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>,
   return
 }
 
+// CHECK-LABEL: func @masks
+func.func @masks(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %l: tensor<2xi32>, %o: index) {
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%{{.*}} : tensor<2xi32>) causal_offset(%{{.*}} : index) {causal, window = 4096 : i64}
+  %0 = pe.attention %q, %k, %k kv_lengths(%l : tensor<2xi32>) causal_offset(%o : index) {causal, window = 4096 : i64} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, causal_alignment = #pe<causal_alignment top_left>}
+  %1 = pe.attention %q, %k, %k {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // The default alignment is not printed.
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} :
+  %2 = pe.attention %q, %k, %k {causal, causal_alignment = #pe<causal_alignment bottom_right>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  return
+}
+
 // CHECK-LABEL: func @encodings
 func.func @encodings(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: tensor<32xf64>,
                      %c: tensor<128x16xf32>, %m: f32, %o: index, %o32: i32, %mask: tensor<1x1x?x?xi1>) {
@@ -106,6 +118,6 @@ func.func @encodings(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: ten
   %3 = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<32xf64>) alibi <signed> mask(%mask : tensor<1x1x?x?xi1>) {causal} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
   // The encodings as attributes in the generic form.
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, rotary_dim = 64> inv_freq
-  %4 = "pe.attention"(%q, %k, %k, %f) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>) -> tensor<1x8x?x64xf32>
+  %4 = "pe.attention"(%q, %k, %k, %f) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>) -> tensor<1x8x?x64xf32>
   return
 }

@@ -714,7 +714,7 @@ def alibi_f16(d):
 
 def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, mask_shape=None,
           bias_dtype=F32, causal=False, softcap=None, softcap_order="before_bias", scale=None,
-          mask_fn=None, bias_scale=1.0):
+          mask_fn=None, bias_scale=1.0, kv_lengths=None, causal_offset=None, **masking):
     rng = rng_for(name)
     Dv = D if Dv is None else Dv
     q = rng.standard_normal((B, H, Tq, D))
@@ -736,7 +736,12 @@ def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, ma
         if mask_fn is not None:
             mask = mask_fn(mask)
         save(d, mask=mask)
-    save(d, expected=ref.attention(q, k, v, scale, causal, bias, mask, softcap, softcap_order))
+    if kv_lengths is not None:
+        save(d, lengths=np.asarray(kv_lengths, dtype=np.int32))
+    if causal_offset is not None:
+        save(d, offset=index(causal_offset))
+    save(d, expected=ref.attention(q, k, v, scale, causal, bias, mask, softcap, softcap_order,
+                                   kv_lengths=kv_lengths, causal_offset=causal_offset, **masking))
 
 
 @case
@@ -763,6 +768,66 @@ def attn_mqa(d):
 def attn_causal_kv_offset(d):
     # Tq = 3 < Tk = 10: query i sees keys j <= i + 7 (bottom-right).
     _attn(d, "attn_causal_kv_offset", 1, 4, 2, 3, 10, 16, causal=True)
+
+
+@case
+def attn_causal_top_left(d):
+    # Top-left causal (PyTorch is_causal) with Tq = 5 < Tk = 9: query i sees
+    # keys j <= i, whatever Tk is.
+    _attn(d, "attn_causal_top_left", 1, 4, 2, 5, 9, 16, causal=True,
+          causal_alignment="top_left")
+
+
+@case
+def attn_causal_offset(d):
+    # An explicit causal offset 3 (past length) with Tk = 12 (padded cache):
+    # query i sees keys j <= i + 3; keys 7..11 are never seen by 4 queries.
+    _attn(d, "attn_causal_offset", 1, 2, 2, 4, 12, 16, causal=True, causal_offset=3)
+
+
+@case
+def attn_kv_lengths(d):
+    # Per-batch valid KV lengths 5, 0 and 13 (> Tk, clamped to 9), not causal:
+    # batch 1 has no valid key and gives 0.
+    _attn(d, "attn_kv_lengths", 3, 2, 1, 4, 9, 16, kv_lengths=[5, 0, 13])
+
+
+@case
+def attn_kv_lengths_causal(d):
+    # Valid lengths with bottom-right causal: o[b] = L[b] - Tq per batch.
+    _attn(d, "attn_kv_lengths_causal", 2, 4, 2, 3, 10, 16, causal=True,
+          kv_lengths=[6, 10])
+
+
+@case
+def attn_window(d):
+    # Sliding window W = 3 with bottom-right causal, Tq = Tk = 10: query i
+    # sees keys i-2..i (Mistral).
+    _attn(d, "attn_window", 1, 2, 2, 10, 10, 16, causal=True, window=3)
+
+
+@case
+def attn_window_long(d):
+    # Window W = 70 over 200 queries and keys: key blocks of 64 are skipped
+    # below the window, and the window boundary crosses blocks; with GQA and
+    # a top-left causal mask plus valid lengths 200 and 150.
+    _attn(d, "attn_window_long", 2, 4, 2, 200, 200, 32, causal=True, window=70,
+          causal_alignment="top_left", kv_lengths=[200, 150])
+
+
+@case
+def attn_decode_masks(d):
+    # One query per head (the decode kernel) with a padded cache: valid
+    # lengths 7 and 16 of Tk = 16, bottom-right (the query sits at L[b] - 1)
+    # and a window of 4 keys.
+    _attn(d, "attn_decode_masks", 2, 4, 2, 1, 16, 16, causal=True, window=4,
+          kv_lengths=[7, 16])
+
+
+@case
+def attn_decode_offset(d):
+    # Decode with an explicit causal offset 9 into a cache of 16 entries.
+    _attn(d, "attn_decode_offset", 1, 4, 1, 1, 16, 16, causal=True, causal_offset=9)
 
 
 @case

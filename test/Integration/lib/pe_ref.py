@@ -426,7 +426,8 @@ SOFTCAP_ORDERS = ("before_bias", "after_bias")
 
 
 def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=None,
-              softcap_order="before_bias"):
+              softcap_order="before_bias", causal_alignment="bottom_right",
+              causal_offset=None, kv_lengths=None, window=None):
     """Scaled dot-product attention with the PE-related knobs (sheet A5/A6).
 
     ``q[B,H,Tq,D]``, ``k[B,Hkv,Tk,D]``, ``v[B,Hkv,Tk,Dv]`` -> ``[B,H,Tq,Dv]``.
@@ -437,8 +438,14 @@ def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=N
       (``before_bias``: ggml, ONNX) or after (``after_bias``: FlashInfer).
     * ``bias`` and boolean ``mask`` (True = may attend) broadcast numpy-style
       to ``[B,H,Tq,Tk]``.
-    * ``causal`` is bottom-right aligned: query ``i`` sees key ``j`` iff
-      ``j <= i + Tk - Tq`` (ONNX ``is_causal`` with a cache offset).
+    * ``kv_lengths`` (per batch, clamped to ``[0, Tk]``): keys ``j >= L[b]``
+      are padding (ONNX ``nonpad_kv_seqlen``); ``L[b] = Tk`` without it.
+    * ``causal``: query ``i`` sees key ``j`` iff ``j <= i + o[b]``, where
+      ``o[b]`` is ``causal_offset`` if given, else ``L[b] - Tq`` for
+      ``causal_alignment="bottom_right"`` (ONNX ``is_causal`` with a cache)
+      or 0 for ``"top_left"`` (PyTorch ``is_causal``).
+    * ``window`` ``W`` (with ``causal``): also ``j > i + o[b] - W``, the
+      ``W`` most recent keys including the query's own position (Mistral).
     * Softmax runs over the allowed keys only.  A key whose final logit is
       ``-inf`` contributes nothing (as ggml skips ``-inf`` mask entries), and a
       row with no allowed key outputs exactly 0 (ONNX, ggml ``S == 0``).
@@ -469,11 +476,28 @@ def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=N
     if softcap and softcap_order == "after_bias":
         s = softcap * np.tanh(s / softcap)
 
-    allowed = np.ones((Tq, Tk), dtype=bool)
+    i = np.arange(Tq)[None, None, :, None]
+    j = np.arange(Tk)[None, None, None, :]
+    if kv_lengths is None:
+        lengths = np.full(B, Tk, dtype=np.int64)
+    else:
+        lengths = np.clip(np.asarray(kv_lengths, dtype=np.int64), 0, Tk)
+    L = lengths[:, None, None, None]
+    allowed = np.broadcast_to(j < L, (B, 1, Tq, Tk))
     if causal:
-        i = np.arange(Tq)[:, None]
-        j = np.arange(Tk)[None, :]
-        allowed = j <= i + (Tk - Tq)
+        if causal_offset is not None:
+            o = np.full_like(L, int(causal_offset))
+        elif causal_alignment == "top_left":
+            o = np.zeros_like(L)
+        elif causal_alignment == "bottom_right":
+            o = L - Tq
+        else:
+            raise ValueError(f"unknown causal_alignment {causal_alignment!r}")
+        allowed = allowed & (j <= i + o)
+        if window is not None:
+            allowed = allowed & (j > i + o - window)
+    elif window is not None or causal_offset is not None:
+        raise ValueError("window and causal_offset need causal=True")
     if mask is not None:
         allowed = allowed & np.asarray(mask, dtype=bool)
     allowed = np.broadcast_to(allowed, s.shape) & (s != -np.inf)

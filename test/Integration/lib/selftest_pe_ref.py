@@ -441,6 +441,36 @@ def attention_causal_bottom_right():
 
 
 @check
+def attention_index_masks():
+    """Causal alignments, causal_offset, kv_lengths and window against loops."""
+    B, H, Tq, Tk, D = 3, 2, 4, 9, 3
+    q, k, v = randn(B, H, Tq, D), randn(B, 1, Tk, D), randn(B, 1, Tk, D)
+    lengths = [5, 0, 12]  # 12 > Tk is clamped to 9
+
+    def allowed(rule):
+        a = np.zeros((B, H, Tq, Tk), dtype=bool)
+        for b in range(B):
+            L = min(max(lengths[b], 0), Tk)
+            for i in range(Tq):
+                for j in range(Tk):
+                    a[b, :, i, j] = j < L and rule(L, i, j)
+        return a
+
+    scale = 1 / math.sqrt(D)
+    cases = [
+        (dict(), lambda L, i, j: True),
+        (dict(causal=True), lambda L, i, j: j <= i + L - Tq),
+        (dict(causal=True, causal_alignment="top_left"), lambda L, i, j: j <= i),
+        (dict(causal=True, causal_offset=2), lambda L, i, j: j <= i + 2),
+        (dict(causal=True, window=3), lambda L, i, j: i + L - Tq - 3 < j <= i + L - Tq),
+        (dict(causal=True, causal_alignment="top_left", window=2), lambda L, i, j: i - 2 < j <= i),
+    ]
+    for kw, rule in cases:
+        close(pe_ref.attention(q, k, v, kv_lengths=lengths, **kw),
+              naive_attention(q, k, v, scale, allowed(rule)), what=str(kw))
+
+
+@check
 def attention_fully_masked_rows_zero():
     """A6: a row with no allowed key outputs exactly 0 (ONNX, ggml S==0)."""
     q, k, v = randn(1, 2, 3, 4), randn(1, 2, 4, 4), randn(1, 2, 4, 4)

@@ -615,6 +615,34 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
   return success();
 }
 
+/// Verifies the index-computed masks: causal alignment, window, lengths.
+static LogicalResult verifyAttentionMasking(AttentionOp op) {
+  bool topLeft = op.getCausalAlignment() == CausalAlignment::TopLeft;
+  if (!op.getCausal()) {
+    if (op.getCausalOffset())
+      return op.emitOpError("has a causal_offset operand but is not causal");
+    if (topLeft)
+      return op.emitOpError("has a causal_alignment but is not causal");
+    if (op.getWindow())
+      return op.emitOpError("has a sliding window but is not causal");
+  }
+  if (op.getCausalOffset() && topLeft)
+    return op.emitOpError("expects either a causal_offset operand or "
+                          "causal_alignment = top_left, not both");
+  if (std::optional<uint64_t> w = op.getWindow())
+    if (static_cast<int64_t>(*w) < 1)
+      return op.emitOpError("expects a window of at least 1 key, got ")
+             << static_cast<int64_t>(*w);
+  if (Value lengths = op.getKvLengths()) {
+    int64_t n = cast<RankedTensorType>(lengths.getType()).getDimSize(0);
+    int64_t batch = op.getQuery().getType().getDimSize(0);
+    if (!dimsCompatible(n, batch))
+      return op.emitOpError("expects one kv_lengths entry per batch (")
+             << dimStr(batch) << "), got " << n;
+  }
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   auto q = getQuery().getType(), k = getKey().getType(),
        v = getValue().getType(), out = getResult().getType();
@@ -680,6 +708,8 @@ LogicalResult AttentionOp::verify() {
   if (std::optional<APFloat> softcap = getSoftcap())
     if (failed(verifyPositive(*this, "softcap", softcap->convertToDouble())))
       return failure();
+  if (failed(verifyAttentionMasking(*this)))
+    return failure();
   return verifyAttentionEncodings(*this);
 }
 
@@ -727,11 +757,12 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   }
   auto plain = AttentionOp::create(
       b, loc, getResult().getType(), q, k, getValue(), bias, getMask(),
-      /*inv_freq=*/Value(), /*cos_cache=*/Value(), /*sin_cache=*/Value(),
+      getKvLengths(), getCausalOffset(), /*inv_freq=*/Value(), /*cos_cache=*/Value(), /*sin_cache=*/Value(),
       /*attention_scaling=*/Value(), /*query_offset=*/Value(),
       /*key_offset=*/Value(), /*alibi_offset=*/Value(),
       /*rope=*/RopeEncodingAttr(), /*alibi=*/AlibiEncodingAttr(),
-      getScaleAttr(), getCausalAttr(), getSoftcapAttr(), getSoftcapOrderAttr());
+      getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(), getWindowAttr(),
+      getSoftcapAttr(), getSoftcapOrderAttr());
   return SmallVector<Value>{plain.getResult()};
 }
 

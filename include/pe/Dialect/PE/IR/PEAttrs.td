@@ -71,6 +71,21 @@ def PE_SoftcapOrderAttr
     : EnumAttr<PE_Dialect, PE_SoftcapOrder, "softcap_order">;
 
 //===----------------------------------------------------------------------===//
+// Causal alignment
+//===----------------------------------------------------------------------===//
+
+def PE_CausalBottomRight : I32EnumAttrCase<"BottomRight", 0, "bottom_right">;
+def PE_CausalTopLeft : I32EnumAttrCase<"TopLeft", 1, "top_left">;
+def PE_CausalAlignment : I32EnumAttr<"CausalAlignment",
+    "how the causal mask aligns query rows with key columns",
+    [PE_CausalBottomRight, PE_CausalTopLeft]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::pe";
+}
+def PE_CausalAlignmentAttr
+    : EnumAttr<PE_Dialect, PE_CausalAlignment, "causal_alignment">;
+
+//===----------------------------------------------------------------------===//
 // Encodings of pe.attention
 //===----------------------------------------------------------------------===//
 

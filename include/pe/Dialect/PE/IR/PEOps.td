@@ -496,14 +496,32 @@ def PE_AttentionOp : PE_Op<"attention",
     s = s + bias[b,h,i,j]                 if bias
     s = s + m_h * dist(ao + i, j)         if alibi
     s = softcap * tanh(s / softcap)       if softcap and softcap_order = after_bias
-    allowed(i,j) = mask[b,h,i,j] (if mask) and j <= i + Tk - Tq (if causal)
+    allowed(b,h,i,j) = mask[b,h,i,j]      if mask
+                   and j < L[b]           L[b] = kv_lengths[b] clamped to [0, Tk], or Tk
+                   and j <= i + o[b]      if causal
+                   and j > i + o[b] - W   if window = W
     result[b,h,i,:] = sum_j softmax_j(s over allowed j) * value[b,h/g,j,:]
     ```
 
     * `scale` defaults to `1 / sqrt(D)`.
-    * `causal` is aligned bottom-right, as ONNX `is_causal` with a KV cache:
-      the last query sees every key; with `Tq < Tk` the queries are the last
-      `Tq` tokens of the sequence.
+    * **Causal alignment** `o[b]`, the key column of query row 0's own
+      position: `causal_alignment = bottom_right` (the default) gives
+      `o[b] = L[b] - Tq`, the ONNX `is_causal` convention with a KV cache:
+      the last query sees every valid key, and with `Tq < Tk` the queries
+      are the last `Tq` tokens of the sequence; `top_left` gives `o = 0`
+      (PyTorch `is_causal`, ONNX without a cache); a `causal_offset(%o)`
+      operand gives `o` explicitly (the past length of a cache whose
+      entries beyond the current tokens are padding, or a tile of query rows
+      starting at row `o`).
+    * **Valid KV length** `kv_lengths(%l : tensor<B x i32|i64>)`: keys
+      `j >= L[b]` of batch `b` are padding (ONNX `nonpad_kv_seqlen`,
+      FlashAttention `seqlens_k`); values outside `[0, Tk]` are clamped.
+    * **Sliding window** `window = W` (requires `causal`): a query sees
+      only the `W` most recent keys up to its own position, itself included
+      (Mistral and Gemma-2 `sliding_window`; FlashAttention's left window
+      `W - 1`).
+    * No mask tensor is needed for any of these; kernels compute them from
+      indices.
     * `bias` (any float type) and `mask` (`i1`, true = may attend, as
       PyTorch `scaled_dot_product_attention`) broadcast numpy-style to
       `[B, H, Tq, Tk]`: rank 2 to 4, each dimension equal or 1.
@@ -561,6 +579,8 @@ def PE_AttentionOp : PE_Op<"attention",
                        PE_FloatTensor:$value,
                        Optional<PE_FloatTensor>:$bias,
                        Optional<PE_MaskTensor>:$mask,
+                       Optional<1DTensorOf<[I32, I64]>>:$kv_lengths,
+                       Optional<PE_IndexLike>:$causal_offset,
                        Optional<PE_FreqTensor>:$inv_freq,
                        Optional<PE_FloatTensor>:$cos_cache,
                        Optional<PE_FloatTensor>:$sin_cache,
@@ -572,6 +592,10 @@ def PE_AttentionOp : PE_Op<"attention",
                        OptionalAttr<PE_AlibiEncodingAttr>:$alibi,
                        OptionalAttr<F64Attr>:$scale,
                        UnitAttr:$causal,
+                       DefaultValuedAttr<PE_CausalAlignmentAttr,
+                           "::mlir::pe::CausalAlignment::BottomRight">
+                           :$causal_alignment,
+                       OptionalAttr<I64Attr>:$window,
                        OptionalAttr<F64Attr>:$softcap,
                        DefaultValuedAttr<PE_SoftcapOrderAttr,
                            "::mlir::pe::SoftcapOrder::BeforeBias">
@@ -579,6 +603,8 @@ def PE_AttentionOp : PE_Op<"attention",
   let results = (outs PE_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value
+    (`kv_lengths` `(` $kv_lengths^ `:` type($kv_lengths) `)`)?
+    (`causal_offset` `(` $causal_offset^ `:` type($causal_offset) `)`)?
     (`rope` $rope^)?
     (`inv_freq` `(` $inv_freq^ `:` type($inv_freq) `)`)?
     (`cache` `(` $cos_cache^ `,` $sin_cache `:` type($cos_cache) `,`
