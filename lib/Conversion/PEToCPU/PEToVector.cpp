@@ -189,7 +189,7 @@ public:
     Value qCos, qSin, kCos, kSin; // null without RoPE (kCos: query_only)
     Value slopes;                 // null without ALiBi
     Value lengths;                // kv_lengths as a memref, or null
-    Value causalOffset;           // the causal_offset operand, or null
+    Value causalOffset;           // the causal_offset operand, or 0
   };
   /// L[b]: the valid keys of batch `bIdx` (kv_lengths clamped to [0, tk]),
   /// or `tk`.
@@ -905,8 +905,8 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
                                    b.getI64IntegerAttr(64));
   if (Value lengths = attn.getKvLengths())
     pr.lengths = toMemref(lengths);
-  if (Value offset = attn.getCausalOffset())
-    pr.causalOffset = toIndex(offset);
+  pr.causalOffset =
+      attn.getCausalOffset() ? toIndex(attn.getCausalOffset()) : idx(0);
   if (rotary) {
     Value queryRows = singleQuery ? idx(1) : dim(pr.qMem, 2);
     pr.qSin = buildTables(queryRows, offsetValue(qOff), pr.qCos);
@@ -934,11 +934,9 @@ Value KernelBuilder::validKeys(const Prologue &pr, Value bIdx, Value tk) {
 
 Value KernelBuilder::causalShift(const Prologue &pr, Value validKeys,
                                  Value tq) {
-  if (pr.causalOffset)
-    return pr.causalOffset;
   if (attn.getCausalAlignment() == CausalAlignment::TopLeft)
-    return idx(0);
-  return arith::SubIOp::create(b, validKeys, tq);
+    return pr.causalOffset;
+  return addi(arith::SubIOp::create(b, validKeys, tq), pr.causalOffset);
 }
 
 Value KernelBuilder::buildDecode() {

@@ -702,17 +702,31 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     maps.push_back(rewriter.getMultiDimIdentityMap(4));
     Value tkValue = sizeValue(rewriter, loc, kSizes[2]);
     Value tqValue = sizeValue(rewriter, loc, qSizes[2]);
+    // o = base + causal_offset, the base 0 (top-left) or L[b] - Tq
+    // (bottom-right). `causalOffset` is o when it is the same for every
+    // batch, else (bottom-right with kv_lengths) causal_offset - Tq, to which
+    // the body adds L[b].
     Value causalOffset;
-    if (Value o = adaptor.getCausalOffset())
-      causalOffset = toIndex(rewriter, loc, o);
-    bool topLeft = op.getCausalAlignment() == CausalAlignment::TopLeft;
-    // o: the causal offset, computed here unless it depends on the batch's
-    // valid length (bottom-right with kv_lengths).
-    if (op.getCausal() && !causalOffset) {
-      if (topLeft)
-        causalOffset = iconst(rewriter, loc, 0);
-      else if (!kvLengths)
-        causalOffset = arith::SubIOp::create(rewriter, loc, tkValue, tqValue);
+    bool perBatchBase = false;
+    if (op.getCausal()) {
+      Value extra;
+      if (Value o = adaptor.getCausalOffset())
+        extra = toIndex(rewriter, loc, o);
+      auto plus = [&](Value base) -> Value {
+        return extra ? arith::AddIOp::create(rewriter, loc, base, extra) : base;
+      };
+      if (op.getCausalAlignment() == CausalAlignment::TopLeft) {
+        causalOffset = extra ? extra : iconst(rewriter, loc, 0);
+      } else if (!kvLengths) {
+        causalOffset =
+            plus(arith::SubIOp::create(rewriter, loc, tkValue, tqValue));
+      } else {
+        causalOffset = extra ? arith::SubIOp::create(rewriter, loc, extra, tqValue)
+                             : arith::SubIOp::create(
+                                   rewriter, loc, iconst(rewriter, loc, 0),
+                                   tqValue);
+        perBatchBase = true;
+      }
     }
     std::optional<int64_t> window;
     if (std::optional<uint64_t> w = op.getWindow())
@@ -766,10 +780,10 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                                            validKeys));
               }
               if (op.getCausal()) {
-                // o[b]: the explicit offset, 0 (top-left) or L[b] - Tq.
-                Value o = causalOffset ? causalOffset
-                                       : Value(arith::SubIOp::create(
-                                             b, l, validKeys, tqValue));
+                // o[b] = base + causal_offset (see above).
+                Value o = perBatchBase ? Value(arith::AddIOp::create(
+                                             b, l, validKeys, causalOffset))
+                                       : causalOffset;
                 Value limit = arith::AddIOp::create(b, l, i, o);
                 both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, j,
                                            limit));

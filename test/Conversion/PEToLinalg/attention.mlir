@@ -90,7 +90,7 @@ func.func @dynamic_heads(%q: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
 // CHECK: %[[LP:.*]] = arith.maxsi %[[LX]], %{{.*}}
 // CHECK: %[[LC:.*]] = arith.minsi %[[LP]], %{{.*}}
 // CHECK: %[[INLEN:.*]] = arith.cmpi slt, %[[J]], %[[LC]]
-// CHECK: %[[O:.*]] = arith.subi %[[LC]], %{{.*}} : index
+// CHECK: %[[O:.*]] = arith.addi %[[LC]], %{{.*}} : index
 // CHECK: %[[LIM:.*]] = arith.addi %[[I]], %[[O]]
 // CHECK: arith.cmpi sle, %[[J]], %[[LIM]]
 // CHECK: %[[LOW:.*]] = arith.subi %[[LIM]], %{{.*}} : index
@@ -102,18 +102,21 @@ func.func @index_masks(%q: tensor<2x2x8x16xf32>, %l: tensor<2xi32>) -> tensor<2x
 
 // -----
 
-// Top-left causal: o = 0; an explicit causal offset is used as given.
+// Top-left causal: o = 0 + causal_offset; bottom-right adds the offset to
+// Tk - Tq (computed once, outside the generic).
 // CHECK-LABEL: func @alignments
 // CHECK-SAME: %[[OFF:[a-z0-9]+]]: index
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK: linalg.index 2
 // CHECK: %[[LIM0:.*]] = arith.addi %{{.*}}, %[[ZERO]]
 // CHECK: arith.cmpi sle, %{{.*}}, %[[LIM0]]
+// CHECK: %[[BASE:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[O:.*]] = arith.addi %[[BASE]], %[[OFF]] : index
 // CHECK: linalg.index 2
-// CHECK: %[[LIM1:.*]] = arith.addi %{{.*}}, %[[OFF]]
+// CHECK: %[[LIM1:.*]] = arith.addi %{{.*}}, %[[O]]
 // CHECK: arith.cmpi sle, %{{.*}}, %[[LIM1]]
-func.func @alignments(%q: tensor<1x2x8x16xf32>, %off: index) -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
+func.func @alignments(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x?x16xf32>, %off: index) -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
   %0 = pe.attention %q, %q, %q {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  %1 = pe.attention %q, %q, %q causal_offset(%off : index) {causal} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %1 = pe.attention %q, %k, %k causal_offset(%off : index) {causal} : tensor<1x2x8x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x8x16xf32>
   return %0, %1 : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
 }

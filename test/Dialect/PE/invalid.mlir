@@ -861,14 +861,6 @@ func.func @window_not_causal(%q: tensor<1x4x8x16xf32>) {
 
 // -----
 
-func.func @offset_and_top_left(%q: tensor<1x4x8x16xf32>, %o: index) {
-  // expected-error@+1 {{expects either a causal_offset operand or causal_alignment = top_left, not both}}
-  %0 = pe.attention %q, %q, %q causal_offset(%o : index) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
-  return
-}
-
-// -----
-
 func.func @window_zero(%q: tensor<1x4x8x16xf32>) {
   // expected-error@+1 {{expects a window of at least 1 key, got 0}}
   %0 = pe.attention %q, %q, %q {causal, window = 0 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>

@@ -780,9 +780,18 @@ def attn_causal_top_left(d):
 
 @case
 def attn_causal_offset(d):
-    # An explicit causal offset 3 (past length) with Tk = 12 (padded cache):
-    # query i sees keys j <= i + 3; keys 7..11 are never seen by 4 queries.
-    _attn(d, "attn_causal_offset", 1, 2, 2, 4, 12, 16, causal=True, causal_offset=3)
+    # Top-left with a causal offset 3 (past length) and Tk = 12 (padded
+    # cache): query i sees keys j <= i + 3; keys 7..11 are never seen.
+    _attn(d, "attn_causal_offset", 1, 2, 2, 4, 12, 16, causal=True, causal_offset=3,
+          causal_alignment="top_left")
+
+
+@case
+def attn_causal_offset_bottom_right(d):
+    # Bottom-right plus a negative causal offset -2 (a tile of query rows
+    # that ends two rows before the last) with valid lengths 9 and 12.
+    _attn(d, "attn_causal_offset_bottom_right", 2, 2, 1, 4, 12, 16, causal=True,
+          causal_offset=-2, kv_lengths=[9, 12])
 
 
 @case
@@ -826,8 +835,9 @@ def attn_decode_masks(d):
 
 @case
 def attn_decode_offset(d):
-    # Decode with an explicit causal offset 9 into a cache of 16 entries.
-    _attn(d, "attn_decode_offset", 1, 4, 1, 1, 16, 16, causal=True, causal_offset=9)
+    # Decode with a top-left causal offset 9 into a cache of 16 entries.
+    _attn(d, "attn_decode_offset", 1, 4, 1, 1, 16, 16, causal=True, causal_offset=9,
+          causal_alignment="top_left")
 
 
 @case

@@ -441,9 +441,10 @@ def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=N
     * ``kv_lengths`` (per batch, clamped to ``[0, Tk]``): keys ``j >= L[b]``
       are padding (ONNX ``nonpad_kv_seqlen``); ``L[b] = Tk`` without it.
     * ``causal``: query ``i`` sees key ``j`` iff ``j <= i + o[b]``, where
-      ``o[b]`` is ``causal_offset`` if given, else ``L[b] - Tq`` for
-      ``causal_alignment="bottom_right"`` (ONNX ``is_causal`` with a cache)
-      or 0 for ``"top_left"`` (PyTorch ``is_causal``).
+      ``o[b]`` is ``causal_offset`` (default 0) plus the alignment's base,
+      ``L[b] - Tq`` for ``causal_alignment="bottom_right"`` (ONNX
+      ``is_causal`` with a cache) or 0 for ``"top_left"`` (PyTorch
+      ``is_causal``).
     * ``window`` ``W`` (with ``causal``): also ``j > i + o[b] - W``, the
       ``W`` most recent keys including the query's own position (Mistral).
     * Softmax runs over the allowed keys only.  A key whose final logit is
@@ -485,12 +486,11 @@ def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=N
     L = lengths[:, None, None, None]
     allowed = np.broadcast_to(j < L, (B, 1, Tq, Tk))
     if causal:
-        if causal_offset is not None:
-            o = np.full_like(L, int(causal_offset))
-        elif causal_alignment == "top_left":
-            o = np.zeros_like(L)
+        extra = 0 if causal_offset is None else int(causal_offset)
+        if causal_alignment == "top_left":
+            o = np.zeros_like(L) + extra
         elif causal_alignment == "bottom_right":
-            o = L - Tq
+            o = L - Tq + extra
         else:
             raise ValueError(f"unknown causal_alignment {causal_alignment!r}")
         allowed = allowed & (j <= i + o)

@@ -461,7 +461,8 @@ def attention_index_masks():
         (dict(), lambda L, i, j: True),
         (dict(causal=True), lambda L, i, j: j <= i + L - Tq),
         (dict(causal=True, causal_alignment="top_left"), lambda L, i, j: j <= i),
-        (dict(causal=True, causal_offset=2), lambda L, i, j: j <= i + 2),
+        (dict(causal=True, causal_offset=2, causal_alignment="top_left"), lambda L, i, j: j <= i + 2),
+        (dict(causal=True, causal_offset=-1), lambda L, i, j: j <= i + L - Tq - 1),
         (dict(causal=True, window=3), lambda L, i, j: i + L - Tq - 3 < j <= i + L - Tq),
         (dict(causal=True, causal_alignment="top_left", window=2), lambda L, i, j: i - 2 < j <= i),
     ]

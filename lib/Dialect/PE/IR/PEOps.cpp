@@ -626,9 +626,6 @@ static LogicalResult verifyAttentionMasking(AttentionOp op) {
     if (op.getWindow())
       return op.emitOpError("has a sliding window but is not causal");
   }
-  if (op.getCausalOffset() && topLeft)
-    return op.emitOpError("expects either a causal_offset operand or "
-                          "causal_alignment = top_left, not both");
   if (std::optional<uint64_t> w = op.getWindow())
     if (static_cast<int64_t>(*w) < 1)
       return op.emitOpError("expects a window of at least 1 key, got ")

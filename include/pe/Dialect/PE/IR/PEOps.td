@@ -505,14 +505,17 @@ def PE_AttentionOp : PE_Op<"attention",
 
     * `scale` defaults to `1 / sqrt(D)`.
     * **Causal alignment** `o[b]`, the key column of query row 0's own
-      position: `causal_alignment = bottom_right` (the default) gives
-      `o[b] = L[b] - Tq`, the ONNX `is_causal` convention with a KV cache:
+      position, is the alignment's base plus the optional `causal_offset(%c)`
+      operand (default 0): `causal_alignment = bottom_right` (the default)
+      has base `L[b] - Tq`, the ONNX `is_causal` convention with a KV cache:
       the last query sees every valid key, and with `Tq < Tk` the queries
-      are the last `Tq` tokens of the sequence; `top_left` gives `o = 0`
-      (PyTorch `is_causal`, ONNX without a cache); a `causal_offset(%o)`
-      operand gives `o` explicitly (the past length of a cache whose
-      entries beyond the current tokens are padding, or a tile of query rows
-      starting at row `o`).
+      are the last `Tq` tokens of the sequence; `top_left` has base 0
+      (PyTorch `is_causal`, ONNX without a cache), so `top_left` with
+      `causal_offset(%past)` states "query `i` is token `past + i`" for a
+      cache whose entries beyond the current tokens are padding. A tile of
+      query rows `[r, r + t)` of the op is the op on that tile with
+      `causal_offset` increased by `r` (top-left) or `r + t - Tq`
+      (bottom-right), which is how the tiling interface expresses it.
     * **Valid KV length** `kv_lengths(%l : tensor<B x i32|i64>)`: keys
       `j >= L[b]` of batch `b` are padding (ONNX `nonpad_kv_seqlen`,
       FlashAttention `seqlens_k`); values outside `[0, Tk]` are clamped.

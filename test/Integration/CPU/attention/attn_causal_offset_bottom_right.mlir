@@ -1,0 +1,23 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// Bottom-right plus a causal offset of -2 (a tile of query rows ending two
+// rows before the last) with valid lengths 9 and 12; MQA.
+// The masks are computed from indices (no mask tensor); fully masked rows
+// give 0.
+// Tolerance: rtol 1e-5, atol 1e-6: the attention math runs in f32 (logits,
+// exp, sums); outputs are convex combinations of values in [-1, 1), so errors
+// are ~1e-7 absolute.
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py attn_causal_offset_bottom_right %t
+// RUN: pe-run %s -e attn_causal_offset_bottom_right --input=%t/q.npy --input=%t/k.npy --input=%t/v.npy --input=%t/lengths.npy --input=%t/offset.npy --output=%t/out.npy
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s
+// CHECK: npycmp: PASS
+
+func.func @attn_causal_offset_bottom_right(%q: tensor<2x2x4x16xf32>, %k: tensor<2x1x12x16xf32>, %v: tensor<2x1x12x16xf32>, %lengths: tensor<2xi32>, %offset: index) -> tensor<2x2x4x16xf32> {
+  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) causal_offset(%offset : index) {causal} : tensor<2x2x4x16xf32>, tensor<2x1x12x16xf32>, tensor<2x1x12x16xf32> -> tensor<2x2x4x16xf32>
+  return %0 : tensor<2x2x4x16xf32>
+}

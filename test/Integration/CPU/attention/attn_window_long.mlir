@@ -1,0 +1,24 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// Window 70 over 200 queries and keys (key blocks below the window skipped,
+// boundaries crossing 64-key blocks), top-left causal, GQA, valid lengths
+// 200 and 150.
+// The masks are computed from indices (no mask tensor); fully masked rows
+// give 0.
+// Tolerance: rtol 1e-5, atol 1e-6: the attention math runs in f32 (logits,
+// exp, sums); outputs are convex combinations of values in [-1, 1), so errors
+// are ~1e-7 absolute.
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py attn_window_long %t
+// RUN: pe-run %s -e attn_window_long --input=%t/q.npy --input=%t/k.npy --input=%t/v.npy --input=%t/lengths.npy --output=%t/out.npy
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s
+// CHECK: npycmp: PASS
+
+func.func @attn_window_long(%q: tensor<2x4x200x32xf32>, %k: tensor<2x2x200x32xf32>, %v: tensor<2x2x200x32xf32>, %lengths: tensor<2xi32>) -> tensor<2x4x200x32xf32> {
+  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 70 : i64} : tensor<2x4x200x32xf32>, tensor<2x2x200x32xf32>, tensor<2x2x200x32xf32> -> tensor<2x4x200x32xf32>
+  return %0 : tensor<2x4x200x32xf32>
+}
