@@ -2,84 +2,192 @@
 //
 // Part of the pe-mlir project.
 //
+// Both pipelines are built from pass constructors, so they run in any host
+// that links the libraries, whether or not it registered the passes.
+// `pe-opt --pe-cpu-pipeline --dump-pass-pipeline` prints what they build
+// (test/Pipelines/pipeline-structure.mlir checks it pass by pass).
+//
 //===----------------------------------------------------------------------===//
 
 #include "pe/Pipelines/Pipelines.h"
 #include "pe/Conversion/Passes.h"
+#include "pe/Dialect/PE/IR/PEDialect.h"
+#include "pe/Dialect/PE/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/ErrorHandling.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
-/// Appends a textual pipeline (without a builtin.module wrapper) to `pm`.
-/// The strings below are fixed, so a parse failure is a programming error.
-static void addPipeline(OpPassManager &pm, StringRef pipeline) {
-  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
-    llvm::report_fatal_error("pe: malformed built-in pipeline");
+/// One-shot bufferization with identity layouts at function boundaries, so
+/// that callers (pe-run, C code) pass plain row-major descriptors; then every
+/// temporary is freed (results stay owned by the caller).
+static void addBufferization(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
 }
 
 void mlir::pe::buildReferencePipeline(OpPassManager &pm) {
   pm.addPass(createConvertPEToLinalg());
-  // Bufferize with identity layouts at function boundaries so that callers
-  // (pe-run, C code) pass plain row-major descriptors, then free every
-  // temporary; results stay owned by the caller.
-  addPipeline(pm,
-              "canonicalize,cse,"
-              "one-shot-bufferize{bufferize-function-boundaries "
-              "function-boundary-type-conversion=identity-layout-map},"
-              "canonicalize,cse,"
-              "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-              "convert-linalg-to-loops,"
-              "expand-strided-metadata,lower-affine,"
-              // finalize-memref-to-llvm before convert-scf-to-cf (see
-              // docs/PE.md: alloca_scope regions must still be structured).
-              "finalize-memref-to-llvm,"
-              "convert-scf-to-cf,convert-cf-to-llvm,"
-              "convert-math-to-llvm,convert-math-to-libm,"
-              "convert-arith-to-llvm,convert-index-to-llvm,"
-              "convert-func-to-llvm,convert-ub-to-llvm,"
-              "reconcile-unrealized-casts");
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  addBufferization(pm);
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // finalize-memref-to-llvm before convert-scf-to-cf (see docs/PE.md:
+  // alloca_scope regions must still be structured).
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::pe::buildCPUPipeline(OpPassManager &pm,
+                                const CPUPipelineOptions &options) {
+  // Compile-time folding and fusion.
+  pm.addPass(createFoldFrequencies());
+  pm.addPass(createCanonicalizerPass());
+  if (options.fuse) {
+    pm.addPass(createFuseEncodingsIntoAttention());
+    pm.addPass(createFoldAttentionScaling());
+  }
+  pm.addPass(createCanonicalizerPass());
+
+  // Generated kernels for attention, RoPE and sinusoidal PE; everything else
+  // through the reference lowering.
+  pm.addPass(createConvertPEToVector());
+  pm.addPass(createConvertPEToLinalg());
+  if (options.fuse) {
+    FuseAbsolutePEOptions absolute;
+    absolute.rowTile = options.absolutePERowTile;
+    pm.addPass(createFuseAbsolutePE(absolute));
+  }
+  if (options.approximateMath)
+    pm.addPass(createApproximateMath());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  addBufferization(pm);
+  if (options.openmp) {
+    ConvertSCFToOpenMPPassOptions openmp;
+    openmp.numThreads = options.threads;
+    pm.addPass(createConvertSCFToOpenMPPass(openmp));
+  }
+  VectorTransferToSCFOptions vectorToSCF;
+  vectorToSCF.enableFullUnroll(true);
+  pm.addPass(createConvertVectorToSCFPass(vectorToSCF));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Without OpenMP, scf.parallel becomes sequential loops here.
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  vectorToLLVM.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle16x16;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  if (options.openmp)
+    pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::pe::buildCPUPipeline(OpPassManager &pm) {
-  // Compile-time folding and fusion.
-  addPipeline(pm, "pe-fold-frequencies,canonicalize,"
-                  "pe-fuse-encodings-into-attention,"
-                  "pe-fold-attention-scaling,canonicalize");
-  // Generated kernels for attention; everything else through the reference
-  // lowering.
-  addPipeline(pm, "convert-pe-to-vector,convert-pe-to-linalg,"
-                  "pe-fuse-absolute-pe,"
-                  "pe-approximate-math,canonicalize,cse");
-  addPipeline(pm,
-              "one-shot-bufferize{bufferize-function-boundaries "
-              "function-boundary-type-conversion=identity-layout-map},"
-              "canonicalize,cse,"
-              "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
-              "convert-linalg-to-loops,"
-              "convert-scf-to-openmp,"
-              "convert-vector-to-scf{full-unroll=true},"
-              "lower-affine,expand-strided-metadata,lower-affine,"
-              "finalize-memref-to-llvm,"
-              "convert-scf-to-cf,"
-              "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
-              "vector-transpose-lowering=shuffle16x16},"
-              "convert-openmp-to-llvm,"
-              "convert-math-to-llvm,convert-math-to-libm,"
-              "convert-arith-to-llvm,convert-index-to-llvm,"
-              "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
-              "reconcile-unrealized-casts");
+  buildCPUPipeline(pm, CPUPipelineOptions());
+}
+
+void mlir::pe::registerPipelineDialects(DialectRegistry &registry) {
+  registry.insert<PEDialect, affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, index::IndexDialect, LLVM::LLVMDialect,
+                  linalg::LinalgDialect, math::MathDialect,
+                  memref::MemRefDialect, omp::OpenMPDialect, scf::SCFDialect,
+                  tensor::TensorDialect, ub::UBDialect,
+                  vector::VectorDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  cf::registerBufferizableOpInterfaceExternalModels(registry);
+  cf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  linalg::registerAllDialectInterfaceImplementations(registry);
+  memref::registerAllocationOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
+  tensor::registerTilingInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerSubsetOpInterfaceExternalModels(registry);
 }
 
 void mlir::pe::registerPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CPUPipelineOptions>(
       "pe-cpu-pipeline",
       "Fold and fuse the encodings, generate flash-attention kernels, and "
       "lower to the LLVM dialect for the host CPU (OpenMP-parallel, AVX-512 "
       "vectors)",
-      [](OpPassManager &pm) { buildCPUPipeline(pm); });
+      [](OpPassManager &pm, const CPUPipelineOptions &options) {
+        buildCPUPipeline(pm, options);
+      });
   PassPipelineRegistration<>(
       "pe-reference-pipeline",
       "Lower pe ops on tensors to the LLVM dialect for the host through the "

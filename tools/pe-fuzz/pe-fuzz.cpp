@@ -102,8 +102,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module || failed(verify(*module)))
     return 0;
 
-  for (void (*build)(OpPassManager &) :
-       {pe::buildReferencePipeline, pe::buildCPUPipeline}) {
+  using Builder = void (*)(OpPassManager &);
+  for (Builder build : {Builder(pe::buildReferencePipeline),
+                        Builder(pe::buildCPUPipeline)}) {
     OwningOpRef<ModuleOp> clone = module->clone();
     PassManager pm(&context);
     build(pm);

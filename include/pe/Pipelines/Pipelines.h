@@ -7,26 +7,77 @@
 #ifndef PE_PIPELINES_PIPELINES_H
 #define PE_PIPELINES_PIPELINES_H
 
+#include "mlir/Pass/PassOptions.h"
+
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
 namespace pe {
+
+/// Options of `pe-cpu-pipeline` (`pe-cpu-pipeline{fuse=false threads=4}`).
+/// Every option changes which passes run or how they are configured; the
+/// defaults give the pipeline `pe-opt --pe-cpu-pipeline` runs.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Fuse RoPE and ALiBi producers into pe.attention, fold "
+                     "the RoPE attention scaling into the softmax scale and "
+                     "fuse absolute encodings into their producer and "
+                     "consumer (pe-fuse-encodings-into-attention, "
+                     "pe-fold-attention-scaling, pe-fuse-absolute-pe)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> absolutePERowTile{
+      *this, "absolute-pe-row-tile",
+      llvm::cl::desc("Rows per tile of a contraction that consumes a fused "
+                     "absolute encoding (pe-fuse-absolute-pe{row-tile})"),
+      llvm::cl::init(32)};
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Replace f32 exp, tanh, sin and cos by polynomials "
+                     "(pe-approximate-math); otherwise they become LLVM "
+                     "intrinsics and libm calls"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> openmp{
+      *this, "openmp",
+      llvm::cl::desc("Run scf.parallel loops on OpenMP threads "
+                     "(convert-scf-to-openmp, needs libomp at run time); "
+                     "otherwise they become sequential loops"),
+      llvm::cl::init(true)};
+  PassOptions::Option<unsigned> threads{
+      *this, "threads",
+      llvm::cl::desc("OpenMP threads per parallel region (num_threads of "
+                     "omp.parallel); 0: the OpenMP runtime's default "
+                     "(OMP_NUM_THREADS, else all cores). Needs openmp=true"),
+      llvm::cl::init(0)};
+};
 
 /// The reference pipeline: IR with pe ops on tensors (func.func) all the way
 /// to the LLVM dialect for the host CPU, through convert-pe-to-linalg, one-shot
 /// bufferization with buffer deallocation, and scalar loops. Functions keep
 /// their memref calling convention (identity layouts); returned buffers are
 /// malloc'ed and owned by the caller. Registered as `pe-reference-pipeline`.
+/// Built from pass constructors: it needs no pass registration, only the
+/// dialects and interfaces of registerPipelineDialects in the context.
 void buildReferencePipeline(OpPassManager &pm);
 
 /// The optimised CPU pipeline: fold frequencies, fuse RoPE, ALiBi and the
-/// attention scaling into pe.attention's encodings, generate flash-attention kernels
-/// (convert-pe-to-vector), lower the rest through the reference
+/// attention scaling into pe.attention's encodings, generate flash-attention
+/// kernels (convert-pe-to-vector), lower the rest through the reference
 /// lowering, approximate f32 math with polynomials, bufferize, and lower to the
 /// LLVM dialect with scf.parallel on OpenMP (needs libomp at run time).
-/// Registered as `pe-cpu-pipeline`.
+/// Registered as `pe-cpu-pipeline`. Built from pass constructors, like the
+/// reference pipeline.
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+/// buildCPUPipeline with the default options.
 void buildCPUPipeline(OpPassManager &pm);
 
-/// Registers the named pipelines with the global pass registry.
+/// Registers the dialects and the external interface models (bufferization,
+/// buffer deallocation, tiling, subsets) that the two pipelines need in the
+/// context they run in, for hosts that do not register all of MLIR.
+void registerPipelineDialects(DialectRegistry &registry);
+
+/// Registers the named pipelines (`pe-cpu-pipeline` with its options,
+/// `pe-reference-pipeline`) with the global pass registry.
 void registerPipelines();
 
 } // namespace pe

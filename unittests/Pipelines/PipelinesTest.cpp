@@ -1,0 +1,120 @@
+//===- PipelinesTest.cpp - pipelines without the global registry ----------===//
+//
+// Part of the pe-mlir project.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Builds pe-cpu-pipeline and pe-reference-pipeline into a PassManager in a
+// context that only has registerPipelineDialects, with no pass or pipeline
+// registered globally, and runs them on a parsed module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pe/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+
+namespace {
+
+constexpr const char *kModule = R"mlir(
+func.func @block(%q: tensor<1x4x32x64xf32>, %k: tensor<1x2x32x64xf32>,
+                 %v: tensor<1x2x32x64xf32>) -> tensor<1x4x32x64xf32> {
+  %f, %m = pe.yarn_scale {factor = 4.0 : f64,
+      original_max_position_embeddings = 64 : i64} : tensor<32xf32>
+  %qr = pe.rope half %q inv_freq(%f : tensor<32xf32>) attention_scaling(%m)
+      : tensor<1x4x32x64xf32>
+  %kr = pe.rope half %k inv_freq(%f : tensor<32xf32>) attention_scaling(%m)
+      : tensor<1x2x32x64xf32>
+  %o = pe.attention %qr, %kr, %v {causal} : tensor<1x4x32x64xf32>,
+      tensor<1x2x32x64xf32>, tensor<1x2x32x64xf32> -> tensor<1x4x32x64xf32>
+  return %o : tensor<1x4x32x64xf32>
+}
+func.func @embed(%x: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %0 = pe.add_sinusoidal interleaved %x : tensor<2x16x64xf32>
+  return %0 : tensor<2x16x64xf32>
+}
+)mlir";
+
+class PipelinesTest : public ::testing::Test {
+protected:
+  PipelinesTest() : context(makeRegistry()) {}
+
+  static DialectRegistry makeRegistry() {
+    DialectRegistry registry;
+    pe::registerPipelineDialects(registry);
+    return registry;
+  }
+
+  /// Parses kModule, runs `build` on it and checks that only LLVM dialect
+  /// ops (and OpenMP's, in the CPU pipeline) are left.
+  void runPipeline(llvm::function_ref<void(OpPassManager &)> build,
+                   std::string *printed = nullptr) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kModule, &context);
+    ASSERT_TRUE(module);
+    PassManager pm(&context);
+    build(pm);
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    bool onlyLowered = true;
+    module->walk([&](Operation *op) {
+      StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
+      if (!isa<ModuleOp>(op) && ns != "llvm" && ns != "omp")
+        onlyLowered = false;
+    });
+    EXPECT_TRUE(onlyLowered);
+    EXPECT_TRUE(module->lookupSymbol<LLVM::LLVMFuncOp>("block"));
+    if (printed) {
+      llvm::raw_string_ostream os(*printed);
+      module->print(os);
+    }
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(PipelinesTest, NothingIsRegisteredGlobally) {
+  EXPECT_EQ(PassPipelineInfo::lookup("pe-cpu-pipeline"), nullptr);
+  EXPECT_EQ(PassInfo::lookup("canonicalize"), nullptr);
+  EXPECT_EQ(PassInfo::lookup("one-shot-bufferize"), nullptr);
+  EXPECT_EQ(PassInfo::lookup("convert-pe-to-vector"), nullptr);
+}
+
+TEST_F(PipelinesTest, Reference) {
+  runPipeline([](OpPassManager &pm) { pe::buildReferencePipeline(pm); });
+}
+
+TEST_F(PipelinesTest, CPUDefaults) {
+  std::string text;
+  runPipeline([](OpPassManager &pm) { pe::buildCPUPipeline(pm); }, &text);
+  EXPECT_NE(text.find("omp.parallel"), std::string::npos);
+}
+
+TEST_F(PipelinesTest, CPUOptions) {
+  pe::CPUPipelineOptions options;
+  options.openmp = false;
+  options.fuse = false;
+  std::string text;
+  runPipeline(
+      [&](OpPassManager &pm) { pe::buildCPUPipeline(pm, options); }, &text);
+  EXPECT_EQ(text.find("omp."), std::string::npos);
+
+  // Options from text, as PassPipelineRegistration parses them.
+  std::unique_ptr<pe::CPUPipelineOptions> parsed =
+      pe::CPUPipelineOptions::createFromString("threads=2 fuse=false");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->threads, 2u);
+  EXPECT_FALSE(parsed->fuse);
+  EXPECT_EQ(pe::CPUPipelineOptions::createFromString("vector-width=8"),
+            nullptr);
+}
+
+} // namespace
