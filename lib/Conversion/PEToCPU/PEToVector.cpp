@@ -273,6 +273,11 @@ private:
                : Value(arith::IndexCastOp::create(b, b.getIndexType(), v));
   }
   Value addi(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  /// The ALiBi slope of head `h` as an f32 (the table may be f64).
+  Value slopeOf(Value slopes, Value h) {
+    Value s = tensor::ExtractOp::create(b, slopes, ValueRange{h});
+    return s.getType() == f32 ? s : Value(arith::TruncFOp::create(b, f32, s));
+  }
   Value muli(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
   Value dim(Value memref, int64_t i) {
     return memref::DimOp::create(b, memref, i);
@@ -913,7 +918,9 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
     if (attn.rotatesKey())
       pr.kSin = buildTables(dim(pr.kMem, 2), offsetValue(kOff), pr.kCos);
   }
-  if (AlibiEncodingAttr alibi = attn.getAlibiAttr()) {
+  if (Value slopes = attn.getAlibiSlopes()) {
+    pr.slopes = slopes;
+  } else if (AlibiEncodingAttr alibi = attn.getAlibiAttr()) {
     SmallVector<float> values;
     for (double s : formula::alibiSlopes(
              heads, alibi.getMaxBias().convertToDouble()))
@@ -1029,9 +1036,7 @@ Value KernelBuilder::buildDecode() {
                     b, vector::CombiningKind::ADD, acc, kFast);
                 Value slope;
                 if (attn.getAlibiAttr())
-                  slope = tensor::ExtractOp::create(
-                      b, slopes,
-                      ValueRange{addi(muli(kvh, idx(group)), idx(g))});
+                  slope = slopeOf(slopes, addi(muli(kvh, idx(group)), idx(g)));
                 sc = modifyScore(sc, alibiQ, jF, slope);
                 memref::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j});
               }
@@ -1138,9 +1143,7 @@ Value KernelBuilder::build() {
         Value lBuf = alloc({kQBlock}, {});
         packKeys(kMem, kt, bIdx, kvHead,
                  tk, kCos, kSin);
-        Value slope = attn.getAlibiAttr() ? Value(tensor::ExtractOp::create(
-                                    b, slopes, ValueRange{hIdx}))
-                              : Value();
+        Value slope = attn.getAlibiAttr() ? slopeOf(slopes, hIdx) : Value();
         scf::ForOp::create(
             b, idx(0), qBlocks, idx(1), ValueRange{},
             [&](OpBuilder &fb, Location l2, Value qb, ValueRange) {

@@ -36,10 +36,11 @@ func.func @onto_rope(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x
 
 // -----
 
-// Must not fire (fusion-remarks.mlir checks the remark): explicit slopes.
+// Explicit slopes move with the bias.
 // CHECK-LABEL: func @slopes
-// CHECK: pe.alibi_bias
-// CHECK: pe.attention {{.*}} bias(
+// CHECK-SAME: %[[S:[a-z0-9]+]]: tensor<4xf32>
+// CHECK-NOT: pe.alibi_bias
+// CHECK: pe.attention {{.*}} alibi <signed> alibi_slopes(%[[S]] : tensor<4xf32>) :
 func.func @slopes(%q: tensor<1x4x8x16xf32>, %s: tensor<4xf32>) -> tensor<1x4x8x16xf32> {
   %b = pe.alibi_bias signed slopes(%s : tensor<4xf32>) : tensor<4x8x8xf32>
   %r = pe.attention %q, %q, %q bias(%b : tensor<4x8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>

@@ -43,18 +43,10 @@ func.func @key_only(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8
   return %o : tensor<1x4x8x16xf32>
 }
 
-// ALIBI: remark: [Missed] alibi-not-fused | Category:pe-fuse-alibi-into-attention | Reason="the pe.alibi_bias has explicit slopes
-func.func @alibi_slopes(%q: tensor<1x4x8x16xf32>, %s: tensor<4xf32>) -> tensor<1x4x8x16xf32> {
-  %b = pe.alibi_bias signed slopes(%s : tensor<4xf32>) : tensor<4x8x8xf32>
-  // expected-remark@+1 {{[Missed] alibi-not-fused | Category:pe-fuse-encodings-into-attention | Reason="the pe.alibi_bias has explicit slopes; the alibi encoding computes the paper's slopes from max_bias"}}
-  %r = pe.attention %q, %q, %q bias(%b : tensor<4x8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
-  return %r : tensor<1x4x8x16xf32>
-}
-
-// ALIBI: Reason="the pe.alibi_bias result has other users
+// ALIBI: remark: [Missed] alibi-not-fused | Category:pe-fuse-alibi-into-attention | Reason="the pe.alibi_bias result has other users
 func.func @alibi_other_user(%q: tensor<1x4x8x16xf32>) -> (tensor<1x4x8x16xf32>, tensor<4x8x8xf32>) {
   %b = pe.alibi_bias signed : tensor<4x8x8xf32>
-  // expected-remark@+1 {{Reason="the pe.alibi_bias result has other users, so it must exist anyway"}}
+  // expected-remark@+1 {{[Missed] alibi-not-fused | Category:pe-fuse-encodings-into-attention | Reason="the pe.alibi_bias result has other users, so it must exist anyway"}}
   %r = pe.attention %q, %q, %q bias(%b : tensor<4x8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %r, %b : tensor<1x4x8x16xf32>, tensor<4x8x8xf32>
 }

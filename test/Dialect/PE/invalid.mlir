@@ -767,7 +767,7 @@ func.func @alibi_and_bias(%q: tensor<1x4x8x16xf32>, %b: tensor<8x8xf32>) {
 // -----
 
 func.func @alibi_offset_without_alibi(%q: tensor<1x4x8x16xf32>, %o: index) {
-  // expected-error@+1 {{has an alibi_offset operand but no alibi encoding}}
+  // expected-error@+1 {{has ALiBi operands but no alibi encoding}}
   %0 = pe.attention %q, %q, %q alibi_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
@@ -880,5 +880,21 @@ func.func @kv_lengths_batch(%q: tensor<1x4x8x16xf32>, %l: tensor<2xi32>) {
 func.func @kv_lengths_type(%q: tensor<1x4x8x16xf32>, %l: tensor<1xf32>) {
   // expected-error@+1 {{operand #3 must be 1D tensor of 32-bit signless integer or 64-bit signless integer values}}
   %0 = pe.attention %q, %q, %q kv_lengths(%l : tensor<1xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_slopes_count(%q: tensor<1x4x8x16xf32>, %s: tensor<3xf32>) {
+  // expected-error@+1 {{expects one ALiBi slope per query head (4), got 3}}
+  %0 = pe.attention %q, %q, %q alibi <key> alibi_slopes(%s : tensor<3xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @alibi_slopes_without_alibi(%q: tensor<1x4x8x16xf32>, %s: tensor<4xf32>) {
+  // expected-error@+1 {{has ALiBi operands but no alibi encoding}}
+  %0 = pe.attention %q, %q, %q alibi_slopes(%s : tensor<4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }

@@ -1012,6 +1012,19 @@ def e2e_alibi(d):
 
 
 @case
+def e2e_alibi_slopes(d):
+    # ALiBi with an explicit slope table (BLOOM-style per-head slopes given
+    # as data), causal, 32 queries over 48 keys so the kernel's key blocks
+    # and masks are exercised; the fused pipeline moves the table into the
+    # attention's alibi encoding.
+    q, k, v = _qkv("e2e_alibi_slopes", 4, 4, 32, 48, 16)
+    slopes = np.array([0.5, 0.125, 0.03125, 0.3], dtype=F32)
+    save(d, q=q, k=k, v=v, s=slopes)
+    bias = ref.alibi_bias(4, 32, 48, "key", 0, slopes=slopes)
+    save(d, expected=ref.attention(q, k, v, causal=True, bias=bias))
+
+
+@case
 def e2e_alibi_encoder(d):
     # Non-causal ALiBi with the signed distance (differs from symmetric here).
     q, k, v = _qkv("e2e_alibi_encoder", 6, 6, 7, 7, 16)

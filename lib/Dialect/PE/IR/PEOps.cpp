@@ -609,8 +609,14 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
     if (op.getBias())
       return op.emitOpError(
           "expects either a bias operand or an alibi encoding, not both");
-  } else if (op.getAlibiOffset()) {
-    return op.emitOpError("has an alibi_offset operand but no alibi encoding");
+    if (Value slopes = op.getAlibiSlopes()) {
+      int64_t n = cast<RankedTensorType>(slopes.getType()).getDimSize(0);
+      if (!dimsCompatible(n, q.getDimSize(1)))
+        return op.emitOpError("expects one ALiBi slope per query head (")
+               << dimStr(q.getDimSize(1)) << "), got " << dimStr(n);
+    }
+  } else if (op.getAlibiOffset() || op.getAlibiSlopes()) {
+    return op.emitOpError("has ALiBi operands but no alibi encoding");
   }
   return success();
 }
@@ -747,7 +753,7 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
       dynamicSizes.push_back(tensor::DimOp::create(b, loc, getKey(), 2));
     PositionOffset offset = getAlibiQueryOffset();
     bias = AlibiBiasOp::create(
-        b, loc, biasType, dynamicSizes, /*slopes=*/Value(),
+        b, loc, biasType, dynamicSizes, getAlibiSlopes(),
         offset.dynamicOffset, AlibiDistanceAttr::get(ctx, alibi.getDistance()),
         b.getF64FloatAttr(alibi.getMaxBias().convertToDouble()),
         b.getI64IntegerAttr(offset.staticOffset));
@@ -757,6 +763,7 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
       getKvLengths(), getCausalOffset(), /*inv_freq=*/Value(), /*cos_cache=*/Value(), /*sin_cache=*/Value(),
       /*attention_scaling=*/Value(), /*query_offset=*/Value(),
       /*key_offset=*/Value(), /*alibi_offset=*/Value(),
+      /*alibi_slopes=*/Value(),
       /*rope=*/RopeEncodingAttr(), /*alibi=*/AlibiEncodingAttr(),
       getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(), getWindowAttr(),
       getSoftcapAttr(), getSoftcapOrderAttr());

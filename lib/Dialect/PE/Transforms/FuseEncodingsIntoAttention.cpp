@@ -144,10 +144,7 @@ FailureOr<AlibiBiasOp> matchAlibi(AttentionOp op, std::string &reason) {
     return failure();
   auto biasType = alibi.getResult().getType();
   auto qType = op.getQuery().getType();
-  if (alibi.getSlopes())
-    reason = "the pe.alibi_bias has explicit slopes; the alibi encoding "
-             "computes the paper's slopes from max_bias";
-  else if (!alibi->hasOneUse())
+  if (!alibi->hasOneUse())
     reason = "the pe.alibi_bias result has other users, so it must exist "
              "anyway";
   else if (qType.isDynamicDim(1) ||
@@ -177,6 +174,8 @@ struct FuseAlibi : OpRewritePattern<AttentionOp> {
       op.getBiasMutable().clear();
       if (Value o = alibi->getOffset())
         op.getAlibiOffsetMutable().assign(o);
+      if (Value slopes = alibi->getSlopes())
+        op.getAlibiSlopesMutable().assign(slopes);
       op.setAlibiAttr(encoding);
     });
     rewriter.eraseOp(*alibi);

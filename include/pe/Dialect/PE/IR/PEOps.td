@@ -546,7 +546,10 @@ def PE_AttentionOp : PE_Op<"attention",
       with that layout, rotary dimension and frequencies, at positions
       `qo = query_offset (static) + query_offset (operand)` and likewise
       `ko`.
-    * `alibi #pe.alibi<...>` with an optional dynamic `alibi_offset(...)`:
+    * `alibi #pe.alibi<...>` with an optional dynamic `alibi_offset(...)`
+      and optional explicit `alibi_slopes(%s : tensor<H x f32|f64>)`
+      (replacing the paper's slopes from `max_bias`, as for
+      `pe.alibi_bias`; a tile of heads carries its slice of the table):
       exactly the `pe.alibi_bias` with that distance term and `max_bias`, at
       query offset `ao = query_offset (static) + alibi_offset (operand)`,
       added in the place of `bias` (the two are exclusive).
@@ -591,6 +594,7 @@ def PE_AttentionOp : PE_Op<"attention",
                        Optional<PE_IndexLike>:$query_offset,
                        Optional<PE_IndexLike>:$key_offset,
                        Optional<PE_IndexLike>:$alibi_offset,
+                       Optional<PE_FreqTensor>:$alibi_slopes,
                        OptionalAttr<PE_RopeEncodingAttr>:$rope,
                        OptionalAttr<PE_AlibiEncodingAttr>:$alibi,
                        OptionalAttr<F64Attr>:$scale,
@@ -617,6 +621,7 @@ def PE_AttentionOp : PE_Op<"attention",
     (`key_offset` `(` $key_offset^ `:` type($key_offset) `)`)?
     (`alibi` $alibi^)?
     (`alibi_offset` `(` $alibi_offset^ `:` type($alibi_offset) `)`)?
+    (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
