@@ -60,6 +60,7 @@ tool_dirs = [config.pe_tools_dir, config.llvm_tools_dir]
 tools = [
     "pe-opt",
     ToolSubst("pe-run", unresolved="ignore"),
+    ToolSubst("pe-capi-test", unresolved="ignore"),
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("mlir-opt", unresolved="ignore"),
 ]

@@ -1,0 +1,51 @@
+/*===- pe-c/Passes.h - C API for the pe passes and pipelines ------*- C -*-===*\
+|*                                                                            *|
+|* Part of the pe-mlir project.                                               *|
+|* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                    *|
+|*                                                                            *|
+|* Constructors and registration of every pe pass (generated, as upstream's   *|
+|* mlir-c/Transforms.h), and the two pipelines added to a pass manager with   *|
+|* options.                                                                   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef PE_C_PASSES_H
+#define PE_C_PASSES_H
+
+#include "mlir-c/Pass.h"
+#include "mlir-c/Support.h"
+
+/* mlirCreatePE<Pass>() / mlirRegisterPE<Pass>() for pe-fold-frequencies,
+   pe-fuse-*, pe-fold-attention-scaling; mlirRegisterPEPasses(). */
+#include "pe-c/PETransformsPasses.capi.h.inc"
+/* mlirCreatePEConversion<Pass>() for convert-pe-to-linalg,
+   convert-pe-to-vector, pe-approximate-math; mlirRegisterPEConversionPasses(). */
+#include "pe-c/PEConversionPasses.capi.h.inc"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Registers every pe pass and the named pipelines (pe-cpu-pipeline,
+/// pe-reference-pipeline) with the global registry, so that textual
+/// pipelines (mlirParsePassPipeline) can name them. Not needed for
+/// mlirPEAddCPUPipeline / mlirPEAddReferencePipeline.
+MLIR_CAPI_EXPORTED void mlirPERegisterAllPasses(void);
+
+/// Appends pe-cpu-pipeline to `pm`, configured by `options` in the textual
+/// form of its options (`"threads=4 fuse=false"`; empty for the defaults:
+/// fuse, absolute-pe-row-tile, approximate-math, openmp, threads). On a
+/// malformed option string, nothing is added, the parser's message goes to
+/// `errorCallback` (if not null) and the result is a failure.
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirPEAddCPUPipeline(
+    MlirOpPassManager pm, MlirStringRef options,
+    MlirStringCallback errorCallback, void *userData);
+
+/// Appends pe-reference-pipeline (it has no options) to `pm`.
+MLIR_CAPI_EXPORTED void mlirPEAddReferencePipeline(MlirOpPassManager pm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // PE_C_PASSES_H

@@ -1,0 +1,240 @@
+/*===- pe-capi.c - a C host of the pe dialect, passes and pipelines -------===*\
+|*                                                                            *|
+|* Part of the pe-mlir project.                                               *|
+|* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+// RUN: pe-capi-test 2>&1 | FileCheck %s
+
+#include "pe-c/Dialects.h"
+#include "pe-c/Passes.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void printToStdout(MlirStringRef text, void *userData) {
+  (void)userData;
+  fwrite(text.data, 1, text.length, stdout);
+}
+
+static void printAttr(MlirAttribute attr) {
+  mlirAttributePrint(attr, printToStdout, NULL);
+  printf("\n");
+}
+
+static void check(int ok, const char *what) {
+  if (!ok) {
+    fprintf(stderr, "FAILED: %s\n", what);
+    exit(1);
+  }
+}
+
+static const char *kModule =
+    "func.func @block(%q: tensor<1x4x32x64xf32>, %k: tensor<1x2x32x64xf32>,\n"
+    "                 %v: tensor<1x2x32x64xf32>) -> tensor<1x4x32x64xf32> {\n"
+    "  %o = pe.attention %q, %k, %v {causal} : tensor<1x4x32x64xf32>,\n"
+    "      tensor<1x2x32x64xf32>, tensor<1x2x32x64xf32>\n"
+    "      -> tensor<1x4x32x64xf32>\n"
+    "  return %o : tensor<1x4x32x64xf32>\n"
+    "}\n";
+
+/* What the lowered module holds: pe ops, omp.parallel, llvm.func names. */
+static MlirWalkResult summarize(MlirOperation op, void *userData) {
+  int *peOps = (int *)userData;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name.length > 3 && strncmp(name.data, "pe.", 3) == 0)
+    ++*peOps;
+  if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("omp.parallel")))
+    printf("omp.parallel\n");
+  if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("llvm.func"))) {
+    MlirAttribute symName = mlirOperationGetAttributeByName(
+        op, mlirStringRefCreateFromCString("sym_name"));
+    MlirStringRef fn = mlirStringAttrGetValue(symName);
+    printf("llvm.func @%.*s\n", (int)fn.length, fn.data);
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Finds the first pe.attention under the walked op. */
+static MlirWalkResult findAttention(MlirOperation op, void *userData) {
+  MlirIdentifier name = mlirOperationGetName(op);
+  if (mlirStringRefEqual(mlirIdentifierStr(name),
+                         mlirStringRefCreateFromCString("pe.attention"))) {
+    *(MlirOperation *)userData = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+// main() first prints the loaded dialect.
+// CHECK: pe dialect: pe
+
+// CHECK-LABEL: attributes
+static void testAttributes(MlirContext ctx) {
+  printf("attributes\n");
+  MlirAttribute rope = mlirPERopeEncodingAttrGet(ctx, MlirPERopeLayoutHalf,
+                                                 32, false, 7, 0);
+  check(mlirAttributeIsAPERopeEncoding(rope), "rope encoding");
+  // CHECK: #pe.rope<half, rotary_dim = 32, query_only, query_offset = 7>
+  printAttr(rope);
+  // CHECK: layout=1 rotary_dim=32 rotate_key=0 query_offset=7 key_offset=0
+  printf("layout=%d rotary_dim=%lld rotate_key=%d query_offset=%lld "
+         "key_offset=%lld\n",
+         (int)mlirPERopeEncodingAttrGetLayout(rope),
+         (long long)mlirPERopeEncodingAttrGetRotaryDim(rope),
+         (int)mlirPERopeEncodingAttrGetRotateKey(rope),
+         (long long)mlirPERopeEncodingAttrGetQueryOffset(rope),
+         (long long)mlirPERopeEncodingAttrGetKeyOffset(rope));
+  // CHECK: #pe.rope<interleaved>
+  printAttr(mlirPERopeEncodingAttrGet(
+      ctx, MlirPERopeLayoutInterleaved, -1, true, 0, 0));
+
+  MlirAttribute alibi =
+      mlirPEAlibiEncodingAttrGet(ctx, MlirPEAlibiDistanceKey, 4.0, 3);
+  check(mlirAttributeIsAPEAlibiEncoding(alibi), "alibi encoding");
+  check(!mlirAttributeIsAPERopeEncoding(alibi), "alibi is not rope");
+  // CHECK: #pe.alibi<key, max_bias = 4.000000e+00, query_offset = 3>
+  printAttr(alibi);
+  // CHECK: distance=2 max_bias=4 query_offset=3
+  printf("distance=%d max_bias=%g query_offset=%lld\n",
+         (int)mlirPEAlibiEncodingAttrGetDistance(alibi),
+         mlirPEAlibiEncodingAttrGetMaxBias(alibi),
+         (long long)mlirPEAlibiEncodingAttrGetQueryOffset(alibi));
+
+  MlirAttribute layout =
+      mlirPESinusoidalLayoutAttrGet(ctx, MlirPESinusoidalLayoutConcat);
+  // CHECK: #pe<sinusoidal_layout concat>
+  printAttr(layout);
+  check(mlirPESinusoidalLayoutAttrGetValue(layout) ==
+            MlirPESinusoidalLayoutConcat,
+        "sinusoidal layout value");
+  // CHECK: #pe<rope_layout half>
+  printAttr(mlirPERopeLayoutAttrGet(ctx, MlirPERopeLayoutHalf));
+  // CHECK: #pe<alibi_distance signed>
+  printAttr(mlirPEAlibiDistanceAttrGet(ctx, MlirPEAlibiDistanceSigned));
+  // CHECK: #pe<softcap_order after_bias>
+  printAttr(
+      mlirPESoftcapOrderAttrGet(ctx, MlirPESoftcapOrderAfterBias));
+  MlirAttribute alignment =
+      mlirPECausalAlignmentAttrGet(ctx, MlirPECausalAlignmentTopLeft);
+  // CHECK: #pe<causal_alignment top_left>
+  printAttr(alignment);
+  check(mlirAttributeIsAPECausalAlignment(alignment) &&
+            !mlirAttributeIsAPESoftcapOrder(alignment),
+        "enum attribute kinds");
+}
+
+// CHECK-LABEL: pipeline
+static void testPipeline(MlirContext ctx) {
+  printf("pipeline\n");
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kModule));
+  check(!mlirModuleIsNull(module), "parse");
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+
+  /* A frontend attaches an encoding to an attention it built. */
+  MlirOperation attention = {NULL};
+  mlirOperationWalk(moduleOp, findAttention, &attention, MlirWalkPreOrder);
+  check(!mlirOperationIsNull(attention), "find pe.attention");
+  mlirOperationSetInherentAttributeByName(
+      attention, mlirStringRefCreateFromCString("alibi"),
+      mlirPEAlibiEncodingAttrGet(ctx, MlirPEAlibiDistanceSymmetric, 8.0, 0));
+  check(mlirOperationVerify(moduleOp), "verify");
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <symmetric> {causal}
+  mlirOperationPrint(attention, printToStdout, NULL);
+  printf("\n");
+
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+
+  // CHECK: bad options: [[MSG:.*no such option vector-width]]
+  printf("bad options: ");
+  check(mlirLogicalResultIsFailure(mlirPEAddCPUPipeline(
+            opm, mlirStringRefCreateFromCString("vector-width=8"),
+            printToStdout, NULL)),
+        "unknown option rejected");
+  printf("\n");
+
+  check(mlirLogicalResultIsSuccess(mlirPEAddCPUPipeline(
+            opm, mlirStringRefCreateFromCString("threads=2"), printToStdout,
+            NULL)),
+        "add pe-cpu-pipeline");
+  // CHECK: {{(any|builtin.module)}}(pe-fold-frequencies,
+  // CHECK-SAME: pe-fuse-encodings-into-attention
+  // CHECK-SAME: convert-pe-to-vector
+  // CHECK-SAME: convert-scf-to-openmp{num-threads=2}
+  // CHECK-SAME: reconcile-unrealized-casts)
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), printToStdout,
+                        NULL);
+  printf("\n");
+  check(mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, moduleOp)),
+        "run pe-cpu-pipeline");
+  // CHECK: llvm.func @block
+  // CHECK: omp.parallel
+  // CHECK: pe ops left: 0
+  int peOps = 0;
+  mlirOperationWalk(moduleOp, summarize, &peOps, MlirWalkPreOrder);
+  printf("pe ops left: %d\n", peOps);
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+
+  /* The reference pipeline and a single pass through its C constructor. */
+  module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kModule));
+  pm = mlirPassManagerCreate(ctx);
+  mlirPassManagerAddOwnedPass(pm, mlirCreatePEFoldFrequencies());
+  mlirPEAddReferencePipeline(mlirPassManagerGetAsOpPassManager(pm));
+  check(mlirLogicalResultIsSuccess(
+            mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))),
+        "run pe-reference-pipeline");
+  // CHECK: reference pipeline: lowered
+  printf("reference pipeline: lowered\n");
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+}
+
+// CHECK-LABEL: registered passes
+static void testRegistration(MlirContext ctx) {
+  printf("registered passes\n");
+  mlirPERegisterAllPasses();
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  check(mlirLogicalResultIsSuccess(mlirParsePassPipeline(
+            mlirPassManagerGetAsOpPassManager(pm),
+            mlirStringRefCreateFromCString(
+                "builtin.module(pe-reference-pipeline)"),
+            printToStdout, NULL)),
+        "parse a textual pipeline");
+  // CHECK: {{(any|builtin.module)}}(convert-pe-to-linalg,
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), printToStdout,
+                        NULL);
+  printf("\n");
+  mlirPassManagerDestroy(pm);
+}
+
+int main(void) {
+  /* Diagnostics go to stderr: keep stdout in order with them. */
+  setvbuf(stdout, NULL, _IONBF, 0);
+  MlirContext ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirDialectHandleInsertDialect(mlirGetDialectHandle__pe__(), registry);
+  mlirPERegisterPipelineDialects(registry);
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  MlirDialect pe = mlirContextGetOrLoadDialect(
+      ctx, mlirDialectHandleGetNamespace(mlirGetDialectHandle__pe__()));
+  MlirStringRef ns = mlirDialectGetNamespace(pe);
+  printf("pe dialect: %.*s\n", (int)ns.length, ns.data);
+
+  testAttributes(ctx);
+  testPipeline(ctx);
+  testRegistration(ctx);
+  mlirContextDestroy(ctx);
+  // CHECK: done
+  printf("done\n");
+  return 0;
+}
