@@ -975,6 +975,20 @@ def e2e_llama3_prefill(d):
 
 
 @case
+def tiled_rope_alibi_attention(d):
+    # RoPE (half, an f64 table, queries at 5 + i, keys at 3 + j) and ALiBi
+    # (symmetric, queries at 2 + i) inside one causal GQA attention (H = 8,
+    # Hkv = 2, T = 48): the untiled reference for the tiling tests.
+    q, k, v = _qkv("tiled_rope_alibi_attention", 8, 2, 48, 48, 16)
+    inv = 10000.0 ** (-np.arange(0, 16, 2, dtype=F64) / 16)
+    save(d, q=q, k=k, v=v, f=inv)
+    qr = ref.rope_inv_freq(q, inv, 5, "half")
+    kr = ref.rope_inv_freq(k, inv, 3, "half")
+    bias = ref.alibi_bias(8, 48, 48, "symmetric", 2)
+    save(d, expected=ref.attention(qr, kr, v, causal=True, bias=bias))
+
+
+@case
 def e2e_llama3_decode(d):
     # 4 new queries at positions 12..15 (offset operand) against 16 cached
     # keys at 0..15; causal bottom-right.

@@ -13,6 +13,8 @@ include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Dialect/Linalg/IR/LinalgInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/TilingInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Type constraints
@@ -44,7 +46,12 @@ def PE_PositionArgs {
 //===----------------------------------------------------------------------===//
 
 def PE_AddSinusoidalOp : PE_Op<"add_sinusoidal",
-    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
+     DeclareOpInterfaceMethods<TilingInterface,
+         ["getIterationDomain", "getLoopIteratorTypes", "getTiledImplementation",
+          "getResultTilePosition", "generateResultTileValue"]>,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+         ["reifyResultShapes"]>]> {
   let summary = "adds the sinusoidal position encoding to embeddings";
   let description = [{
     Computes `result[..., t, c] = s * input[..., t, c] + PE(p(t), c)` for an
@@ -90,7 +97,12 @@ def PE_AddSinusoidalOp : PE_Op<"add_sinusoidal",
 }
 
 def PE_AddLearnedOp : PE_Op<"add_learned",
-    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
+     DeclareOpInterfaceMethods<TilingInterface,
+         ["getIterationDomain", "getLoopIteratorTypes", "getTiledImplementation",
+          "getResultTilePosition", "generateResultTileValue"]>,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+         ["reifyResultShapes"]>]> {
   let summary = "adds rows of a learned position table to embeddings";
   let description = [{
     Computes `result[..., t, c] = input[..., t, c] + table[p(t), c]` for an
@@ -122,7 +134,12 @@ def PE_AddLearnedOp : PE_Op<"add_learned",
 //===----------------------------------------------------------------------===//
 
 def PE_RopeOp : PE_Op<"rope",
-    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>]> {
+    [Pure, AttrSizedOperandSegments, AllTypesMatch<["input", "result"]>,
+     DeclareOpInterfaceMethods<TilingInterface,
+         ["getIterationDomain", "getLoopIteratorTypes", "getTiledImplementation",
+          "getResultTilePosition", "generateResultTileValue"]>,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+         ["reifyResultShapes"]>]> {
   let summary = "rotary position embedding (RoPE) of queries or keys";
   let description = [{
     Rotates the channels of `input : tensor<..., T, D>` pairwise by angles
@@ -432,7 +449,13 @@ def PE_LongRopeScaleOp : PE_FrequencyOp<"longrope_scale"> {
 // ALiBi
 //===----------------------------------------------------------------------===//
 
-def PE_AlibiBiasOp : PE_Op<"alibi_bias", [Pure, AttrSizedOperandSegments]> {
+def PE_AlibiBiasOp : PE_Op<"alibi_bias",
+    [Pure, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<TilingInterface,
+         ["getIterationDomain", "getLoopIteratorTypes", "getTiledImplementation",
+          "getResultTilePosition", "generateResultTileValue"]>,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+         ["reifyResultShapes"]>]> {
   let summary = "the ALiBi attention bias of every head";
   let description = [{
     Produces `bias : tensor<H x Tq x Tk>` with `bias[h, i, j] = m_h * b(i, j)`
@@ -481,7 +504,12 @@ def PE_AlibiBiasOp : PE_Op<"alibi_bias", [Pure, AttrSizedOperandSegments]> {
 
 def PE_AttentionOp : PE_Op<"attention",
     [Pure, AttrSizedOperandSegments,
-     DeclareOpInterfaceMethods<AggregatedOpInterface, ["decomposeOperation"]>]> {
+     DeclareOpInterfaceMethods<AggregatedOpInterface, ["decomposeOperation"]>,
+     DeclareOpInterfaceMethods<TilingInterface,
+         ["getIterationDomain", "getLoopIteratorTypes", "getTiledImplementation",
+          "getResultTilePosition", "generateResultTileValue"]>,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+         ["reifyResultShapes"]>]> {
   let summary = "scaled dot-product attention with its positional encodings";
   let description = [{
     For `query : [B, H, Tq, D]`, `key : [B, Hkv, Tk, D]` and
