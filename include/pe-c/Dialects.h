@@ -32,6 +32,10 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(PE, pe);
 MLIR_CAPI_EXPORTED void
 mlirPERegisterPipelineDialects(MlirDialectRegistry registry);
 
+// The attribute constructors below load the pe dialect into the context if
+// it is not loaded yet (it must be registered or loadable: see
+// mlirDialectHandleInsertDialect / mlirPERegisterPipelineDialects).
+
 //===----------------------------------------------------------------------===//
 // Enums (the values of the C++ enums in pe/Dialect/PE/IR/PEEnums.h.inc)
 //===----------------------------------------------------------------------===//

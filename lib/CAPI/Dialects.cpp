@@ -39,9 +39,17 @@ static_assert(static_cast<int>(CausalAlignment::TopLeft) ==
                   MlirPECausalAlignmentTopLeft,
               "C and C++ enums differ");
 
+/// The attribute constructors load the pe dialect (its attribute storage must
+/// exist before an attribute is made; the registry alone loads it lazily).
+static MLIRContext *loadPE(MlirContext ctx) {
+  MLIRContext *context = unwrap(ctx);
+  context->getOrLoadDialect<PEDialect>();
+  return context;
+}
+
 #define PE_DEFINE_ENUM_ATTR(Name)                                              \
   MlirAttribute mlirPE##Name##AttrGet(MlirContext ctx, MlirPE##Name value) {   \
-    return wrap(Name##Attr::get(unwrap(ctx), static_cast<Name>(value)));       \
+    return wrap(Name##Attr::get(loadPE(ctx), static_cast<Name>(value)));       \
   }                                                                            \
   bool mlirAttributeIsAPE##Name(MlirAttribute attr) {                          \
     return isa<Name##Attr>(unwrap(attr));                                      \
@@ -64,7 +72,7 @@ MlirAttribute mlirPERopeEncodingAttrGet(MlirContext ctx,
                                         int64_t rotaryDim, bool rotateKey,
                                         int64_t queryOffset,
                                         int64_t keyOffset) {
-  MLIRContext *context = unwrap(ctx);
+  MLIRContext *context = loadPE(ctx);
   std::optional<int64_t> dim;
   if (rotaryDim >= 0)
     dim = rotaryDim;
@@ -102,7 +110,7 @@ int64_t mlirPERopeEncodingAttrGetKeyOffset(MlirAttribute attr) {
 MlirAttribute mlirPEAlibiEncodingAttrGet(MlirContext ctx,
                                          MlirPEAlibiDistance distance,
                                          double maxBias, int64_t queryOffset) {
-  MLIRContext *context = unwrap(ctx);
+  MLIRContext *context = loadPE(ctx);
   return wrap(AlibiEncodingAttr::getChecked(
       mlir::detail::getDefaultDiagnosticEmitFn(context), context,
       static_cast<AlibiDistance>(distance), llvm::APFloat(maxBias),
