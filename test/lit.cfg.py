@@ -61,6 +61,7 @@ tools = [
     "pe-opt",
     ToolSubst("pe-run", unresolved="ignore"),
     ToolSubst("pe-capi-test", unresolved="ignore"),
+    ToolSubst("pe-lsp-server", unresolved="ignore"),
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("mlir-opt", unresolved="ignore"),
 ]

@@ -8,12 +8,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/InitAllPE.h"
+#include "pe/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -24,6 +27,9 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
 
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "pe-mlir version " PE_VERSION_STRING "\n";
+  });
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "pe optimizer driver\n", registry));
 }

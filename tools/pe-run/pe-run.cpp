@@ -14,6 +14,7 @@
 #include "pe/InitAllPE.h"
 #include "pe/Pipelines/Pipelines.h"
 #include "pe/Support/Npy.h"
+#include "pe/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -1041,6 +1042,9 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   llvm::cl::HideUnrelatedOptions(category);
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "pe-mlir version " PE_VERSION_STRING "\n";
+  });
   llvm::cl::ParseCommandLineOptions(argc, argv, kOverview);
 
   // Option checks that need no IR.
