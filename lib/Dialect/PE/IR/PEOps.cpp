@@ -47,6 +47,14 @@ static bool dimsCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
+/// Bounds on what the verifiers accept where a folder or lowering does work
+/// proportional to a static size at compile time (a frequency op's table,
+/// the default ALiBi slopes, the sinusoidal channel tables), so that no
+/// verified op can exhaust the compiler's memory or time.
+static constexpr int64_t kMaxFrequencyTableLength = int64_t(1) << 16;
+static constexpr int64_t kMaxAlibiHeads = int64_t(1) << 16;
+static constexpr int64_t kMaxSinusoidalChannels = int64_t(1) << 20;
+
 /// Verifies the position operands shared by the ops that encode a token
 /// sequence `input : [..., T, C]`. `tableRows`, when given, is the row count
 /// of a position-indexed table, checked against statically known positions.
@@ -86,11 +94,20 @@ static LogicalResult verifyPositionArgs(Operation *op, RankedTensorType input,
     }
     return success();
   }
+  // end = staticOffset + seqLen, overflow-safe: an end past INT64_MAX is
+  // past any table.
+  int64_t end;
   if (tableRows && !ShapedType::isDynamic(*tableRows) && !offset &&
-      !ShapedType::isDynamic(seqLen) && staticOffset + seqLen > *tableRows)
-    return op->emitOpError("reads positions [")
-           << staticOffset << ", " << staticOffset + seqLen
-           << ") but the table has " << *tableRows << " rows";
+      !ShapedType::isDynamic(seqLen)) {
+    if (llvm::AddOverflow(staticOffset, seqLen, end))
+      return op->emitOpError("reads positions from ")
+             << staticOffset << " past INT64_MAX but the table has "
+             << *tableRows << " rows";
+    if (end > *tableRows)
+      return op->emitOpError("reads positions [")
+             << staticOffset << ", " << end << ") but the table has "
+             << *tableRows << " rows";
+  }
   return success();
 }
 
@@ -136,6 +153,13 @@ LogicalResult AddSinusoidalOp::verify() {
   if (failed(verifySequenceInput(*this, type, "input")) ||
       failed(verifyPositive(*this, "base", getBase().convertToDouble())))
     return failure();
+  int64_t channels = type.getDimSize(type.getRank() - 1);
+  if (channels > kMaxSinusoidalChannels)
+    return emitOpError("expects at most ")
+           << kMaxSinusoidalChannels
+           << " channels (the channel frequencies are computed at compile "
+              "time), got "
+           << channels;
   return verifyPositionArgs(*this, type, getOffset(), getPositions(),
                             static_cast<int64_t>(getStaticOffset()), std::nullopt);
 }
@@ -254,6 +278,13 @@ static LogicalResult verifyFrequencyCommon(Operation *op,
                                            double base, int64_t minRotary) {
   if (!invFreqType.hasStaticShape())
     return op->emitOpError("expects a statically shaped inv_freq result");
+  // The table is evaluated at compile time (folders, lowerings): its size is
+  // bounded, which also keeps 2 x length from overflowing.
+  if (invFreqType.getDimSize(0) > kMaxFrequencyTableLength)
+    return op->emitOpError("expects an inv_freq result of at most ")
+           << kMaxFrequencyTableLength
+           << " entries (the table is computed at compile time), got "
+           << invFreqType.getDimSize(0);
   int64_t rotary = 2 * invFreqType.getDimSize(0);
   if (rotary < minRotary)
     return op->emitOpError("expects a rotary dimension (2 x inv_freq length) "
@@ -507,6 +538,12 @@ LogicalResult AlibiBiasOp::verify() {
   int64_t heads = type.getDimSize(0);
   if (heads <= 0)
     return emitOpError("expects at least one head");
+  if (!getSlopes() && heads > kMaxAlibiHeads)
+    return emitOpError("expects at most ")
+           << kMaxAlibiHeads
+           << " heads without a slopes operand (the slopes are computed at "
+              "compile time), got "
+           << heads;
   if (getDynamicSizes().size() != type.getNumDynamicDims())
     return emitOpError("expects ")
            << type.getNumDynamicDims()
@@ -604,16 +641,23 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
     return op.emitOpError("has RoPE operands but no rope encoding");
   }
   if (op.getAlibiAttr()) {
-    if (q.isDynamicDim(1))
+    int64_t heads = q.getDimSize(op.getHeadsAxis());
+    if (ShapedType::isDynamic(heads))
       return op.emitOpError("expects a static head count with ALiBi");
+    if (heads > kMaxAlibiHeads)
+      return op.emitOpError("expects at most ")
+             << kMaxAlibiHeads
+             << " heads with ALiBi (the slopes are computed at compile "
+                "time), got "
+             << heads;
     if (op.getBias())
       return op.emitOpError(
           "expects either a bias operand or an alibi encoding, not both");
     if (Value slopes = op.getAlibiSlopes()) {
       int64_t n = cast<RankedTensorType>(slopes.getType()).getDimSize(0);
-      if (!dimsCompatible(n, q.getDimSize(1)))
+      if (!dimsCompatible(n, heads))
         return op.emitOpError("expects one ALiBi slope per query head (")
-               << dimStr(q.getDimSize(1)) << "), got " << dimStr(n);
+               << dimStr(heads) << "), got " << dimStr(n);
     }
   } else if (op.getAlibiOffset() || op.getAlibiSlopes()) {
     return op.emitOpError("has ALiBi operands but no alibi encoding");
@@ -662,25 +706,37 @@ LogicalResult AttentionOp::verify() {
            << q.getElementType() << ", " << k.getElementType() << ", "
            << v.getElementType() << " and " << out.getElementType();
 
-  int64_t batch = q.getDimSize(0), heads = q.getDimSize(1);
-  int64_t tq = q.getDimSize(2), dim = q.getDimSize(3);
-  int64_t kvHeads = k.getDimSize(1), tk = k.getDimSize(2);
+  // Sizes by meaning; the layout says where heads and sequence sit.
+  int64_t hA = getHeadsAxis(), sA = getSequenceAxis();
+  int64_t batch = q.getDimSize(0), heads = q.getDimSize(hA);
+  int64_t tq = q.getDimSize(sA), dim = q.getDimSize(3);
+  int64_t kvHeads = k.getDimSize(hA), tk = k.getDimSize(sA);
   if (!dimsCompatible(k.getDimSize(0), batch) ||
       !dimsCompatible(v.getDimSize(0), batch))
     return emitOpError("expects query, key and value of one batch size");
   if (!dimsCompatible(k.getDimSize(3), dim))
     return emitOpError("expects query and key of one head dimension, got ")
            << dimStr(dim) << " and " << dimStr(k.getDimSize(3));
-  if (!dimsCompatible(v.getDimSize(1), kvHeads) ||
-      !dimsCompatible(v.getDimSize(2), tk))
+  if (!dimsCompatible(v.getDimSize(hA), kvHeads) ||
+      !dimsCompatible(v.getDimSize(sA), tk))
     return emitOpError("expects key and value of one shape in the heads "
                        "and sequence dimensions");
+  // Head counts and the head dimension are at least 1 (H = 0 would divide
+  // by zero in the GQA group size H / Hkv; D = 0 has no default scale).
+  for (auto [name, size] : {std::make_pair("query heads H", heads),
+                            {"key/value heads Hkv", kvHeads},
+                            {"head dimension D", dim},
+                            {"key head dimension", k.getDimSize(3)}})
+    if (size == 0)
+      return emitOpError("expects ") << name << " >= 1, got 0";
   if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(kvHeads) &&
       (kvHeads == 0 || heads % kvHeads != 0))
     return emitOpError("expects the query heads (")
            << heads << ") to be a multiple of the key/value heads (" << kvHeads
            << ")";
-  SmallVector<int64_t> expected = {batch, heads, tq, v.getDimSize(3)};
+  SmallVector<int64_t> expected = {batch, 0, 0, v.getDimSize(3)};
+  expected[hA] = heads;
+  expected[sA] = tq;
   for (int64_t i = 0; i < 4; ++i)
     if (!dimsCompatible(out.getDimSize(i), expected[i]))
       return emitOpError("expects a result of shape [")
@@ -727,14 +783,31 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Value q = getQuery(), k = getKey();
   if (std::optional<Rotation> rot = getRotation()) {
     RopeEncodingAttr enc = getRopeAttr();
+    // pe.rope encodes [..., T, C]: a [B, S, H, D] operand is rotated as
+    // [B, H, S, D] and transposed back (the reference may move data; the
+    // kernels read the operands in place).
+    bool bshd = getLayout() == AttentionLayout::BSHD;
+    auto swap = [&](Value x) -> Value {
+      auto type = cast<RankedTensorType>(x.getType());
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+      std::swap(sizes[1], sizes[2]);
+      Value init =
+          tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+      return linalg::TransposeOp::create(b, loc, x, init,
+                                         ArrayRef<int64_t>{0, 2, 1, 3})
+          ->getResult(0);
+    };
     auto rope = [&](Value x, PositionOffset offset) -> Value {
-      return RopeOp::create(
+      if (bshd)
+        x = swap(x);
+      Value r = RopeOp::create(
           b, loc, x.getType(), x, rot->invFreq, rot->cosCache, rot->sinCache,
           rot->attentionScaling, RopeLayoutAttr::get(ctx, rot->layout),
           enc.getRotaryDim() ? b.getI64IntegerAttr(*enc.getRotaryDim())
                              : IntegerAttr(),
           offset.dynamicOffset, /*positions=*/Value(),
           b.getI64IntegerAttr(offset.staticOffset));
+      return bshd ? swap(r) : r;
     };
     q = rope(q, getRopeQueryOffset());
     if (rotatesKey())
@@ -743,14 +816,15 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Value bias = getBias();
   if (AlibiEncodingAttr alibi = getAlibiAttr()) {
     auto qType = getQuery().getType(), kType = getKey().getType();
+    int64_t hA = getHeadsAxis(), sA = getSequenceAxis();
     auto biasType = RankedTensorType::get(
-        {qType.getDimSize(1), qType.getDimSize(2), kType.getDimSize(2)},
+        {qType.getDimSize(hA), qType.getDimSize(sA), kType.getDimSize(sA)},
         b.getF32Type());
     SmallVector<Value> dynamicSizes;
-    if (qType.isDynamicDim(2))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getQuery(), 2));
-    if (kType.isDynamicDim(2))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getKey(), 2));
+    if (qType.isDynamicDim(sA))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getQuery(), sA));
+    if (kType.isDynamicDim(sA))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getKey(), sA));
     PositionOffset offset = getAlibiQueryOffset();
     bias = AlibiBiasOp::create(
         b, loc, biasType, dynamicSizes, getAlibiSlopes(),
@@ -766,7 +840,7 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
       /*alibi_slopes=*/Value(),
       /*rope=*/RopeEncodingAttr(), /*alibi=*/AlibiEncodingAttr(),
       getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(), getWindowAttr(),
-      getSoftcapAttr(), getSoftcapOrderAttr());
+      getLayoutAttr(), getSoftcapAttr(), getSoftcapOrderAttr());
   return SmallVector<Value>{plain.getResult()};
 }
 
