@@ -127,18 +127,40 @@ Value f64Tensor(OpBuilder &b, Location loc, ArrayRef<double> values) {
 struct PositionSource {
   Value positions; // tensor<[B,] T x iN>, or null
   Value base;      // index, when positions is null
+  bool mayOverflow = false; // whether base + t may pass INT64_MAX
 
   static PositionSource get(OpBuilder &b, Location loc, Value positions,
-                            Value offset, int64_t staticOffset) {
+                            Value offset, int64_t staticOffset,
+                            int64_t seqLen) {
     PositionSource src;
     src.positions = positions;
+    int64_t end;
+    src.mayOverflow =
+        offset || (staticOffset > 0 &&
+                   (ShapedType::isDynamic(seqLen) ||
+                    llvm::AddOverflow(staticOffset, seqLen, end)));
     if (!positions) {
       src.base = iconst(b, loc, staticOffset);
       if (offset)
-        src.base = arith::AddIOp::create(b, loc, src.base,
-                                         toIndex(b, loc, offset));
+        src.base = saturatingAdd(b, loc, src.base, toIndex(b, loc, offset),
+                                 /*lhsNonNegative=*/true);
     }
     return src;
+  }
+
+  /// `lhs + rhs` where one of them (`lhs` if `lhsNonNegative`, else `rhs`)
+  /// is >= 0, saturated at INT64_MAX instead of wrapping to a negative
+  /// position (which a table clamp would send to row 0 instead of the last
+  /// row). With one term >= 0 the sum overflows only upwards, and exactly
+  /// when it is smaller than the other term.
+  static Value saturatingAdd(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                             bool lhsNonNegative) {
+    Value sum = arith::AddIOp::create(b, loc, lhs, rhs);
+    Value wrapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          sum, lhsNonNegative ? rhs : lhs);
+    return arith::SelectOp::create(
+        b, loc, wrapped, iconst(b, loc, std::numeric_limits<int64_t>::max()),
+        sum);
   }
 
   /// Indexing map of the positions tensor in a generic over [..., T, C].
@@ -156,8 +178,12 @@ struct PositionSource {
   Value position(OpBuilder &b, Location loc, int64_t rank, Value posArg) const {
     if (positions)
       return toIndex(b, loc, posArg);
+    // base + t, t >= 0: saturated like the base (base may be negative, from
+    // a negative run-time offset, but then base + t cannot overflow).
     Value t = linalg::IndexOp::create(b, loc, rank - 2);
-    return arith::AddIOp::create(b, loc, base, t);
+    if (!mayOverflow)
+      return arith::AddIOp::create(b, loc, base, t);
+    return saturatingAdd(b, loc, base, t, /*lhsNonNegative=*/false);
   }
 };
 
@@ -246,7 +272,8 @@ struct AddSinusoidalLowering : OpConversionPattern<AddSinusoidalOp> {
     Value kindT = f64Tensor(rewriter, loc, kind);
     auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
                                    adaptor.getOffset(),
-                                   static_cast<int64_t>(op.getStaticOffset()));
+                                   static_cast<int64_t>(op.getStaticOffset()),
+                                   type.getDimSize(rank - 2));
 
     AffineMap channelMap =
         AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx), ctx);
@@ -296,7 +323,8 @@ struct AddLearnedLowering : OpConversionPattern<AddLearnedOp> {
     Value rows = sizeValue(rewriter, loc, getSizes(rewriter, loc, table)[0]);
     auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
                                    adaptor.getOffset(),
-                                   static_cast<int64_t>(op.getStaticOffset()));
+                                   static_cast<int64_t>(op.getStaticOffset()),
+                                   type.getDimSize(rank - 2));
     Type ct = computeType(type.getElementType());
     Value result = buildSequenceGeneric(
         rewriter, loc, adaptor.getInput(), pos, {},
@@ -341,7 +369,8 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
       rows = sizeValue(rewriter, loc, getSizes(rewriter, loc, cosCache)[0]);
     auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
                                    adaptor.getOffset(),
-                                   static_cast<int64_t>(op.getStaticOffset()));
+                                   static_cast<int64_t>(op.getStaticOffset()),
+                                   type.getDimSize(rank - 2));
     Type elementType = type.getElementType();
     Type ct = computeType(elementType);
 
@@ -506,17 +535,24 @@ struct LongRopeLowering : OpConversionPattern<LongRopeScaleOp> {
     Location loc = op.getLoc();
     int64_t original =
         static_cast<int64_t>(op.getOriginalMaxPositionEmbeddings());
-    SmallVector<Attribute> shortOperands = {
-        rewriter.getIndexAttr(original)},
-                           longOperands = {rewriter.getIndexAttr(original + 1)};
-    SmallVector<OpFoldResult> shortFold, longFold;
-    if (failed(op->fold(shortOperands, shortFold)) ||
-        failed(op->fold(longOperands, longFold)))
-      return rewriter.notifyMatchFailure(op, "cannot evaluate the tables");
     auto constant = [&](OpFoldResult f) -> Value {
       return arith::ConstantOp::create(rewriter, loc,
                                        cast<TypedAttr>(cast<Attribute>(f)));
     };
+    SmallVector<Attribute> shortOperands = {rewriter.getIndexAttr(original)};
+    SmallVector<OpFoldResult> shortFold, longFold;
+    int64_t longLen;
+    if (llvm::AddOverflow(original, int64_t(1), longLen)) {
+      // L = INT64_MAX: no run-time length exceeds it, the short table is it.
+      if (failed(op->fold(shortOperands, shortFold)))
+        return rewriter.notifyMatchFailure(op, "cannot evaluate the table");
+      rewriter.replaceOp(op, {constant(shortFold[0]), constant(shortFold[1])});
+      return success();
+    }
+    SmallVector<Attribute> longOperands = {rewriter.getIndexAttr(longLen)};
+    if (failed(op->fold(shortOperands, shortFold)) ||
+        failed(op->fold(longOperands, longFold)))
+      return rewriter.notifyMatchFailure(op, "cannot evaluate the tables");
     Value seq = toIndex(rewriter, loc, adaptor.getSeqLen());
     Value isLong = arith::CmpIOp::create(rewriter, loc,
                                          arith::CmpIPredicate::sgt, seq,
@@ -646,7 +682,14 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         ct);
     auto rowType = RankedTensorType::get(
         {qType.getDimSize(0), heads, qType.getDimSize(2)}, ct);
-    auto outType = op.getResult().getType();
+    // The result as the operands give it ([B, H, Tq] of the query, Dv of the
+    // value); the op's result type may be more or less static (the verifier
+    // only requires compatible dimensions), so a tensor.cast converts at the
+    // end.
+    auto outType = RankedTensorType::get(
+        {qType.getDimSize(0), heads, qType.getDimSize(2),
+         op.getValue().getType().getDimSize(3)},
+        elementType);
     auto accType = outType.clone(ct);
     SmallVector<utils::IteratorType> reduce4 = parallel(5);
     reduce4[4] = utils::IteratorType::reduction;
@@ -881,6 +924,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
               linalg::YieldOp::create(b, l, castFloat(b, l, o, elementType));
             })
             .getResult(0);
+    if (result.getType() != op.getResult().getType())
+      result = tensor::CastOp::create(rewriter, loc, op.getResult().getType(),
+                                      result);
     rewriter.replaceOp(op, result);
     return success();
   }

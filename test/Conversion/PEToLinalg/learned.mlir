@@ -7,11 +7,17 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<2x?x4xf16>, %[[T:.*]]: tensor<?x4xf16>, %[[O:.*]]: i64)
 // CHECK: %[[ROWS:.*]] = tensor.dim %[[T]], %{{.*}} : tensor<?x4xf16>
 // CHECK: %[[OFF:.*]] = arith.index_cast %[[O]] : i64 to index
-// CHECK: %[[BASE:.*]] = arith.addi %{{.*}}, %[[OFF]]
+// The position static_offset + offset + t saturates at INT64_MAX (then
+// clamped to the last row) instead of wrapping to a negative one (row 0).
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[OFF]]
+// CHECK: %[[WRAP:.*]] = arith.cmpi slt, %[[SUM]], %[[OFF]]
+// CHECK: %[[BASE:.*]] = arith.select %[[WRAP]], %{{.*}}, %[[SUM]]
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<2x?x4xf16>)
 // CHECK: ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16):
 // CHECK: %[[TOK:.*]] = linalg.index 1
-// CHECK: %[[P:.*]] = arith.addi %[[BASE]], %[[TOK]]
+// CHECK: %[[PSUM:.*]] = arith.addi %[[BASE]], %[[TOK]]
+// CHECK: %[[PWRAP:.*]] = arith.cmpi slt, %[[PSUM]], %[[BASE]]
+// CHECK: %[[P:.*]] = arith.select %[[PWRAP]], %{{.*}}, %[[PSUM]]
 // CHECK: %[[LAST:.*]] = arith.subi %[[ROWS]], %{{.*}}
 // CHECK: %[[LO:.*]] = arith.maxsi %[[P]], %{{.*}}
 // CHECK: %[[ROW:.*]] = arith.minsi %[[LO]], %[[LAST]]

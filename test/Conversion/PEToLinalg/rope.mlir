@@ -7,11 +7,15 @@
 // with c - 2, channels >= 4 pass through.
 // CHECK-LABEL: func @half_partial
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x?x8xf32>, %[[F:.*]]: tensor<2xf32>, %[[M:.*]]: f32, %[[O:.*]]: index)
-// CHECK: %[[BASE:.*]] = arith.addi %{{.*}}, %[[O]] : index
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %[[O]] : index
+// CHECK: %[[WRAP:.*]] = arith.cmpi slt, %[[SUM]], %[[O]]
+// CHECK: %[[BASE:.*]] = arith.select %[[WRAP]], %{{.*}}, %[[SUM]]
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<1x2x?x8xf32>)
 // CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK: %[[T:.*]] = linalg.index 2
-// CHECK: %[[POS:.*]] = arith.addi %[[BASE]], %[[T]]
+// CHECK: %[[PSUM:.*]] = arith.addi %[[BASE]], %[[T]]
+// CHECK: %[[PWRAP:.*]] = arith.cmpi slt, %[[PSUM]], %[[BASE]]
+// CHECK: %[[POS:.*]] = arith.select %[[PWRAP]], %{{.*}}, %[[PSUM]]
 // CHECK: %[[C:.*]] = linalg.index 3
 // CHECK: %[[FIRST:.*]] = arith.cmpi slt, %[[C]], %[[HALF:.*]] : index
 // CHECK: %[[LO:.*]] = arith.subi %[[C]], %[[HALF]]

@@ -10,12 +10,16 @@
 // CHECK-DAG: %[[KIND:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, 0.000000e+00, 1.000000e+00]> : tensor<4xf64>
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
 // CHECK: %[[OFF:.*]] = arith.index_cast %[[O]] : i32 to index
-// CHECK: %[[BASE:.*]] = arith.addi %[[C3]], %[[OFF]]
+// CHECK: %[[SUM:.*]] = arith.addi %[[C3]], %[[OFF]]
+// CHECK: %[[WRAP:.*]] = arith.cmpi slt, %[[SUM]], %[[OFF]]
+// CHECK: %[[BASE:.*]] = arith.select %[[WRAP]], %{{.*}}, %[[SUM]]
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[X]], %[[FREQ]], %[[KIND]] : tensor<2x?x4xf32>, tensor<4xf64>, tensor<4xf64>)
 // CHECK: ^bb0(%[[IN:.*]]: f32, %[[F:.*]]: f64, %[[K:.*]]: f64, %{{.*}}: f32)
 // CHECK: %[[T:.*]] = linalg.index 1
-// CHECK: %[[P:.*]] = arith.addi %[[BASE]], %[[T]]
+// CHECK: %[[PSUM:.*]] = arith.addi %[[BASE]], %[[T]]
+// CHECK: %[[PWRAP:.*]] = arith.cmpi slt, %[[PSUM]], %[[BASE]]
+// CHECK: %[[P:.*]] = arith.select %[[PWRAP]], %{{.*}}, %[[PSUM]]
 // CHECK: %[[ANGLE:.*]] = arith.mulf %{{.*}}, %[[F]] : f64
 // CHECK-DAG: math.sin %[[ANGLE]] : f64
 // CHECK-DAG: math.cos %[[ANGLE]] : f64
