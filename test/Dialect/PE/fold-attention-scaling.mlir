@@ -58,3 +58,39 @@ func.func @unfused(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
   %o = pe.attention %qr, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
+
+// -----
+
+// Must not fire: a constant attention scaling of 0 (or NaN, below) would
+// give a scale of 0 (NaN), which the attention verifier rejects; the op
+// keeps its attention_scaling operand and stays valid (issue 11).
+// CHECK-LABEL: func @zero_scaling
+// CHECK: pe.attention {{.*}}attention_scaling(%{{.*}})
+// CHECK-NOT: scale =
+func.func @zero_scaling(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
+  %m = arith.constant 0.0 : f32
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @nan_scaling
+// CHECK: pe.attention {{.*}}attention_scaling(%{{.*}})
+// CHECK-NOT: scale =
+func.func @nan_scaling(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
+  %m = arith.constant 0x7FC00000 : f32
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// A scaling so large that the folded scale overflows to infinity.
+// CHECK-LABEL: func @inf_scale
+// CHECK: pe.attention {{.*}}attention_scaling(%{{.*}}) {scale = 1.000000e+300 : f64}
+func.func @inf_scale(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
+  %m = arith.constant 3.0e+38 : f32
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {scale = 1.0e+300 : f64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}

@@ -119,7 +119,30 @@ void fuseIntoConsumer(RewriterBase &rewriter, linalg::GenericOp encoding,
 struct FuseAbsolutePEPass
     : public pe::impl::FuseAbsolutePEBase<FuseAbsolutePEPass> {
   using FuseAbsolutePEBase::FuseAbsolutePEBase;
+
+  /// Rejects a row tile below 1 where the option is parsed
+  /// (`pe-fuse-absolute-pe{row-tile=N}`), with the option's name.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(Pass::initializeOptions(options, errorHandler)))
+      return failure();
+    if (rowTile < 1)
+      return errorHandler("pe-fuse-absolute-pe: row-tile must be at least 1, "
+                          "got " +
+                          Twine(rowTile));
+    return success();
+  }
+
   void runOnOperation() override {
+    // Options set programmatically (FuseAbsolutePEOptions) bypass
+    // initializeOptions.
+    if (rowTile < 1) {
+      emitError(getOperation()->getLoc(),
+                "pe-fuse-absolute-pe: row-tile must be at least 1, got ")
+          << static_cast<int64_t>(rowTile);
+      return signalPassFailure();
+    }
     SmallVector<linalg::GenericOp> encodings;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (op->hasAttr(kEncodingAttr))
