@@ -1,3 +1,4 @@
+// Fixed (issue 11): the verifier rejects the oversized inv_freq table with a diagnostic.
 // pe-fuzz finding: out of memory (unbounded compile-time work): Llama3ScaleOp::fold
 // (PEOps.cpp:420) -> formula::llama3Scaling -> formula::defaultFrequencies
 // (lib/Support/PEMath.cpp:138) allocates the whole table of a huge result type.

@@ -1,3 +1,4 @@
+// Fixed (issue 11): the lowering uses the short table when L = INT64_MAX.
 // pe-fuzz finding (issue 11: LongRoPE original_max_position_embeddings + 1 overflows):
 // UBSan signed-integer-overflow in LongRopeLowering::matchAndRewrite
 // (lib/Conversion/PEToLinalg/PEToLinalg.cpp:512:75: 9223372036854775807 + 1).

@@ -1,3 +1,4 @@
+// Fixed (issue 11): the verifier rejects the oversized inv_freq table with a diagnostic.
 // pe-fuzz finding: UBSan signed-integer-overflow in the verifier:
 // lib/Dialect/PE/IR/PEOps.cpp:241:22 verifyFrequencyCommon (2 * 9223372036854775807),
 // from Llama3ScaleOp::verify (PEOps.cpp:395) / LongRopeScaleOp::verify (PEOps.cpp:425).

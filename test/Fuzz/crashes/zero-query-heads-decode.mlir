@@ -1,3 +1,4 @@
+// Fixed (issue 11): the pe.attention verifier requires H >= 1.
 // issue 11 / pe-fuzz: H = 0 query heads in decode (Tq = 1): pe-cpu-pipeline divides
 // by zero in convert-pe-to-vector (PEToVector.cpp:902; SIGFPE, UBSan
 // division-by-zero). pe-reference-pipeline: invalid linalg.generic (floordiv 0).
