@@ -5,7 +5,8 @@
 #
 #   demo   install what is missing, build, run the main job on the shipped
 #          example (examples/llama_attention.mlir)
-#   test   install what is missing, build, run every test (lit + GoogleTest)
+#   test   install what is missing, build, run every test (format check, lit
+#          + GoogleTest)
 #   test --sanitize
 #          the same tests on an ASan+UBSan build in build-asan/
 #          (PE_ASAN_BUILD_DIR); any sanitizer report fails the test
@@ -30,7 +31,7 @@ PY=/usr/bin/python3
 PACKAGES=(
   cmake ninja-build ccache
   clang-22 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  libomp-22-dev libgtest-dev python3-numpy
+  libomp-22-dev libgtest-dev python3-numpy clang-format-22
 )
 
 # Only for `test --sanitize` (the ASan/UBSan runtimes) and `fuzz` (libFuzzer).
@@ -82,6 +83,8 @@ run_tests() {
   local log rc=0
   log="$(mktemp)"
   set +e
+  # The C/C++ sources are clang-formatted (utils/check-format.sh).
+  "$ROOT/utils/check-format.sh" || rc=1
   # Everything (lit + GoogleTest through lit), then the execution tests again
   # through pe-cpu-pipeline, each also checked against the reference pipeline.
   "$LLVM/bin/lit" -sv "$BUILD/test" 2>&1 | tee "$log"
