@@ -56,7 +56,7 @@ func.func @zero_key_head_dim(%q: tensor<1x2x16x?xf32>, %k: tensor<1x2x16x0xf32>,
 
 // ALiBi slopes are compile-time constants: the head count is bounded.
 func.func @attention_alibi_too_many_heads(%q: tensor<1x65537x1x16xf32>) {
-  // expected-error@+1 {{expects at most 65536 heads with ALiBi (the slopes are computed at compile time), got 65537}}
+  // expected-error@+1 {{expects at most 65536 heads with ALiBi and no alibi_slopes operand (the slopes are computed at compile time), got 65537}}
   %0 = pe.attention %q, %q, %q alibi <symmetric> : tensor<1x65537x1x16xf32>, tensor<1x65537x1x16xf32>, tensor<1x65537x1x16xf32> -> tensor<1x65537x1x16xf32>
   return
 }

@@ -641,23 +641,22 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
     return op.emitOpError("has RoPE operands but no rope encoding");
   }
   if (op.getAlibiAttr()) {
-    int64_t heads = q.getDimSize(op.getHeadsAxis());
-    if (ShapedType::isDynamic(heads))
+    if (q.isDynamicDim(1))
       return op.emitOpError("expects a static head count with ALiBi");
-    if (heads > kMaxAlibiHeads)
+    if (!op.getAlibiSlopes() && q.getDimSize(1) > kMaxAlibiHeads)
       return op.emitOpError("expects at most ")
              << kMaxAlibiHeads
-             << " heads with ALiBi (the slopes are computed at compile "
-                "time), got "
-             << heads;
+             << " heads with ALiBi and no alibi_slopes operand (the slopes "
+                "are computed at compile time), got "
+             << q.getDimSize(1);
     if (op.getBias())
       return op.emitOpError(
           "expects either a bias operand or an alibi encoding, not both");
     if (Value slopes = op.getAlibiSlopes()) {
       int64_t n = cast<RankedTensorType>(slopes.getType()).getDimSize(0);
-      if (!dimsCompatible(n, heads))
+      if (!dimsCompatible(n, q.getDimSize(1)))
         return op.emitOpError("expects one ALiBi slope per query head (")
-               << dimStr(heads) << "), got " << dimStr(n);
+               << dimStr(q.getDimSize(1)) << "), got " << dimStr(n);
     }
   } else if (op.getAlibiOffset() || op.getAlibiSlopes()) {
     return op.emitOpError("has ALiBi operands but no alibi encoding");
@@ -706,19 +705,17 @@ LogicalResult AttentionOp::verify() {
            << q.getElementType() << ", " << k.getElementType() << ", "
            << v.getElementType() << " and " << out.getElementType();
 
-  // Sizes by meaning; the layout says where heads and sequence sit.
-  int64_t hA = getHeadsAxis(), sA = getSequenceAxis();
-  int64_t batch = q.getDimSize(0), heads = q.getDimSize(hA);
-  int64_t tq = q.getDimSize(sA), dim = q.getDimSize(3);
-  int64_t kvHeads = k.getDimSize(hA), tk = k.getDimSize(sA);
+  int64_t batch = q.getDimSize(0), heads = q.getDimSize(1);
+  int64_t tq = q.getDimSize(2), dim = q.getDimSize(3);
+  int64_t kvHeads = k.getDimSize(1), tk = k.getDimSize(2);
   if (!dimsCompatible(k.getDimSize(0), batch) ||
       !dimsCompatible(v.getDimSize(0), batch))
     return emitOpError("expects query, key and value of one batch size");
   if (!dimsCompatible(k.getDimSize(3), dim))
     return emitOpError("expects query and key of one head dimension, got ")
            << dimStr(dim) << " and " << dimStr(k.getDimSize(3));
-  if (!dimsCompatible(v.getDimSize(hA), kvHeads) ||
-      !dimsCompatible(v.getDimSize(sA), tk))
+  if (!dimsCompatible(v.getDimSize(1), kvHeads) ||
+      !dimsCompatible(v.getDimSize(2), tk))
     return emitOpError("expects key and value of one shape in the heads "
                        "and sequence dimensions");
   // Head counts and the head dimension are at least 1 (H = 0 would divide
@@ -734,9 +731,7 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("expects the query heads (")
            << heads << ") to be a multiple of the key/value heads (" << kvHeads
            << ")";
-  SmallVector<int64_t> expected = {batch, 0, 0, v.getDimSize(3)};
-  expected[hA] = heads;
-  expected[sA] = tq;
+  SmallVector<int64_t> expected = {batch, heads, tq, v.getDimSize(3)};
   for (int64_t i = 0; i < 4; ++i)
     if (!dimsCompatible(out.getDimSize(i), expected[i]))
       return emitOpError("expects a result of shape [")
@@ -783,31 +778,14 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Value q = getQuery(), k = getKey();
   if (std::optional<Rotation> rot = getRotation()) {
     RopeEncodingAttr enc = getRopeAttr();
-    // pe.rope encodes [..., T, C]: a [B, S, H, D] operand is rotated as
-    // [B, H, S, D] and transposed back (the reference may move data; the
-    // kernels read the operands in place).
-    bool bshd = getLayout() == AttentionLayout::BSHD;
-    auto swap = [&](Value x) -> Value {
-      auto type = cast<RankedTensorType>(x.getType());
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-      std::swap(sizes[1], sizes[2]);
-      Value init =
-          tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-      return linalg::TransposeOp::create(b, loc, x, init,
-                                         ArrayRef<int64_t>{0, 2, 1, 3})
-          ->getResult(0);
-    };
     auto rope = [&](Value x, PositionOffset offset) -> Value {
-      if (bshd)
-        x = swap(x);
-      Value r = RopeOp::create(
+      return RopeOp::create(
           b, loc, x.getType(), x, rot->invFreq, rot->cosCache, rot->sinCache,
           rot->attentionScaling, RopeLayoutAttr::get(ctx, rot->layout),
           enc.getRotaryDim() ? b.getI64IntegerAttr(*enc.getRotaryDim())
                              : IntegerAttr(),
           offset.dynamicOffset, /*positions=*/Value(),
           b.getI64IntegerAttr(offset.staticOffset));
-      return bshd ? swap(r) : r;
     };
     q = rope(q, getRopeQueryOffset());
     if (rotatesKey())
@@ -816,15 +794,14 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Value bias = getBias();
   if (AlibiEncodingAttr alibi = getAlibiAttr()) {
     auto qType = getQuery().getType(), kType = getKey().getType();
-    int64_t hA = getHeadsAxis(), sA = getSequenceAxis();
     auto biasType = RankedTensorType::get(
-        {qType.getDimSize(hA), qType.getDimSize(sA), kType.getDimSize(sA)},
+        {qType.getDimSize(1), qType.getDimSize(2), kType.getDimSize(2)},
         b.getF32Type());
     SmallVector<Value> dynamicSizes;
-    if (qType.isDynamicDim(sA))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getQuery(), sA));
-    if (kType.isDynamicDim(sA))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getKey(), sA));
+    if (qType.isDynamicDim(2))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getQuery(), 2));
+    if (kType.isDynamicDim(2))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getKey(), 2));
     PositionOffset offset = getAlibiQueryOffset();
     bias = AlibiBiasOp::create(
         b, loc, biasType, dynamicSizes, getAlibiSlopes(),
@@ -840,7 +817,7 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
       /*alibi_slopes=*/Value(),
       /*rope=*/RopeEncodingAttr(), /*alibi=*/AlibiEncodingAttr(),
       getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(), getWindowAttr(),
-      getLayoutAttr(), getSoftcapAttr(), getSoftcapOrderAttr());
+      getSoftcapAttr(), getSoftcapOrderAttr());
   return SmallVector<Value>{plain.getResult()};
 }
 
