@@ -87,15 +87,16 @@ __attribute__((noinline)) float fmaLoop(int64_t iters, float seed) {
     a9 = _mm512_fmadd_ps(a9, x, y);
     a10 = _mm512_fmadd_ps(a10, x, y);
     a11 = _mm512_fmadd_ps(a11, x, y);
-    asm volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4),
-                 "+v"(a5), "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9), "+v"(a10),
-                 "+v"(a11));
+    asm volatile(""
+                 : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5),
+                   "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9), "+v"(a10),
+                   "+v"(a11));
   }
   __m512 s = _mm512_add_ps(
       _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
       _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9),
-                                     _mm512_add_ps(a10, a11)));
+  s = _mm512_add_ps(
+      s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
   return _mm512_reduce_add_ps(s);
 }
 
@@ -224,7 +225,8 @@ int cmdBandwidth() {
     }
     return median(g);
   };
-  double read = measure([&] { gSink = float(readPass(buf, n)); }, double(bytes));
+  double read =
+      measure([&] { gSink = float(readPass(buf, n)); }, double(bytes));
   double copy = measure([&] { copyPass(src, dst, n / 2, false); },
                         double(bytes)); // 512 MiB read + 512 MiB written
   double copyNt =
@@ -479,8 +481,8 @@ std::vector<Tensor> naiveW4(const std::vector<Input> &in) {
   std::vector<float> invFreq = llama3Default(q.shape[3]);
   Tensor qr = ropeHalf(q.data(), q.shape, Tk - 1, invFreq, 1.0f);
   std::vector<Tensor> r;
-  r.push_back(attention(qr.data.get(), qr.shape, k.data(), v.data(),
-                        k.shape[1], Tk,
+  r.push_back(attention(qr.data.get(), qr.shape, k.data(), v.data(), k.shape[1],
+                        Tk,
                         /*causal=*/true, /*alibi=*/false));
   return r;
 }
@@ -500,8 +502,8 @@ std::vector<Tensor> naiveW5(const std::vector<Input> &in) {
       if (c % 2 == 0)
         pe = std::sin(double(t) * std::pow(10000.0, -double(c) / double(C)));
       else
-        pe = std::cos(double(t) *
-                      std::pow(10000.0, -double(c - 1) / double(C)));
+        pe =
+            std::cos(double(t) * std::pow(10000.0, -double(c - 1) / double(C)));
       yd[t * C + c] = float(double(xd[t * C + c]) + pe);
     }
   std::vector<Tensor> r;
@@ -582,7 +584,8 @@ int cmdNaive(int argc, char **argv) {
     for (const Input &i : in)
       if (i.shape[0] != 1 || i.shape[3] != in[0].shape[3] ||
           in[0].shape[1] % i.shape[1] != 0)
-        fail("naive: expected [1, H, T, D] inputs with equal D and H % Hkv == 0");
+        fail("naive: expected [1, H, T, D] inputs with equal D and H % Hkv == "
+             "0");
 
   std::vector<Tensor> result = w->run(in); // warm-up
   std::vector<double> ms;
@@ -618,7 +621,8 @@ void usage() {
       stderr,
       "usage: pe-bench peak\n"
       "       pe-bench bandwidth\n"
-      "       pe-bench naive W --inputs DIR [--repeat N] [--output FILE.npy ...]\n"
+      "       pe-bench naive W --inputs DIR [--repeat N] [--output FILE.npy "
+      "...]\n"
       "         W: w1 w2 w3 w4 w4g w5 (see bench/README.md); DIR holds\n"
       "         q.npy k.npy [v.npy] (x.npy for w5); one --output per result\n");
 }

@@ -76,8 +76,8 @@ MLIR_CAPI_EXPORTED bool mlirAttributeIsAPESinusoidalLayout(MlirAttribute attr);
 MLIR_CAPI_EXPORTED MlirPESinusoidalLayout
 mlirPESinusoidalLayoutAttrGetValue(MlirAttribute attr);
 
-MLIR_CAPI_EXPORTED MlirAttribute mlirPERopeLayoutAttrGet(MlirContext ctx,
-                                                         MlirPERopeLayout value);
+MLIR_CAPI_EXPORTED MlirAttribute
+mlirPERopeLayoutAttrGet(MlirContext ctx, MlirPERopeLayout value);
 MLIR_CAPI_EXPORTED bool mlirAttributeIsAPERopeLayout(MlirAttribute attr);
 MLIR_CAPI_EXPORTED MlirPERopeLayout
 mlirPERopeLayoutAttrGetValue(MlirAttribute attr);
@@ -109,8 +109,8 @@ mlirPECausalAlignmentAttrGetValue(MlirAttribute attr);
 /// means the whole head. Returns a null attribute (and emits a diagnostic on
 /// the context) when the parameters are invalid.
 MLIR_CAPI_EXPORTED MlirAttribute mlirPERopeEncodingAttrGet(
-    MlirContext ctx, MlirPERopeLayout layout, int64_t rotaryDim,
-    bool rotateKey, int64_t queryOffset, int64_t keyOffset);
+    MlirContext ctx, MlirPERopeLayout layout, int64_t rotaryDim, bool rotateKey,
+    int64_t queryOffset, int64_t keyOffset);
 MLIR_CAPI_EXPORTED bool mlirAttributeIsAPERopeEncoding(MlirAttribute attr);
 MLIR_CAPI_EXPORTED MlirPERopeLayout
 mlirPERopeEncodingAttrGetLayout(MlirAttribute attr);

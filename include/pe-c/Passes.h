@@ -19,7 +19,8 @@
    pe-fuse-*, pe-fold-attention-scaling; mlirRegisterPEPasses(). */
 #include "pe-c/PETransformsPasses.capi.h.inc"
 /* mlirCreatePEConversion<Pass>() for convert-pe-to-linalg,
-   convert-pe-to-vector, pe-approximate-math; mlirRegisterPEConversionPasses(). */
+   convert-pe-to-vector, pe-approximate-math; mlirRegisterPEConversionPasses().
+ */
 #include "pe-c/PEConversionPasses.capi.h.inc"
 
 #ifdef __cplusplus
@@ -37,9 +38,9 @@ MLIR_CAPI_EXPORTED void mlirPERegisterAllPasses(void);
 /// fuse, absolute-pe-row-tile, approximate-math, openmp, threads). On a
 /// malformed option string, nothing is added, the parser's message goes to
 /// `errorCallback` (if not null) and the result is a failure.
-MLIR_CAPI_EXPORTED MlirLogicalResult mlirPEAddCPUPipeline(
-    MlirOpPassManager pm, MlirStringRef options,
-    MlirStringCallback errorCallback, void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult
+mlirPEAddCPUPipeline(MlirOpPassManager pm, MlirStringRef options,
+                     MlirStringCallback errorCallback, void *userData);
 
 /// Appends pe-reference-pipeline (it has no options) to `pm`.
 MLIR_CAPI_EXPORTED void mlirPEAddReferencePipeline(MlirOpPassManager pm);

@@ -78,8 +78,7 @@ MlirAttribute mlirPERopeEncodingAttrGet(MlirContext ctx,
     dim = rotaryDim;
   return wrap(RopeEncodingAttr::getChecked(
       mlir::detail::getDefaultDiagnosticEmitFn(context), context,
-      static_cast<RopeLayout>(layout), dim, rotateKey, queryOffset,
-      keyOffset));
+      static_cast<RopeLayout>(layout), dim, rotateKey, queryOffset, keyOffset));
 }
 
 bool mlirAttributeIsAPERopeEncoding(MlirAttribute attr) {

@@ -154,8 +154,7 @@ llvm::Expected<DType> mlir::pe::npy::parseDescr(StringRef descr) {
   StringRef sizeStr = rest.drop_front();
   switch (kind) {
   case 'O':
-    return makeError("object arrays (dtype '" + descr +
-                     "') are not supported");
+    return makeError("object arrays (dtype '" + descr + "') are not supported");
   case 'V':
     return makeError(
         "void dtype '" + descr +
@@ -171,8 +170,7 @@ llvm::Expected<DType> mlir::pe::npy::parseDescr(StringRef descr) {
   case 'c':
     return makeError("complex dtype '" + descr + "' is not supported");
   case 'u':
-    return makeError("unsigned integer dtype '" + descr +
-                     "' is not supported");
+    return makeError("unsigned integer dtype '" + descr + "' is not supported");
   default:
     break;
   }
@@ -285,12 +283,12 @@ namespace {
 /// A value of the Python literal subset that can appear in a header.
 struct PyValue {
   enum Kind { Str, Bool, None, Int, Float, Tuple, List, Dict } kind = None;
-  std::string text;   // Str: contents; Int/Float: source spelling.
+  std::string text; // Str: contents; Int/Float: source spelling.
   bool boolean = false;
   int64_t integer = 0;
   bool intOverflow = false;
-  std::vector<PyValue> elements;                      // Tuple, List.
-  std::vector<std::pair<PyValue, PyValue>> entries;   // Dict.
+  std::vector<PyValue> elements;                    // Tuple, List.
+  std::vector<std::pair<PyValue, PyValue>> entries; // Dict.
 
   StringRef kindName() const {
     switch (kind) {
@@ -347,13 +345,11 @@ private:
   }
 
   llvm::Error error(const Twine &msg) const {
-    return makeError("malformed header: " + msg + " (at offset " +
-                     Twine(pos) + ")");
+    return makeError("malformed header: " + msg + " (at offset " + Twine(pos) +
+                     ")");
   }
 
-  static bool isIdentChar(char c) {
-    return llvm::isAlnum(c) || c == '_';
-  }
+  static bool isIdentChar(char c) { return llvm::isAlnum(c) || c == '_'; }
 
   llvm::Expected<PyValue> parseValue(unsigned depth) {
     if (depth > kMaxNesting)
@@ -419,11 +415,11 @@ private:
       ++pos;
     bool isFloat = false;
     // Anything that continues like a float literal makes this a float.
-    while (!atEnd() && (llvm::isDigit(peek()) || peek() == '.' ||
-                        peek() == 'e' || peek() == 'E' || peek() == 'j' ||
-                        peek() == 'J' ||
-                        ((peek() == '+' || peek() == '-') &&
-                         (text[pos - 1] == 'e' || text[pos - 1] == 'E')))) {
+    while (!atEnd() &&
+           (llvm::isDigit(peek()) || peek() == '.' || peek() == 'e' ||
+            peek() == 'E' || peek() == 'j' || peek() == 'J' ||
+            ((peek() == '+' || peek() == '-') &&
+             (text[pos - 1] == 'e' || text[pos - 1] == 'E')))) {
       isFloat = true;
       ++pos;
     }
@@ -635,10 +631,8 @@ llvm::Expected<Array> mlir::pe::npy::parseNpy(StringRef bytes,
   if (bytes.size() < headerStart)
     return fail("file is truncated (incomplete header length field)");
   const char *lenPtr = bytes.data() + kMagicLen + 2;
-  uint64_t headerLen =
-      lenSize == 2
-          ? llvm::support::endian::read16le(lenPtr)
-          : llvm::support::endian::read32le(lenPtr);
+  uint64_t headerLen = lenSize == 2 ? llvm::support::endian::read16le(lenPtr)
+                                    : llvm::support::endian::read32le(lenPtr);
   if (headerLen > bytes.size() - headerStart)
     return fail("header length " + Twine(headerLen) +
                 " extends past the end of the file (file size " +
@@ -682,9 +676,9 @@ llvm::Expected<Array> mlir::pe::npy::readNpy(StringRef path) {
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!buf)
-    return llvm::createStringError(buf.getError(),
-                                   path + ": cannot open file: " +
-                                       buf.getError().message());
+    return llvm::createStringError(
+        buf.getError(),
+        path + ": cannot open file: " + buf.getError().message());
   return parseNpy((*buf)->getBuffer(), path);
 }
 
@@ -757,15 +751,15 @@ std::string mlir::pe::npy::serializeNpy(const Array &a) {
 
 llvm::Error mlir::pe::npy::writeNpy(StringRef path, const Array &a) {
   if (llvm::Error err = verify(a))
-    return makeError(path + ": cannot write array: " +
-                     llvm::toString(std::move(err)));
+    return makeError(path +
+                     ": cannot write array: " + llvm::toString(std::move(err)));
   std::string header = serializeHeader(a);
 
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return llvm::createStringError(ec, path + ": cannot open for writing: " +
-                                           ec.message());
+    return llvm::createStringError(
+        ec, path + ": cannot open for writing: " + ec.message());
   os << header;
   if (a.dtype == DType::I1) {
     std::vector<uint8_t> bools(a.data);
@@ -778,8 +772,8 @@ llvm::Error mlir::pe::npy::writeNpy(StringRef path, const Array &a) {
   if (os.has_error()) {
     ec = os.error();
     os.clear_error();
-    return llvm::createStringError(ec, path + ": write failed: " +
-                                           ec.message());
+    return llvm::createStringError(ec,
+                                   path + ": write failed: " + ec.message());
   }
   return llvm::Error::success();
 }

@@ -78,8 +78,8 @@ static MlirWalkResult findAttention(MlirOperation op, void *userData) {
 // CHECK-LABEL: attributes
 static void testAttributes(MlirContext ctx) {
   printf("attributes\n");
-  MlirAttribute rope = mlirPERopeEncodingAttrGet(ctx, MlirPERopeLayoutHalf,
-                                                 32, false, 7, 0);
+  MlirAttribute rope =
+      mlirPERopeEncodingAttrGet(ctx, MlirPERopeLayoutHalf, 32, false, 7, 0);
   check(mlirAttributeIsAPERopeEncoding(rope), "rope encoding");
   // CHECK: #pe.rope<half, rotary_dim = 32, query_only, query_offset = 7>
   printAttr(rope);
@@ -92,8 +92,8 @@ static void testAttributes(MlirContext ctx) {
          (long long)mlirPERopeEncodingAttrGetQueryOffset(rope),
          (long long)mlirPERopeEncodingAttrGetKeyOffset(rope));
   // CHECK: #pe.rope<interleaved>
-  printAttr(mlirPERopeEncodingAttrGet(
-      ctx, MlirPERopeLayoutInterleaved, -1, true, 0, 0));
+  printAttr(mlirPERopeEncodingAttrGet(ctx, MlirPERopeLayoutInterleaved, -1,
+                                      true, 0, 0));
 
   MlirAttribute alibi =
       mlirPEAlibiEncodingAttrGet(ctx, MlirPEAlibiDistanceKey, 4.0, 3);
@@ -119,8 +119,7 @@ static void testAttributes(MlirContext ctx) {
   // CHECK: #pe<alibi_distance signed>
   printAttr(mlirPEAlibiDistanceAttrGet(ctx, MlirPEAlibiDistanceSigned));
   // CHECK: #pe<softcap_order after_bias>
-  printAttr(
-      mlirPESoftcapOrderAttrGet(ctx, MlirPESoftcapOrderAfterBias));
+  printAttr(mlirPESoftcapOrderAttrGet(ctx, MlirPESoftcapOrderAfterBias));
   MlirAttribute alignment =
       mlirPECausalAlignmentAttrGet(ctx, MlirPECausalAlignmentTopLeft);
   // CHECK: #pe<causal_alignment top_left>
@@ -203,11 +202,11 @@ static void testRegistration(MlirContext ctx) {
   printf("registered passes\n");
   mlirPERegisterAllPasses();
   MlirPassManager pm = mlirPassManagerCreate(ctx);
-  check(mlirLogicalResultIsSuccess(mlirParsePassPipeline(
-            mlirPassManagerGetAsOpPassManager(pm),
-            mlirStringRefCreateFromCString(
-                "builtin.module(pe-reference-pipeline)"),
-            printToStdout, NULL)),
+  check(mlirLogicalResultIsSuccess(
+            mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                  mlirStringRefCreateFromCString(
+                                      "builtin.module(pe-reference-pipeline)"),
+                                  printToStdout, NULL)),
         "parse a textual pipeline");
   // CHECK: {{(any|builtin.module)}}(convert-pe-to-linalg,
   mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), printToStdout,

@@ -95,16 +95,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz-input"),
-      llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz-input"), llvm::SMLoc());
   ParserConfig config(&context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
   if (!module || failed(verify(*module)))
     return 0;
 
   using Builder = void (*)(OpPassManager &);
-  for (Builder build : {Builder(pe::buildReferencePipeline),
-                        Builder(pe::buildCPUPipeline)}) {
+  for (Builder build :
+       {Builder(pe::buildReferencePipeline), Builder(pe::buildCPUPipeline)}) {
     OwningOpRef<ModuleOp> clone = module->clone();
     PassManager pm(&context);
     build(pm);
@@ -121,20 +120,47 @@ namespace {
 /// Values that break size arithmetic: 0, 1, powers of two and their
 /// neighbours, the int32/int64 limits, and float specials.
 const char *const kIntegers[] = {
-    "0",          "1",          "2",          "3",
-    "4",          "7",          "8",          "15",
-    "16",         "31",         "32",         "63",
-    "64",         "65",         "127",        "128",
-    "255",        "256",        "4096",       "65536",
-    "2147483647", "2147483648", "4294967295", "4294967296",
-    "9007199254740993",         "9223372036854775807",
-    "9223372036854775808",      "18446744073709551615",
-    "-1",         "-2",         "-9223372036854775808",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "7",
+    "8",
+    "15",
+    "16",
+    "31",
+    "32",
+    "63",
+    "64",
+    "65",
+    "127",
+    "128",
+    "255",
+    "256",
+    "4096",
+    "65536",
+    "2147483647",
+    "2147483648",
+    "4294967295",
+    "4294967296",
+    "9007199254740993",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551615",
+    "-1",
+    "-2",
+    "-9223372036854775808",
 };
 const char *const kFloats[] = {
-    "0.0",    "-0.0",     "1.0",      "-1.0",    "0.5",     "1.0e-45",
-    "1.0e+38", "3.4e+38", "1.0e+308", "1.0e-308", "0x7FC00000",
-    "0x7F800000", "0xFF800000", "0x7FF8000000000000", "10000.0", "500000.0",
+    "0.0",        "-0.0",
+    "1.0",        "-1.0",
+    "0.5",        "1.0e-45",
+    "1.0e+38",    "3.4e+38",
+    "1.0e+308",   "1.0e-308",
+    "0x7FC00000", "0x7F800000",
+    "0xFF800000", "0x7FF8000000000000",
+    "10000.0",    "500000.0",
 };
 
 struct Number {
@@ -216,10 +242,18 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size,
     }
     long long v = std::strtoll(old.c_str(), nullptr, 10);
     switch (rng() % 4) {
-    case 0: v = v == LLONG_MAX ? v : v + 1; break;
-    case 1: v = v == LLONG_MIN ? v : v - 1; break;
-    case 2: v = (v > LLONG_MAX / 2 || v < LLONG_MIN / 2) ? v : v * 2; break;
-    default: v /= 2; break;
+    case 0:
+      v = v == LLONG_MAX ? v : v + 1;
+      break;
+    case 1:
+      v = v == LLONG_MIN ? v : v - 1;
+      break;
+    case 2:
+      v = (v > LLONG_MAX / 2 || v < LLONG_MIN / 2) ? v : v * 2;
+      break;
+    default:
+      v /= 2;
+      break;
     }
     repl = std::to_string(v);
     break;

@@ -20,10 +20,9 @@ using namespace mlir;
 
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "PE", LLVM_VERSION_STRING,
-          [](DialectRegistry *registry) {
-            pe::registerAllDialects(*registry);
-          }};
+  return {
+      MLIR_PLUGIN_API_VERSION, "PE", LLVM_VERSION_STRING,
+      [](DialectRegistry *registry) { pe::registerAllDialects(*registry); }};
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {

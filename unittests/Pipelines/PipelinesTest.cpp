@@ -103,8 +103,8 @@ TEST_F(PipelinesTest, CPUOptions) {
   options.openmp = false;
   options.fuse = false;
   std::string text;
-  runPipeline(
-      [&](OpPassManager &pm) { pe::buildCPUPipeline(pm, options); }, &text);
+  runPipeline([&](OpPassManager &pm) { pe::buildCPUPipeline(pm, options); },
+              &text);
   EXPECT_EQ(text.find("omp."), std::string::npos);
 
   // Options from text, as PassPipelineRegistration parses them.

@@ -33,7 +33,8 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 // np.save(f, np.array([[-1.0, -0.5, 0.0], [0.5, 1.0, 1.5]], dtype=np.float32))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False,
+// 'shape': (2, 3), }"
 static const unsigned char kNumpyF32_2x3[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x3c, 0x66, 0x34,
@@ -51,7 +52,8 @@ static const unsigned char kNumpyF32_2x3[] = {
 };
 
 // np.save(f, np.array([-2, -1, 0, 1, 2**40], dtype=np.int64))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<i8', 'fortran_order': False,
+// 'shape': (5,), }"
 static const unsigned char kNumpyI64_5[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x3c, 0x69, 0x38,
@@ -70,7 +72,8 @@ static const unsigned char kNumpyI64_5[] = {
 };
 
 // np.save(f, np.array([[True, False], [False, True]]))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '|b1', 'fortran_order': False, 'shape': (2, 2), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '|b1', 'fortran_order': False,
+// 'shape': (2, 2), }"
 static const unsigned char kNumpyBool_2x2[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x7c, 0x62, 0x31,
@@ -86,7 +89,8 @@ static const unsigned char kNumpyBool_2x2[] = {
 };
 
 // np.save(f, np.array([1.0, 65504.0, -2.0**-24], dtype=np.float16))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f2', 'fortran_order': False,
+// 'shape': (3,), }"
 static const unsigned char kNumpyF16_3[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x3c, 0x66, 0x32,
@@ -103,7 +107,8 @@ static const unsigned char kNumpyF16_3[] = {
 };
 
 // np.save(f, np.array(3.141592653589793))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False, 'shape': (), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f8', 'fortran_order': False,
+// 'shape': (), }"
 static const unsigned char kNumpyF64_0d[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x3c, 0x66, 0x38,
@@ -119,8 +124,10 @@ static const unsigned char kNumpyF64_0d[] = {
     0xfb, 0x21, 0x09, 0x40,
 };
 
-// np.lib.format.write_array(f, np.array([[1, -2], [3, 2**31 - 1]], dtype=np.int32), version=(2, 0))
-// Header: b"\x93NUMPY\x02\x00t\x00\x00\x00{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }"
+// np.lib.format.write_array(f, np.array([[1, -2], [3, 2**31 - 1]],
+// dtype=np.int32), version=(2, 0)) Header:
+// b"\x93NUMPY\x02\x00t\x00\x00\x00{'descr': '<i4', 'fortran_order': False,
+// 'shape': (2, 2), }"
 static const unsigned char kNumpyI32_2x2_V2[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x02, 0x00, 0x74, 0x00, 0x00, 0x00,
     0x7b, 0x27, 0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x3c,
@@ -136,8 +143,9 @@ static const unsigned char kNumpyI32_2x2_V2[] = {
     0xfe, 0xff, 0xff, 0xff, 0x03, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0x7f,
 };
 
-// np.lib.format.write_array(f, np.array([-128, -1, 0, 127], dtype=np.int8), version=(3, 0))
-// Header: b"\x93NUMPY\x03\x00t\x00\x00\x00{'descr': '|i1', 'fortran_order': False, 'shape': (4,), }"
+// np.lib.format.write_array(f, np.array([-128, -1, 0, 127], dtype=np.int8),
+// version=(3, 0)) Header: b"\x93NUMPY\x03\x00t\x00\x00\x00{'descr': '|i1',
+// 'fortran_order': False, 'shape': (4,), }"
 static const unsigned char kNumpyI8_4_V3[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x03, 0x00, 0x74, 0x00, 0x00, 0x00,
     0x7b, 0x27, 0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x7c,
@@ -153,7 +161,8 @@ static const unsigned char kNumpyI8_4_V3[] = {
 };
 
 // np.save(f, np.asfortranarray(np.array([[1, 2], [3, 4]], dtype=np.float32)))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': True,
+// 'shape': (2, 2), }"
 static const unsigned char kNumpyF32Fortran_2x2[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x3c, 0x66, 0x34,
@@ -170,7 +179,8 @@ static const unsigned char kNumpyF32Fortran_2x2[] = {
 };
 
 // np.save(f, np.array([1, 2], dtype='>i4'))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '>i4', 'fortran_order': False,
+// 'shape': (2,), }"
 static const unsigned char kNumpyBigEndianI4_2[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x3e, 0x69, 0x34,
@@ -187,7 +197,8 @@ static const unsigned char kNumpyBigEndianI4_2[] = {
 };
 
 // np.save(f, np.zeros(2, dtype=[('a', '<i4'), ('b', '<f4')]))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': [('a', '<i4'), ('b', '<f4')], 'fortran_order': False, 'shape': (2,), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': [('a', '<i4'), ('b', '<f4')],
+// 'fortran_order': False, 'shape': (2,), }"
 static const unsigned char kNumpyStructured_2[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x5b, 0x28, 0x27, 0x61,
@@ -203,8 +214,10 @@ static const unsigned char kNumpyStructured_2[] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 
-// np.save(f, np.zeros((1,) * 14 + (0,), dtype=np.int8))  # header crosses a 64-byte boundary only with NumPy's growth-axis padding
-// Header: b"\x93NUMPY\x01\x00\xb6\x00{'descr': '|i1', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0), }"
+// np.save(f, np.zeros((1,) * 14 + (0,), dtype=np.int8))  # header crosses a
+// 64-byte boundary only with NumPy's growth-axis padding Header:
+// b"\x93NUMPY\x01\x00\xb6\x00{'descr': '|i1', 'fortran_order': False, 'shape':
+// (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0), }"
 static const unsigned char kNumpyI8_GrowthPadding[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0xb6, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x7c, 0x69, 0x31,
@@ -225,7 +238,8 @@ static const unsigned char kNumpyI8_GrowthPadding[] = {
 };
 
 // np.save(f, np.zeros((0, 3), dtype=np.float32))
-// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }"
+// Header: b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False,
+// 'shape': (0, 3), }"
 static const unsigned char kNumpyF32_0x3[] = {
     0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00, 0x7b, 0x27,
     0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a, 0x20, 0x27, 0x3c, 0x66, 0x34,
@@ -240,9 +254,7 @@ static const unsigned char kNumpyF32_0x3[] = {
     0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x0a,
 };
 
-
-template <size_t N>
-llvm::StringRef bytesOf(const unsigned char (&arr)[N]) {
+template <size_t N> llvm::StringRef bytesOf(const unsigned char (&arr)[N]) {
   return llvm::StringRef(reinterpret_cast<const char *>(arr), N);
 }
 
@@ -289,8 +301,7 @@ std::string errorOf(llvm::Expected<Array> result) {
       << llvm::toString(var##OrErr.takeError());                               \
   Array &var = *var##OrErr
 
-template <typename T>
-std::vector<T> elementsOf(const Array &a) {
+template <typename T> std::vector<T> elementsOf(const Array &a) {
   EXPECT_EQ(a.data.size() % sizeof(T), 0u);
   std::vector<T> out(a.data.size() / sizeof(T));
   if (!out.empty())
@@ -343,15 +354,16 @@ TEST(NpyDType, ByteOrderVariants) {
   struct Case {
     const char *descr;
     DType dtype;
-  } cases[] = {{"<f4", DType::F32}, {"=f4", DType::F32}, {"|f4", DType::F32},
-               {"<f2", DType::F16}, {"=f8", DType::F64}, {"|b1", DType::I1},
-               {"<b1", DType::I1},  {"|i1", DType::I8},  {"<i1", DType::I8},
-               {">i1", DType::I8},  {"=i4", DType::I32}, {"<i8", DType::I64},
-               {"bfloat16", DType::BF16}};
+  } cases[] = {
+      {"<f4", DType::F32},      {"=f4", DType::F32}, {"|f4", DType::F32},
+      {"<f2", DType::F16},      {"=f8", DType::F64}, {"|b1", DType::I1},
+      {"<b1", DType::I1},       {"|i1", DType::I8},  {"<i1", DType::I8},
+      {">i1", DType::I8},       {"=i4", DType::I32}, {"<i8", DType::I64},
+      {"bfloat16", DType::BF16}};
   for (const Case &c : cases) {
     llvm::Expected<DType> d = parseDescr(c.descr);
-    ASSERT_TRUE(static_cast<bool>(d)) << c.descr << ": "
-                                      << llvm::toString(d.takeError());
+    ASSERT_TRUE(static_cast<bool>(d))
+        << c.descr << ": " << llvm::toString(d.takeError());
     EXPECT_EQ(*d, c.dtype) << c.descr;
   }
 }
@@ -381,8 +393,8 @@ TEST(NpyRoundTrip, EachDType) {
   for (DType dtype : kAllDTypes) {
     ASSERT_OK_AND_ASSIGN(a, makeArray(dtype, {2, 3}));
     for (size_t i = 0; i < a.data.size(); ++i)
-      a.data[i] = dtype == DType::I1 ? (i % 3 == 0) : static_cast<uint8_t>(
-                                                          i * 37 + 1);
+      a.data[i] =
+          dtype == DType::I1 ? (i % 3 == 0) : static_cast<uint8_t>(i * 37 + 1);
     std::string bytes = serializeNpy(a);
     ASSERT_OK_AND_ASSIGN(b, parseNpy(bytes, "roundtrip"));
     EXPECT_EQ(b.dtype, dtype) << dtypeName(dtype).str();
@@ -429,8 +441,8 @@ TEST(NpyRoundTrip, ZeroDAndNumElements) {
 TEST(NpyRoundTrip, WriteAndReadFile) {
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("pe-npy-test", "npy", path));
-  Array a = arrayOf<int32_t>(DType::I32, {2, 2, 2}, {1, -2, 3, -4, 5, -6, 7,
-                                                     2147483647});
+  Array a = arrayOf<int32_t>(DType::I32, {2, 2, 2},
+                             {1, -2, 3, -4, 5, -6, 7, 2147483647});
   llvm::Error err = writeNpy(path, a);
   ASSERT_FALSE(static_cast<bool>(err)) << llvm::toString(std::move(err));
   ASSERT_OK_AND_ASSIGN(b, readNpy(path));
@@ -442,8 +454,12 @@ TEST(NpyRoundTrip, WriteAndReadFile) {
 
 TEST(NpyRoundTrip, HeaderAlignmentAndLayout) {
   const llvm::SmallVector<int64_t> shapes[] = {
-      {},        {5},          {0},         {2, 3},
-      {123456789, 0}, {1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2}};
+      {},
+      {5},
+      {0},
+      {2, 3},
+      {123456789, 0},
+      {1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2}};
   for (const auto &shape : shapes) {
     ASSERT_OK_AND_ASSIGN(a, makeArray(DType::I8, shape));
     std::string bytes = serializeNpy(a);
@@ -452,8 +468,8 @@ TEST(NpyRoundTrip, HeaderAlignmentAndLayout) {
     EXPECT_EQ(bytes[headerEnd - 1], '\n');
     EXPECT_EQ(bytes[6], 1);
     EXPECT_EQ(bytes[7], 0);
-    size_t hlen = static_cast<uint8_t>(bytes[8]) |
-                  (static_cast<uint8_t>(bytes[9]) << 8);
+    size_t hlen =
+        static_cast<uint8_t>(bytes[8]) | (static_cast<uint8_t>(bytes[9]) << 8);
     EXPECT_EQ(hlen + 10, headerEnd);
     ASSERT_OK_AND_ASSIGN(b, parseNpy(bytes, "layout"));
     EXPECT_EQ(b.shape, shape);
@@ -479,9 +495,9 @@ TEST(NpyRoundTrip, HugeHeaderUsesVersion2) {
 
 TEST(NpyRoundTrip, BoolsAreNormalized) {
   // Reading: any non-zero byte is True.
-  std::string file = buildNpy(
-      "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
-      llvm::StringRef("\x00\x02\xff", 3));
+  std::string file =
+      buildNpy("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+               llvm::StringRef("\x00\x02\xff", 3));
   ASSERT_OK_AND_ASSIGN(a, parseNpy(file, "bools"));
   EXPECT_EQ(a.data, (std::vector<uint8_t>{0, 1, 1}));
   // Writing: likewise.
@@ -557,8 +573,8 @@ TEST(NpyNumpyFiles, SerializeIsByteIdenticalToNumpy) {
                              {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 1.5f});
   EXPECT_EQ(serializeNpy(f32), bytesOf(kNumpyF32_2x3).str());
 
-  Array i64 = arrayOf<int64_t>(DType::I64, {5},
-                               {-2, -1, 0, 1, int64_t(1) << 40});
+  Array i64 =
+      arrayOf<int64_t>(DType::I64, {5}, {-2, -1, 0, 1, int64_t(1) << 40});
   EXPECT_EQ(serializeNpy(i64), bytesOf(kNumpyI64_5).str());
 
   // NumPy reserves 21 - len(str(shape[0])) spare header bytes for growing
@@ -622,8 +638,7 @@ TEST(NpyHeader, MalformedSyntax) {
                             "'shape': ()} junk",
                             zeros(4)),
                    "after the header dict");
-  EXPECT_NPY_ERROR(buildNpy("['descr', '<f4']", zeros(4)),
-                   "expected '{'");
+  EXPECT_NPY_ERROR(buildNpy("['descr', '<f4']", zeros(4)), "expected '{'");
   EXPECT_NPY_ERROR(buildNpy("{'descr': '<f4' 'fortran_order': False}", ""),
                    "malformed header");
   EXPECT_NPY_ERROR(buildNpy("{'descr': '<f4', 'fortran_order': false, "
@@ -713,33 +728,31 @@ TEST(NpyErrors, NegativeDimension) {
 }
 
 TEST(NpyErrors, OverflowingDimensions) {
-  EXPECT_NPY_ERROR(
-      buildNpy("{'descr': '<f4', 'fortran_order': False, "
-               "'shape': (99999999999999999999,)}",
-               ""),
-      "overflows int64");
+  EXPECT_NPY_ERROR(buildNpy("{'descr': '<f4', 'fortran_order': False, "
+                            "'shape': (99999999999999999999,)}",
+                            ""),
+                   "overflows int64");
   EXPECT_NPY_ERROR(
       buildNpy("{'descr': '<f4', 'fortran_order': False, "
                "'shape': (4611686018427387904, 4611686018427387904)}",
                ""),
       "overflows int64");
   // Element count fits, byte size does not.
-  EXPECT_NPY_ERROR(
-      buildNpy("{'descr': '<f8', 'fortran_order': False, "
-               "'shape': (4611686018427387904,)}",
-               ""),
-      "byte size overflows");
+  EXPECT_NPY_ERROR(buildNpy("{'descr': '<f8', 'fortran_order': False, "
+                            "'shape': (4611686018427387904,)}",
+                            ""),
+                   "byte size overflows");
 }
 
 TEST(NpyErrors, MissingKeys) {
-  EXPECT_NPY_ERROR(buildNpy("{'fortran_order': False, 'shape': (6,)}",
-                            zeros(24)),
-                   "missing key 'descr'");
+  EXPECT_NPY_ERROR(
+      buildNpy("{'fortran_order': False, 'shape': (6,)}", zeros(24)),
+      "missing key 'descr'");
   EXPECT_NPY_ERROR(buildNpy("{'descr': '<f4', 'shape': (6,)}", zeros(24)),
                    "missing key 'fortran_order'");
-  EXPECT_NPY_ERROR(buildNpy("{'descr': '<f4', 'fortran_order': False}",
-                            zeros(24)),
-                   "missing key 'shape'");
+  EXPECT_NPY_ERROR(
+      buildNpy("{'descr': '<f4', 'fortran_order': False}", zeros(24)),
+      "missing key 'shape'");
   EXPECT_NPY_ERROR(buildNpy("{}", ""), "missing key");
 }
 
@@ -777,8 +790,7 @@ TEST(NpyErrors, NonIntegerShapeEntries) {
 }
 
 TEST(NpyErrors, FortranOrder) {
-  EXPECT_NPY_ERROR(bytesOf(kNumpyF32Fortran_2x2).str(),
-                   "fortran_order=True");
+  EXPECT_NPY_ERROR(bytesOf(kNumpyF32Fortran_2x2).str(), "fortran_order=True");
 }
 
 TEST(NpyErrors, BigEndian) {
@@ -828,8 +840,7 @@ TEST(NpyErrors, ReadNpyNamesTheFile) {
     os << buildNpy(kGoodF32Header, zeros(20));
   }
   msg = errorOf(readNpy(path));
-  EXPECT_EQ(msg.rfind(std::string(path) + ": data is truncated", 0), 0u)
-      << msg;
+  EXPECT_EQ(msg.rfind(std::string(path) + ": data is truncated", 0), 0u) << msg;
   llvm::sys::fs::remove(path);
 }
 
@@ -860,9 +871,9 @@ TEST(NpyHalf, KnownBitPatterns) {
   EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
   EXPECT_EQ(floatToHalf(0.0f), 0x0000);
   EXPECT_EQ(floatToHalf(-0.0f), 0x8000);
-  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);          // Largest finite.
-  EXPECT_EQ(floatToHalf(65519.99f), 0x7bff);         // Below the tie.
-  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);          // Tie -> even -> inf.
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);  // Largest finite.
+  EXPECT_EQ(floatToHalf(65519.99f), 0x7bff); // Below the tie.
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);  // Tie -> even -> inf.
   EXPECT_EQ(floatToHalf(1e10f), 0x7c00);
   EXPECT_EQ(floatToHalf(-1e10f), 0xfc00);
   EXPECT_EQ(floatToHalf(std::numeric_limits<float>::infinity()), 0x7c00);
@@ -871,10 +882,10 @@ TEST(NpyHalf, KnownBitPatterns) {
   EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001); // Smallest subnorm.
   EXPECT_EQ(floatToHalf(-std::ldexp(1.0f, -24)), 0x8001);
   EXPECT_EQ(floatToHalf(std::ldexp(1023.0f, -24)), 0x03ff);
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -25)), 0x0000);  // Tie -> even 0.
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -25)), 0x0000); // Tie -> even 0.
   EXPECT_EQ(floatToHalf(std::ldexp(1.5f, -25)), 0x0001);
-  EXPECT_EQ(floatToHalf(std::ldexp(3.0f, -25)), 0x0002);  // Tie -> even 2.
-  EXPECT_EQ(floatToHalf(std::ldexp(5.0f, -25)), 0x0002);  // Tie -> even 2.
+  EXPECT_EQ(floatToHalf(std::ldexp(3.0f, -25)), 0x0002); // Tie -> even 2.
+  EXPECT_EQ(floatToHalf(std::ldexp(5.0f, -25)), 0x0002); // Tie -> even 2.
   EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -30)), 0x0000);
   EXPECT_EQ(floatToHalf(bitsFloat(0x00000001)), 0x0000); // Float subnormal.
   // Largest subnormal + half ulp ties up into the smallest normal.
@@ -882,11 +893,10 @@ TEST(NpyHalf, KnownBitPatterns) {
   // Round-to-nearest-even ties in the normal range (ulp of 1.0 is 2^-10).
   EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
   EXPECT_EQ(floatToHalf(1.0f + std::ldexp(3.0f, -11)), 0x3c02);
-  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11) +
-                        std::ldexp(1.0f, -20)),
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20)),
             0x3c01);
-  EXPECT_EQ(floatToHalf(2048.0f + 1.0f), 0x6800);  // 2049 -> 2048 (even).
-  EXPECT_EQ(floatToHalf(2048.0f + 3.0f), 0x6802);  // 2051 -> 2052 (even).
+  EXPECT_EQ(floatToHalf(2048.0f + 1.0f), 0x6800); // 2049 -> 2048 (even).
+  EXPECT_EQ(floatToHalf(2048.0f + 3.0f), 0x6802); // 2051 -> 2052 (even).
 
   // NaN stays NaN (and quiet), sign preserved.
   uint16_t nan = floatToHalf(std::numeric_limits<float>::quiet_NaN());
@@ -920,8 +930,8 @@ TEST(NpyHalf, AllBitPatternsRoundTrip) {
     // halfToFloat must agree with APFloat, and round trip exactly.
     llvm::APFloat ref(llvm::APFloat::IEEEhalf(), llvm::APInt(16, h));
     bool losesInfo;
-    ref.convert(llvm::APFloat::IEEEsingle(),
-                llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    ref.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
+                &losesInfo);
     ASSERT_EQ(floatBits(f), floatBits(ref.convertToFloat())) << std::hex << h;
     ASSERT_EQ(floatToHalf(f), h) << std::hex << h;
   }
@@ -947,8 +957,8 @@ void checkAgainstAPFloat(uint16_t (*convert)(float),
   // Exact ties and their neighbours for both formats (13 and 16 dropped
   // mantissa bits), across all exponents.
   for (uint32_t exp = 0; exp < 256; ++exp)
-    for (uint32_t low : {0x0fffu, 0x1000u, 0x1001u, 0x2fffu, 0x3000u,
-                         0x7fffu, 0x8000u, 0x8001u, 0x18000u})
+    for (uint32_t low : {0x0fffu, 0x1000u, 0x1001u, 0x2fffu, 0x3000u, 0x7fffu,
+                         0x8000u, 0x8001u, 0x18000u})
       for (uint32_t sign : {0u, 0x80000000u})
         check(sign | (exp << 23) | low | (exp & 1 ? 0x400000u : 0));
 }
@@ -1001,8 +1011,8 @@ TEST(NpyBFloat16, MatchesAPFloat) {
 //===----------------------------------------------------------------------===//
 
 TEST(NpyConvert, FloatToFloat) {
-  Array f32 = arrayOf<float>(DType::F32, {2, 2}, {1.0f, 65504.0f, 1e10f,
-                                                  -std::ldexp(1.0f, -24)});
+  Array f32 = arrayOf<float>(DType::F32, {2, 2},
+                             {1.0f, 65504.0f, 1e10f, -std::ldexp(1.0f, -24)});
   ASSERT_OK_AND_ASSIGN(f16, convert(f32, DType::F16));
   EXPECT_EQ(f16.shape, f32.shape);
   EXPECT_EQ(elementsOf<uint16_t>(f16),
@@ -1062,8 +1072,7 @@ TEST(NpyConvert, IntWideningAndNarrowing) {
   ASSERT_OK_AND_ASSIGN(bback, convert(bi32, DType::I1));
   EXPECT_EQ(bback.data, bools.data);
 
-  Array big = arrayOf<int64_t>(DType::I64, {3},
-                               {1, int64_t(1) << 31, -5});
+  Array big = arrayOf<int64_t>(DType::I64, {3}, {1, int64_t(1) << 31, -5});
   std::string msg = errorOf(convert(big, DType::I32));
   EXPECT_NE(msg.find("value 2147483648 at flat index 1 is out of range for "
                      "int32"),
@@ -1085,12 +1094,12 @@ TEST(NpyConvert, RejectsFloatIntAndMalformed) {
       << msg;
   EXPECT_NE(msg.find("lossy"), std::string::npos) << msg;
   Array b = arrayOf<uint8_t>(DType::I1, {1}, {1});
-  EXPECT_NE(errorOf(convert(b, DType::F32)).find("cannot convert bool to "
-                                                 "float32"),
+  EXPECT_NE(errorOf(convert(b, DType::F32))
+                .find("cannot convert bool to "
+                      "float32"),
             std::string::npos);
   Array i64 = arrayOf<int64_t>(DType::I64, {1}, {1});
-  EXPECT_NE(errorOf(convert(i64, DType::F64)).find("lossy"),
-            std::string::npos);
+  EXPECT_NE(errorOf(convert(i64, DType::F64)).find("lossy"), std::string::npos);
 
   Array bad = f32;
   bad.data.pop_back();

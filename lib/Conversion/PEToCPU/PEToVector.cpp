@@ -238,8 +238,8 @@ private:
     return arith::ConstantOp::create(b, b.getFloatAttr(f32, v));
   }
   Value vsplat(double v) {
-    return arith::ConstantOp::create(b, DenseElementsAttr::get(
-                                            vf, b.getFloatAttr(f32, v)));
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vf, b.getFloatAttr(f32, v)));
   }
   Value iota() {
     SmallVector<float> lanes;
@@ -248,12 +248,14 @@ private:
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(vf, ArrayRef<float>(lanes)));
   }
-  Value bcast(Value scalar) { return vector::BroadcastOp::create(b, vf, scalar); }
+  Value bcast(Value scalar) {
+    return vector::BroadcastOp::create(b, vf, scalar);
+  }
   /// Loads 16 elements of `mem` (f32, f16 or bf16) as an f32 vector.
   Value loadF32(Value mem, ValueRange indices) {
     Type et = cast<MemRefType>(mem.getType()).getElementType();
-    Value v = vector::LoadOp::create(b, VectorType::get({kLanes}, et), mem,
-                                     indices);
+    Value v =
+        vector::LoadOp::create(b, VectorType::get({kLanes}, et), mem, indices);
     return et == f32 ? v : Value(arith::ExtFOp::create(b, vf, v));
   }
   /// Stores an f32 vector into `mem`, rounding to its element type.
@@ -308,8 +310,9 @@ private:
                 Value cosT, Value sinT);
   void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
                    Value tq, Value cosT, Value sinT);
-  void rotateRow(Value src, ValueRange srcPrefix, Value dst, ValueRange dstPrefix,
-                 Value pos, Value cosT, Value sinT, double mul);
+  void rotateRow(Value src, ValueRange srcPrefix, Value dst,
+                 ValueRange dstPrefix, Value pos, Value cosT, Value sinT,
+                 double mul);
   void blockStep(Value qs, Value kt, Value vMem, Value os, Value pBuf,
                  Value mBuf, Value lBuf, Value bIdx, Value hIdx, Value q0,
                  Value kb, Value tq, Value tk, Value shift, Value alibiBase,
@@ -359,8 +362,8 @@ std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
   auto vt = cast<VectorType>(a.getType());
   auto it = VectorType::get(vt.getShape(), b.getI64Type());
   auto c = [&](double v) -> Value {
-    return arith::ConstantOp::create(b,
-                                     DenseElementsAttr::get(vt, b.getFloatAttr(f64, v)));
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vt, b.getFloatAttr(f64, v)));
   };
   auto ci = [&](int64_t v) -> Value {
     return arith::ConstantOp::create(
@@ -381,16 +384,19 @@ std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
       acc = math::FmaOp::create(b, acc, z, c(coeffs[i]));
     return acc;
   };
-  Value sinPoly = horner({-1.66666666666666324348e-01, 8.33333333332248946124e-03,
-                          -1.98412698298579493134e-04, 2.75573137070700676789e-06,
-                          -2.50507602534068634195e-08, 1.58969099521155010221e-10});
-  Value sinR = math::FmaOp::create(b, arith::MulFOp::create(b, r, z), sinPoly, r);
-  Value cosPoly = horner({4.16666666666666019037e-02, -1.38888888888741095749e-03,
-                          2.48015872894767294178e-05, -2.75573143513906633035e-07,
-                          2.08757232129817482790e-09, -1.13596475577881948265e-11});
+  Value sinPoly =
+      horner({-1.66666666666666324348e-01, 8.33333333332248946124e-03,
+              -1.98412698298579493134e-04, 2.75573137070700676789e-06,
+              -2.50507602534068634195e-08, 1.58969099521155010221e-10});
+  Value sinR =
+      math::FmaOp::create(b, arith::MulFOp::create(b, r, z), sinPoly, r);
+  Value cosPoly =
+      horner({4.16666666666666019037e-02, -1.38888888888741095749e-03,
+              2.48015872894767294178e-05, -2.75573143513906633035e-07,
+              2.08757232129817482790e-09, -1.13596475577881948265e-11});
   Value z2 = arith::MulFOp::create(b, z, z);
-  Value cosR = math::FmaOp::create(
-      b, z2, cosPoly, math::FmaOp::create(b, z, c(-0.5), c(1.0)));
+  Value cosR = math::FmaOp::create(b, z2, cosPoly,
+                                   math::FmaOp::create(b, z, c(-0.5), c(1.0)));
   Value q = arith::FPToSIOp::create(b, it, k);
   if (shift)
     q = arith::AddIOp::create(b, q, shift);
@@ -429,7 +435,8 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   if (rot->invFreq) {
     auto type = cast<RankedTensorType>(rot->invFreq.getType());
     invFreq = bufferization::ToBufferOp::create(
-        b, MemRefType::get(type.getShape(), type.getElementType()), rot->invFreq,
+        b, MemRefType::get(type.getShape(), type.getElementType()),
+        rot->invFreq,
         /*readOnly=*/true);
   }
   scf::ForOp::create(
@@ -513,8 +520,8 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
         Value lo = load(i), hi = load(i + pairs);
         Value newLo = arith::SubFOp::create(b, arith::MulFOp::create(b, lo, c),
                                             arith::MulFOp::create(b, hi, s));
-        Value newHi = math::FmaOp::create(b, lo, s,
-                                          arith::MulFOp::create(b, hi, c));
+        Value newHi =
+            math::FmaOp::create(b, lo, s, arith::MulFOp::create(b, hi, c));
         store(newLo, i);
         store(newHi, i + pairs);
       }
@@ -533,10 +540,10 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
       Value sign = arith::ConstantOp::create(
           b, DenseElementsAttr::get(vf, ArrayRef<float>(signs)));
       for (int64_t ch = 0; ch < rotary; ch += kLanes) {
-        Value c8 = vector::LoadOp::create(b, half, cosT,
-                                          ValueRange{pos, idx(ch / 2)});
-        Value s8 = vector::LoadOp::create(b, half, sinT,
-                                          ValueRange{pos, idx(ch / 2)});
+        Value c8 =
+            vector::LoadOp::create(b, half, cosT, ValueRange{pos, idx(ch / 2)});
+        Value s8 =
+            vector::LoadOp::create(b, half, sinT, ValueRange{pos, idx(ch / 2)});
         Value c = vector::ShuffleOp::create(b, c8, c8, dup);
         Value s = arith::MulFOp::create(
             b, vector::ShuffleOp::create(b, s8, s8, dup), sign);
@@ -581,8 +588,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
               else
                 for (int64_t c = 0; c < headDim; c += kLanes)
                   vector::StoreOp::create(
-                      b,
-                      loadF32(kMem, ValueRange{bIdx, kvHead, j, idx(c)}),
+                      b, loadF32(kMem, ValueRange{bIdx, kvHead, j, idx(c)}),
                       rows, ValueRange{r, idx(c)});
               b.setInsertionPointToStart(&ifOp.getElseRegion().front());
               for (int64_t c = 0; c < headDim; c += kLanes)
@@ -620,7 +626,8 @@ void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
       [&](OpBuilder &ob, Location loc, Value r, ValueRange) {
         Scope scope_nb(b, ob);
         Value i = addi(q0, r);
-        Value inside = arith::CmpIOp::create(b, arith::CmpIPredicate::slt, i, tq);
+        Value inside =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, i, tq);
         auto ifOp = scf::IfOp::create(b, inside, /*withElse=*/true);
         {
           OpBuilder::InsertionGuard g(b);
@@ -654,11 +661,11 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
   Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
   Value j0 = muli(kb, idx(kBlock));
   // Keys of this block that exist: min(64, Tk - j0).
-  Value keys = arith::MinSIOp::create(b, idx(kBlock),
-                                      arith::SubIOp::create(b, tk, j0));
+  Value keys =
+      arith::MinSIOp::create(b, idx(kBlock), arith::SubIOp::create(b, tk, j0));
   // Query rows of this block that exist, rounded up to groups of 4.
-  Value rows = arith::MinSIOp::create(b, idx(kQBlock),
-                                      arith::SubIOp::create(b, tq, q0));
+  Value rows =
+      arith::MinSIOp::create(b, idx(kQBlock), arith::SubIOp::create(b, tq, q0));
   Value groups =
       arith::DivUIOp::create(b, addi(rows, idx(kRows - 1)), idx(kRows));
   Value negInf = cf(-std::numeric_limits<double>::infinity());
@@ -701,7 +708,8 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               lanes));
         for (int64_t r = 0; r < kRows; ++r) {
           Value i = addi(q0, addi(r0, idx(r)));
-          Value qPosF = attn.getAlibiAttr() ? indexToF32(addi(alibiBase, i)) : Value();
+          Value qPosF =
+              attn.getAlibiAttr() ? indexToF32(addi(alibiBase, i)) : Value();
           for (int64_t c = 0; c < kBlockVecs; ++c) {
             Value v = qk.getResult(r * kBlockVecs + c);
             Value jF = jFs[c];
@@ -733,7 +741,8 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                                         idx(static_cast<int64_t>(*window)))));
         }
         SmallVector<Type> rawTypes(raw.size(), vf);
-        auto masked = scf::IfOp::create(b, rawTypes, needMask, /*withElse=*/true);
+        auto masked =
+            scf::IfOp::create(b, rawTypes, needMask, /*withElse=*/true);
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(&masked.getThenRegion().front());
@@ -783,12 +792,13 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           Value mNew = arith::MaxNumFOp::create(b, mOld, rowMax, kFast);
           // A row with no allowed key so far keeps m = -inf; subtract 0 then
           // so that exp gives 0 instead of NaN.
-          Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
-                                              mNew, negInf);
+          Value empty =
+              arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf);
           Value safeM = arith::SelectOp::create(b, empty, cf(0.0), mNew);
           // The rescale factor exp(m_old - m_new), as a splat vector for the
           // O update (a -inf m_old gives ~1e-38, harmless: O and l are 0).
-          Value alphaV = softmaxExp(bcast(arith::SubFOp::create(b, mOld, safeM)));
+          Value alphaV =
+              softmaxExp(bcast(arith::SubFOp::create(b, mOld, safeM)));
           Value alpha = vector::ExtractOp::create(b, alphaV, 0);
           Value sumV;
           for (int64_t c = 0; c < kBlockVecs; ++c) {
@@ -805,14 +815,14 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                 vsplat(0.0), e);
             vector::StoreOp::create(b, e, pBuf,
                                     ValueRange{idx(r), idx(c * kLanes)});
-            sumV = sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
+            sumV =
+                sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
           }
           Value sum = vector::ReductionOp::create(b, vector::CombiningKind::ADD,
                                                   sumV, kFast);
           Value lOld = memref::LoadOp::create(b, lBuf, ValueRange{row});
-          memref::StoreOp::create(
-              b, math::FmaOp::create(b, lOld, alpha, sum), lBuf,
-              ValueRange{row});
+          memref::StoreOp::create(b, math::FmaOp::create(b, lOld, alpha, sum),
+                                  lBuf, ValueRange{row});
           memref::StoreOp::create(b, mNew, mBuf, ValueRange{row});
           alphas.push_back(alphaV);
         }
@@ -835,14 +845,13 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
                   vv.push_back(loadF32(
-                      vMem,
-                      ValueRange{bIdx, kvHead, j, idx(e0 + c * kLanes)}));
+                      vMem, ValueRange{bIdx, kvHead, j, idx(e0 + c * kLanes)}));
                 for (int64_t r = 0; r < kRows; ++r) {
-                  Value pr =
-                      bcast(memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj}));
+                  Value pr = bcast(
+                      memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj}));
                   for (int64_t c = 0; c < chunkVecs; ++c)
-                    next.push_back(vector::FMAOp::create(
-                        b, pr, vv[c], a[r * chunkVecs + c]));
+                    next.push_back(vector::FMAOp::create(b, pr, vv[c],
+                                                         a[r * chunkVecs + c]));
                 }
                 scf::YieldOp::create(b, next);
               });
@@ -906,8 +915,7 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
   for (int64_t i = 0; i < 4; ++i)
     if (outType.isDynamicDim(i))
       outDyn.push_back(dim(i == 3 ? pr.vMem : pr.qMem, i));
-  pr.out = memref::AllocOp::create(b, outType, outDyn,
-                                   b.getI64IntegerAttr(64));
+  pr.out = memref::AllocOp::create(b, outType, outDyn, b.getI64IntegerAttr(64));
   if (Value lengths = attn.getKvLengths())
     pr.lengths = toMemref(lengths);
   pr.causalOffset =
@@ -922,8 +930,8 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
     pr.slopes = slopes;
   } else if (AlibiEncodingAttr alibi = attn.getAlibiAttr()) {
     SmallVector<float> values;
-    for (double s : formula::alibiSlopes(
-             heads, alibi.getMaxBias().convertToDouble()))
+    for (double s :
+         formula::alibiSlopes(heads, alibi.getMaxBias().convertToDouble()))
       values.push_back(float(s));
     pr.slopes = arith::ConstantOp::create(
         b, DenseElementsAttr::get(RankedTensorType::get({heads}, f32),
@@ -981,8 +989,7 @@ Value KernelBuilder::buildDecode() {
             jLo = arith::MinSIOp::create(
                 b, jHi,
                 arith::MaxSIOp::create(
-                    b, idx(0),
-                    addi(shift, idx(1 - static_cast<int64_t>(*w)))));
+                    b, idx(0), addi(shift, idx(1 - static_cast<int64_t>(*w)))));
         }
         Value qs = alloc({group, headDim}, {});
         Value krow = alloc({headDim}, {});
@@ -998,8 +1005,7 @@ Value KernelBuilder::buildDecode() {
               vector::StoreOp::create(
                   b,
                   arith::MulFOp::create(
-                      b,
-                      loadF32(qMem, ValueRange{bIdx, h, idx(0), idx(c)}),
+                      b, loadF32(qMem, ValueRange{bIdx, h, idx(0), idx(c)}),
                       vsplat(scale)),
                   qs, ValueRange{idx(g), idx(c)});
         }
@@ -1016,8 +1022,7 @@ Value KernelBuilder::buildDecode() {
               Value src = kMem;
               SmallVector<Value> prefix = {bIdx, kvh, j};
               if (rotary && attn.rotatesKey()) {
-                rotateRow(kMem, prefix, krow, ValueRange{}, j, kCos, kSin,
-                          1.0);
+                rotateRow(kMem, prefix, krow, ValueRange{}, j, kCos, kSin, 1.0);
                 src = krow;
                 prefix.clear();
               }
@@ -1050,9 +1055,10 @@ Value KernelBuilder::buildDecode() {
               ValueRange{cf(-std::numeric_limits<double>::infinity())},
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
-                Value sc = memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j});
-                scf::YieldOp::create(
-                    b, ValueRange{arith::MaxNumFOp::create(b, a[0], sc, kFast)});
+                Value sc =
+                    memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j});
+                scf::YieldOp::create(b, ValueRange{arith::MaxNumFOp::create(
+                                            b, a[0], sc, kFast)});
               });
           Value m = mx.getResult(0);
           auto sum = scf::ForOp::create(
@@ -1060,7 +1066,8 @@ Value KernelBuilder::buildDecode() {
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
                 Value x = arith::SubFOp::create(
-                    b, memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}), m);
+                    b, memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}),
+                    m);
                 Value e = math::ExpOp::create(b, x);
                 e = arith::SelectOp::create(
                     b,
@@ -1068,7 +1075,8 @@ Value KernelBuilder::buildDecode() {
                                           cf(kExpCutoff)),
                     cf(0.0), e);
                 memref::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j});
-                scf::YieldOp::create(b, ValueRange{arith::AddFOp::create(b, a[0], e)});
+                scf::YieldOp::create(
+                    b, ValueRange{arith::AddFOp::create(b, a[0], e)});
               });
           Value l = sum.getResult(0);
           inv.push_back(arith::SelectOp::create(
@@ -1091,8 +1099,8 @@ Value KernelBuilder::buildDecode() {
                   Value pj = bcast(
                       memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}));
                   for (int64_t c = 0; c < chunkVecs; ++c)
-                    next.push_back(vector::FMAOp::create(
-                        b, pj, vv[c], a[g * chunkVecs + c]));
+                    next.push_back(vector::FMAOp::create(b, pj, vv[c],
+                                                         a[g * chunkVecs + c]));
                 }
                 scf::YieldOp::create(b, next);
               });
@@ -1120,8 +1128,8 @@ Value KernelBuilder::build() {
   Value batch = dim(qMem, 0), tq = dim(qMem, 2), tkAll = dim(kMem, 2);
   Value alibiBase =
       attn.getAlibiAttr() ? offsetValue(attn.getAlibiQueryOffset()) : Value();
-  Value qBlocks = arith::DivUIOp::create(b, addi(tq, idx(kQBlock - 1)),
-                                         idx(kQBlock));
+  Value qBlocks =
+      arith::DivUIOp::create(b, addi(tq, idx(kQBlock - 1)), idx(kQBlock));
 
   scf::ParallelOp::create(
       b, ValueRange{idx(0), idx(0)}, ValueRange{batch, idx(heads)},
@@ -1132,8 +1140,8 @@ Value KernelBuilder::build() {
         // This batch's valid keys L[b] and causal offset o[b].
         Value tk = validKeys(pr, bIdx, tkAll);
         Value shift = causalShift(pr, tk, tq);
-        Value kBlocks = arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)),
-                                               idx(kBlock));
+        Value kBlocks =
+            arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)), idx(kBlock));
         Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
         Value kt = alloc({ShapedType::kDynamic, headDim, kBlock}, kBlocks);
         Value qs = alloc({kQBlock, headDim}, {});
@@ -1141,8 +1149,7 @@ Value KernelBuilder::build() {
         Value pBuf = alloc({kRows, kBlock}, {});
         Value mBuf = alloc({kQBlock}, {});
         Value lBuf = alloc({kQBlock}, {});
-        packKeys(kMem, kt, bIdx, kvHead,
-                 tk, kCos, kSin);
+        packKeys(kMem, kt, bIdx, kvHead, tk, kCos, kSin);
         Value slope = attn.getAlibiAttr() ? slopeOf(slopes, hIdx) : Value();
         scf::ForOp::create(
             b, idx(0), qBlocks, idx(1), ValueRange{},
@@ -1170,8 +1177,8 @@ Value KernelBuilder::build() {
               if (std::optional<uint64_t> w = attn.getWindow()) {
                 // ... and from the window's first key of the first row:
                 // keys j > q0 + o - W.
-                Value firstKey = addi(addi(q0, shift),
-                                      idx(1 - static_cast<int64_t>(*w)));
+                Value firstKey =
+                    addi(addi(q0, shift), idx(1 - static_cast<int64_t>(*w)));
                 kbBegin = arith::MaxSIOp::create(
                     b, idx(0),
                     arith::FloorDivSIOp::create(b, firstKey, idx(kBlock)));
@@ -1256,12 +1263,13 @@ void KernelBuilder::forEachRow(Value x3,
         Scope scope(b, ob);
         Value t0 = muli(ivs[1], idx(kBlock));
         Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
-        scf::ForOp::create(b, t0, t1, idx(1), ValueRange{},
-                           [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
-                             Scope inner(b, ib);
-                             body(ivs[0], t);
-                             scf::YieldOp::create(b);
-                           });
+        scf::ForOp::create(
+            b, t0, t1, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+              Scope inner(b, ib);
+              body(ivs[0], t);
+              scf::YieldOp::create(b);
+            });
         scf::ReduceOp::create(b);
       });
 }
@@ -1287,29 +1295,34 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   auto table = [&](Type elementType, DenseElementsAttr values) -> Value {
     Value t = arith::ConstantOp::create(b, values);
     return bufferization::ToBufferOp::create(
-        b, MemRefType::get(values.getType().getShape(), elementType), t, /*readOnly=*/true);
+        b, MemRefType::get(values.getType().getShape(), elementType), t,
+        /*readOnly=*/true);
   };
   auto f64Type = RankedTensorType::get({channels}, f64);
   auto i64Type = RankedTensorType::get({channels}, b.getI64Type());
-  Value freqM = table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(freq)));
-  Value phaseM = table(b.getI64Type(),
-                       DenseElementsAttr::get(i64Type, ArrayRef<int64_t>(phase)));
-  Value keepM = table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(keep)));
+  Value freqM =
+      table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(freq)));
+  Value phaseM =
+      table(b.getI64Type(),
+            DenseElementsAttr::get(i64Type, ArrayRef<int64_t>(phase)));
+  Value keepM =
+      table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(keep)));
   // Layouts whose channels pair up as sin and cos of one angle in whole
   // vectors: interleaved (2k, 2k+1), and concat (k, h + k) with h a multiple
   // of 16.
   bool interleaved = layout == formula::SinusoidalLayout::Interleaved;
-  bool paired = interleaved ? channels % kLanes == 0
-                            : channels % (2 * kLanes) == 0;
+  bool paired =
+      interleaved ? channels % kLanes == 0 : channels % (2 * kLanes) == 0;
   SmallVector<double> pairFreq;
   for (int64_t k = 0; k < channels / 2; ++k)
     pairFreq.push_back(interleaved ? freq[2 * k] : freq[k]);
-  Value pairFreqM = pairFreq.empty()
-                        ? Value()
-                        : table(f64, DenseElementsAttr::get(
-                                         RankedTensorType::get(
-                                             {int64_t(pairFreq.size())}, f64),
-                                         ArrayRef<double>(pairFreq)));
+  Value pairFreqM =
+      pairFreq.empty()
+          ? Value()
+          : table(f64,
+                  DenseElementsAttr::get(
+                      RankedTensorType::get({int64_t(pairFreq.size())}, f64),
+                      ArrayRef<double>(pairFreq)));
 
   Value x = bufferization::ToBufferOp::create(
       b, MemRefType::get(type.getShape(), f32), op.getInput(),
@@ -1321,93 +1334,84 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
                                       dynamicSizes, b.getI64IntegerAttr(64));
   Value x3 = view3d(x), out3 = view3d(out);
-  Value base0 = offsetValue(
-      {static_cast<int64_t>(op.getStaticOffset()), op.getOffset()});
-  double inputScale =
-      op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
+  Value base0 =
+      offsetValue({static_cast<int64_t>(op.getStaticOffset()), op.getOffset()});
+  double inputScale = op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
   auto vf64 = VectorType::get({kLanes}, f64);
   auto c64 = [&](double v) -> Value {
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(vf64, b.getFloatAttr(f64, v)));
   };
   forEachRow(x3, [&](Value n, Value t) {
-              Value pos = arith::SIToFPOp::create(
-                  b, f64,
-                  arith::IndexCastOp::create(b, b.getI64Type(),
-                                             addi(base0, t)));
-              Value posV = vector::BroadcastOp::create(b, vf64, pos);
-              // x + PE in f64, rounded once (the op's semantics).
-              auto addStore = [&](Value pe, Value c) {
-                Value xv = arith::ExtFOp::create(
-                    b, vf64,
-                    vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c})
-                        .getResult());
-                if (inputScale != 1.0)
-                  xv = arith::MulFOp::create(b, xv, c64(inputScale));
-                vector::StoreOp::create(
-                    b,
-                    arith::TruncFOp::create(b, vf,
-                                            arith::AddFOp::create(b, xv, pe)),
-                    out3, ValueRange{n, t, c});
-              };
-              if (paired && interleaved) {
-                // Channels (2k, 2k+1) are sin and cos of one angle: one
-                // reduction and one pair of polynomials per two channels.
-                auto vf64h = VectorType::get({kLanes / 2}, f64);
-                Value posH = vector::BroadcastOp::create(b, vf64h, pos);
-                SmallVector<int64_t> zip;
-                for (int64_t i = 0; i < kLanes / 2; ++i) {
-                  zip.push_back(i);
-                  zip.push_back(i + kLanes / 2);
-                }
-                scf::ForOp::create(
-                    b, idx(0), idx(channels), idx(kLanes), ValueRange{},
-                    [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-                      Scope channel(b, cb);
-                      Value w = vector::LoadOp::create(
-                          b, vf64h, pairFreqM,
-                          ValueRange{arith::DivUIOp::create(b, c, idx(2))});
-                      auto [sn, cs] =
-                          sinCos64(arith::MulFOp::create(b, posH, w), Value());
-                      addStore(vector::ShuffleOp::create(b, sn, cs, zip), c);
-                      scf::YieldOp::create(b);
-                    });
-              } else if (paired) {
-                // Concat: channel k is sin and channel h + k cos of one angle.
-                int64_t half = channels / 2;
-                scf::ForOp::create(
-                    b, idx(0), idx(half), idx(kLanes), ValueRange{},
-                    [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-                      Scope channel(b, cb);
-                      Value w = vector::LoadOp::create(b, vf64, pairFreqM,
-                                                       ValueRange{c});
-                      auto [sn, cs] =
-                          sinCos64(arith::MulFOp::create(b, posV, w), Value());
-                      addStore(sn, c);
-                      addStore(cs, addi(c, idx(half)));
-                      scf::YieldOp::create(b);
-                    });
-              } else {
-                // General case (odd concat with its pad column): one sine per
-                // channel, cos channels shifted by a quarter turn.
-                scf::ForOp::create(
-                    b, idx(0), idx(channels), idx(kLanes), ValueRange{},
-                    [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-                      Scope channel(b, cb);
-                      Value w =
-                          vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
-                      Value a = arith::MulFOp::create(b, posV, w);
-                      Value shift = vector::LoadOp::create(
-                          b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
-                          ValueRange{c});
-                      Value pe = arith::MulFOp::create(
-                          b, sinCos64(a, shift).first,
-                          vector::LoadOp::create(b, vf64, keepM,
-                                                 ValueRange{c}));
-                      addStore(pe, c);
-                      scf::YieldOp::create(b);
-                    });
-              }
+    Value pos = arith::SIToFPOp::create(
+        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), addi(base0, t)));
+    Value posV = vector::BroadcastOp::create(b, vf64, pos);
+    // x + PE in f64, rounded once (the op's semantics).
+    auto addStore = [&](Value pe, Value c) {
+      Value xv = arith::ExtFOp::create(
+          b, vf64,
+          vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c}).getResult());
+      if (inputScale != 1.0)
+        xv = arith::MulFOp::create(b, xv, c64(inputScale));
+      vector::StoreOp::create(
+          b, arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe)),
+          out3, ValueRange{n, t, c});
+    };
+    if (paired && interleaved) {
+      // Channels (2k, 2k+1) are sin and cos of one angle: one
+      // reduction and one pair of polynomials per two channels.
+      auto vf64h = VectorType::get({kLanes / 2}, f64);
+      Value posH = vector::BroadcastOp::create(b, vf64h, pos);
+      SmallVector<int64_t> zip;
+      for (int64_t i = 0; i < kLanes / 2; ++i) {
+        zip.push_back(i);
+        zip.push_back(i + kLanes / 2);
+      }
+      scf::ForOp::create(
+          b, idx(0), idx(channels), idx(kLanes), ValueRange{},
+          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+            Scope channel(b, cb);
+            Value w = vector::LoadOp::create(
+                b, vf64h, pairFreqM,
+                ValueRange{arith::DivUIOp::create(b, c, idx(2))});
+            auto [sn, cs] =
+                sinCos64(arith::MulFOp::create(b, posH, w), Value());
+            addStore(vector::ShuffleOp::create(b, sn, cs, zip), c);
+            scf::YieldOp::create(b);
+          });
+    } else if (paired) {
+      // Concat: channel k is sin and channel h + k cos of one angle.
+      int64_t half = channels / 2;
+      scf::ForOp::create(
+          b, idx(0), idx(half), idx(kLanes), ValueRange{},
+          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+            Scope channel(b, cb);
+            Value w = vector::LoadOp::create(b, vf64, pairFreqM, ValueRange{c});
+            auto [sn, cs] =
+                sinCos64(arith::MulFOp::create(b, posV, w), Value());
+            addStore(sn, c);
+            addStore(cs, addi(c, idx(half)));
+            scf::YieldOp::create(b);
+          });
+    } else {
+      // General case (odd concat with its pad column): one sine per
+      // channel, cos channels shifted by a quarter turn.
+      scf::ForOp::create(
+          b, idx(0), idx(channels), idx(kLanes), ValueRange{},
+          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+            Scope channel(b, cb);
+            Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
+            Value a = arith::MulFOp::create(b, posV, w);
+            Value shift = vector::LoadOp::create(
+                b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
+                ValueRange{c});
+            Value pe = arith::MulFOp::create(
+                b, sinCos64(a, shift).first,
+                vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
+            addStore(pe, c);
+            scf::YieldOp::create(b);
+          });
+    }
   });
   return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
                                            /*writable=*/true);
@@ -1426,21 +1430,18 @@ Value KernelBuilder::buildRope() {
                                       dynamicSizes, b.getI64IntegerAttr(64));
   Value tokens = dim(x, rank - 2);
   Value cosT;
-  Value sinT =
-      buildTables(tokens, offsetValue(qOff), cosT);
+  Value sinT = buildTables(tokens, offsetValue(qOff), cosT);
   Value x3 = view3d(x), out3 = view3d(out);
   // Each token's row is rotated with its table row.
   forEachRow(x3, [&](Value n, Value t) {
-    rotateRow(x3, ValueRange{n, t}, out3, ValueRange{n, t}, t, cosT, sinT,
-              1.0);
+    rotateRow(x3, ValueRange{n, t}, out3, ValueRange{n, t}, t, cosT, sinT, 1.0);
   });
   return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
                                            /*writable=*/true);
 }
 
 struct ConvertPEToVectorPass
-    : public pe::impl::ConvertPEToVectorBase<
-          ConvertPEToVectorPass> {
+    : public pe::impl::ConvertPEToVectorBase<ConvertPEToVectorPass> {
   void runOnOperation() override {
     StringRef category = getArgument();
     SmallVector<AttentionOp> attentions;

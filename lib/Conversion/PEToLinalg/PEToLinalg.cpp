@@ -125,8 +125,8 @@ Value f64Tensor(OpBuilder &b, Location loc, ArrayRef<double> values) {
 /// (a generic input, see `positionsMap`) or as `base + t` with `base` the
 /// static plus dynamic offset.
 struct PositionSource {
-  Value positions; // tensor<[B,] T x iN>, or null
-  Value base;      // index, when positions is null
+  Value positions;          // tensor<[B,] T x iN>, or null
+  Value base;               // index, when positions is null
   bool mayOverflow = false; // whether base + t may pass INT64_MAX
 
   static PositionSource get(OpBuilder &b, Location loc, Value positions,
@@ -136,9 +136,9 @@ struct PositionSource {
     src.positions = positions;
     int64_t end;
     src.mayOverflow =
-        offset || (staticOffset > 0 &&
-                   (ShapedType::isDynamic(seqLen) ||
-                    llvm::AddOverflow(staticOffset, seqLen, end)));
+        offset ||
+        (staticOffset > 0 && (ShapedType::isDynamic(seqLen) ||
+                              llvm::AddOverflow(staticOffset, seqLen, end)));
     if (!positions) {
       src.base = iconst(b, loc, staticOffset);
       if (offset)
@@ -203,8 +203,7 @@ Value clampRow(OpBuilder &b, Location loc, Value idx, Value rows) {
 Value buildSequenceGeneric(
     OpBuilder &rewriter, Location loc, Value input, const PositionSource &pos,
     ArrayRef<std::pair<Value, AffineMap>> extra,
-    function_ref<Value(OpBuilder &, Location, Value, ValueRange, Value)>
-        body) {
+    function_ref<Value(OpBuilder &, Location, Value, ValueRange, Value)> body) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
   AffineMap id = rewriter.getMultiDimIdentityMap(rank);
@@ -227,8 +226,7 @@ Value buildSequenceGeneric(
         Value posArg = pos.positions ? args[1 + extra.size()] : Value();
         Value position = pos.position(b, l, rank, posArg);
         linalg::YieldOp::create(
-            b, l,
-            body(b, l, args[0], args.slice(1, extra.size()), position));
+            b, l, body(b, l, args[0], args.slice(1, extra.size()), position));
       });
   return generic.getResult(0);
 }
@@ -236,7 +234,8 @@ Value buildSequenceGeneric(
 /// Marks the generic of an absolute encoding for pe-fuse-absolute-pe.
 void markAbsoluteEncoding(Value result) {
   Operation *generic = result.getDefiningOp();
-  generic->setAttr("pe.absolute_encoding", UnitAttr::get(generic->getContext()));
+  generic->setAttr("pe.absolute_encoding",
+                   UnitAttr::get(generic->getContext()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -266,14 +265,13 @@ struct AddSinusoidalLowering : OpConversionPattern<AddSinusoidalOp> {
       freq.push_back(formula::sinusoidalFrequency(c, channels, base, layout));
       kind.push_back(formula::sinusoidalIsPad(c, channels, layout)   ? 2.0
                      : formula::sinusoidalIsCos(c, channels, layout) ? 1.0
-                                                                  : 0.0);
+                                                                     : 0.0);
     }
     Value freqT = f64Tensor(rewriter, loc, freq);
     Value kindT = f64Tensor(rewriter, loc, kind);
-    auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
-                                   adaptor.getOffset(),
-                                   static_cast<int64_t>(op.getStaticOffset()),
-                                   type.getDimSize(rank - 2));
+    auto pos = PositionSource::get(
+        rewriter, loc, adaptor.getPositions(), adaptor.getOffset(),
+        static_cast<int64_t>(op.getStaticOffset()), type.getDimSize(rank - 2));
 
     AffineMap channelMap =
         AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx), ctx);
@@ -321,10 +319,9 @@ struct AddLearnedLowering : OpConversionPattern<AddLearnedOp> {
     int64_t rank = type.getRank();
     Value table = adaptor.getTable();
     Value rows = sizeValue(rewriter, loc, getSizes(rewriter, loc, table)[0]);
-    auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
-                                   adaptor.getOffset(),
-                                   static_cast<int64_t>(op.getStaticOffset()),
-                                   type.getDimSize(rank - 2));
+    auto pos = PositionSource::get(
+        rewriter, loc, adaptor.getPositions(), adaptor.getOffset(),
+        static_cast<int64_t>(op.getStaticOffset()), type.getDimSize(rank - 2));
     Type ct = computeType(type.getElementType());
     Value result = buildSequenceGeneric(
         rewriter, loc, adaptor.getInput(), pos, {},
@@ -332,7 +329,8 @@ struct AddLearnedLowering : OpConversionPattern<AddLearnedOp> {
             Value position) -> Value {
           Value row = clampRow(b, l, position, rows);
           Value col = linalg::IndexOp::create(b, l, rank - 1);
-          Value w = tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
+          Value w =
+              tensor::ExtractOp::create(b, l, table, ValueRange{row, col});
           Value y = arith::AddFOp::create(b, l, castFloat(b, l, in, ct),
                                           castFloat(b, l, w, ct));
           return castFloat(b, l, y, type.getElementType());
@@ -367,17 +365,15 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
     Value rows;
     if (cosCache)
       rows = sizeValue(rewriter, loc, getSizes(rewriter, loc, cosCache)[0]);
-    auto pos = PositionSource::get(rewriter, loc, adaptor.getPositions(),
-                                   adaptor.getOffset(),
-                                   static_cast<int64_t>(op.getStaticOffset()),
-                                   type.getDimSize(rank - 2));
+    auto pos = PositionSource::get(
+        rewriter, loc, adaptor.getPositions(), adaptor.getOffset(),
+        static_cast<int64_t>(op.getStaticOffset()), type.getDimSize(rank - 2));
     Type elementType = type.getElementType();
     Type ct = computeType(elementType);
 
     Value result = buildSequenceGeneric(
         rewriter, loc, input, pos, {},
-        [&](OpBuilder &b, Location l, Value in, ValueRange,
-            Value p) -> Value {
+        [&](OpBuilder &b, Location l, Value in, ValueRange, Value p) -> Value {
           Type f64 = b.getF64Type();
           Value c = linalg::IndexOp::create(b, l, rank - 1);
           // Pair index i, partner channel, and whether c is the first
@@ -385,7 +381,8 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
           Value i, partner, first;
           if (half) {
             Value p = iconst(b, l, pairs);
-            first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c, p);
+            first =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c, p);
             Value lo = arith::SubIOp::create(b, l, c, p);
             Value hi = arith::AddIOp::create(b, l, c, p);
             i = arith::SelectOp::create(b, l, first, c, lo);
@@ -424,10 +421,12 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
           } else {
             Value row = clampRow(b, l, p, rows);
             cosV = castFloat(
-                b, l, tensor::ExtractOp::create(b, l, cosCache, ValueRange{row, i}),
+                b, l,
+                tensor::ExtractOp::create(b, l, cosCache, ValueRange{row, i}),
                 ct);
             sinV = castFloat(
-                b, l, tensor::ExtractOp::create(b, l, sinCache, ValueRange{row, i}),
+                b, l,
+                tensor::ExtractOp::create(b, l, sinCache, ValueRange{row, i}),
                 ct);
           }
           if (scaling) {
@@ -458,7 +457,8 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
 
 /// Replaces a frequency op whose operands are constants by the constants its
 /// folder computes (the PEMath formulas).
-LogicalResult replaceByFold(Operation *op, ConversionPatternRewriter &rewriter) {
+LogicalResult replaceByFold(Operation *op,
+                            ConversionPatternRewriter &rewriter) {
   return foldFrequencyOp(op, rewriter);
 }
 
@@ -473,8 +473,8 @@ struct FoldedFrequencyLowering : OpConversionPattern<OpTy> {
 };
 
 /// Dynamic NTK with a run-time sequence length:
-///   s = max(seq_len, L), base' = base * ((factor s / L) - (factor - 1))^(R/(R-2)),
-///   inv_freq[i] = 1 / base'^(2i/R), in f64.
+///   s = max(seq_len, L), base' = base * ((factor s / L) - (factor -
+///   1))^(R/(R-2)), inv_freq[i] = 1 / base'^(2i/R), in f64.
 struct DynamicNtkLowering : OpConversionPattern<DynamicNtkScaleOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -498,7 +498,8 @@ struct DynamicNtkLowering : OpConversionPattern<DynamicNtkScaleOp> {
                               fconst(rewriter, loc, f64, factor / maxPos)),
         fconst(rewriter, loc, f64, factor - 1.0));
     Value newBase = arith::MulFOp::create(
-        rewriter, loc, fconst(rewriter, loc, f64, op.getBase().convertToDouble()),
+        rewriter, loc,
+        fconst(rewriter, loc, f64, op.getBase().convertToDouble()),
         math::PowFOp::create(
             rewriter, loc, inner,
             fconst(rewriter, loc, f64, double(rotary) / double(rotary - 2))));
@@ -510,10 +511,10 @@ struct DynamicNtkLowering : OpConversionPattern<DynamicNtkScaleOp> {
         rewriter.getMultiDimIdentityMap(1), parallel(1),
         [&](OpBuilder &b, Location l, ValueRange) {
           Value i = toF64(b, l, linalg::IndexOp::create(b, l, 0));
-          Value e = arith::MulFOp::create(b, l, i,
-                                          fconst(b, l, f64, -2.0 / rotary));
-          Value v = math::ExpOp::create(
-              b, l, arith::MulFOp::create(b, l, e, lnBase));
+          Value e =
+              arith::MulFOp::create(b, l, i, fconst(b, l, f64, -2.0 / rotary));
+          Value v =
+              math::ExpOp::create(b, l, arith::MulFOp::create(b, l, e, lnBase));
           linalg::YieldOp::create(b, l,
                                   castFloat(b, l, v, type.getElementType()));
         });
@@ -554,15 +555,13 @@ struct LongRopeLowering : OpConversionPattern<LongRopeScaleOp> {
         failed(op->fold(longOperands, longFold)))
       return rewriter.notifyMatchFailure(op, "cannot evaluate the tables");
     Value seq = toIndex(rewriter, loc, adaptor.getSeqLen());
-    Value isLong = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::sgt, seq,
-                                         iconst(rewriter, loc, original));
-    Value inv = arith::SelectOp::create(rewriter, loc, isLong,
-                                        constant(longFold[0]),
-                                        constant(shortFold[0]));
-    Value scaling = arith::SelectOp::create(rewriter, loc, isLong,
-                                            constant(longFold[1]),
-                                            constant(shortFold[1]));
+    Value isLong =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, seq,
+                              iconst(rewriter, loc, original));
+    Value inv = arith::SelectOp::create(
+        rewriter, loc, isLong, constant(longFold[0]), constant(shortFold[0]));
+    Value scaling = arith::SelectOp::create(
+        rewriter, loc, isLong, constant(longFold[1]), constant(shortFold[1]));
     rewriter.replaceOp(op, {inv, scaling});
     return success();
   }
@@ -582,18 +581,19 @@ struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
     int64_t heads = type.getDimSize(0);
     Value slopes = adaptor.getSlopes();
     if (!slopes)
-      slopes = f64Tensor(rewriter, loc,
-                         formula::alibiSlopes(heads, op.getMaxBias().convertToDouble()));
+      slopes = f64Tensor(
+          rewriter, loc,
+          formula::alibiSlopes(heads, op.getMaxBias().convertToDouble()));
     SmallVector<OpFoldResult> sizes;
     auto dyn = adaptor.getDynamicSizes();
     unsigned next = 0;
     for (int64_t d = 0; d < 3; ++d)
-      sizes.push_back(type.isDynamicDim(d) ? OpFoldResult(dyn[next++])
-                                           : rewriter.getIndexAttr(
-                                                 type.getDimSize(d)));
+      sizes.push_back(type.isDynamicDim(d)
+                          ? OpFoldResult(dyn[next++])
+                          : rewriter.getIndexAttr(type.getDimSize(d)));
     Value init = emptyTensor(rewriter, loc, sizes, type.getElementType());
-    Value qBase = iconst(rewriter, loc,
-                         static_cast<int64_t>(op.getStaticOffset()));
+    Value qBase =
+        iconst(rewriter, loc, static_cast<int64_t>(op.getStaticOffset()));
     if (Value offset = adaptor.getOffset())
       qBase = arith::AddIOp::create(rewriter, loc, qBase,
                                     toIndex(rewriter, loc, offset));
@@ -613,7 +613,8 @@ struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
           switch (distance) {
           case AlibiDistance::Symmetric:
             dist = arith::NegFOp::create(
-                b, l, math::AbsFOp::create(b, l, arith::SubFOp::create(b, l, q, k)));
+                b, l,
+                math::AbsFOp::create(b, l, arith::SubFOp::create(b, l, q, k)));
             break;
           case AlibiDistance::Signed:
             dist = arith::SubFOp::create(b, l, k, q);
@@ -622,8 +623,8 @@ struct AlibiBiasLowering : OpConversionPattern<AlibiBiasOp> {
             dist = k;
             break;
           }
-          Value v = arith::MulFOp::create(b, l, castFloat(b, l, args[0], f64),
-                                          dist);
+          Value v =
+              arith::MulFOp::create(b, l, castFloat(b, l, args[0], f64), dist);
           linalg::YieldOp::create(b, l,
                                   castFloat(b, l, v, type.getElementType()));
         });
@@ -672,9 +673,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     };
     auto zeroFilled = [&](ArrayRef<OpFoldResult> sizes, double value) {
       Value empty = emptyTensor(rewriter, loc, sizes, ct);
-      return linalg::FillOp::create(rewriter, loc,
-                                    ValueRange{fconst(rewriter, loc, ct, value)},
-                                    ValueRange{empty})
+      return linalg::FillOp::create(
+                 rewriter, loc, ValueRange{fconst(rewriter, loc, ct, value)},
+                 ValueRange{empty})
           .getResult(0);
     };
     auto scoreType = RankedTensorType::get(
@@ -686,10 +687,10 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     // value); the op's result type may be more or less static (the verifier
     // only requires compatible dimensions), so a tensor.cast converts at the
     // end.
-    auto outType = RankedTensorType::get(
-        {qType.getDimSize(0), heads, qType.getDimSize(2),
-         op.getValue().getType().getDimSize(3)},
-        elementType);
+    auto outType =
+        RankedTensorType::get({qType.getDimSize(0), heads, qType.getDimSize(2),
+                               op.getValue().getType().getDimSize(3)},
+                              elementType);
     auto accType = outType.clone(ct);
     SmallVector<utils::IteratorType> reduce4 = parallel(5);
     reduce4[4] = utils::IteratorType::reduction;
@@ -706,11 +707,11 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
              map(5, {d(0), d(1), d(2), d(3)})},
             reduce4,
             [&](OpBuilder &b, Location l, ValueRange args) {
-              Value prod = arith::MulFOp::create(b, l, castFloat(b, l, args[0], ct),
-                                                 castFloat(b, l, args[1], ct));
-              linalg::YieldOp::create(b, l,
-                                      arith::AddFOp::create(b, l, args[2], prod)
-                                          .getResult());
+              Value prod =
+                  arith::MulFOp::create(b, l, castFloat(b, l, args[0], ct),
+                                        castFloat(b, l, args[1], ct));
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[2], prod).getResult());
             })
             .getResult(0);
 
@@ -722,7 +723,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
       SmallVector<AffineExpr> exprs;
       for (int64_t i = 0; i < t.getRank(); ++i) {
         int64_t scoreDim = 4 - t.getRank() + i;
-        exprs.push_back(t.getDimSize(i) == 1 && scoreType.getDimSize(scoreDim) != 1
+        exprs.push_back(t.getDimSize(i) == 1 &&
+                                scoreType.getDimSize(scoreDim) != 1
                             ? getAffineConstantExpr(0, ctx)
                             : d(scoreDim));
       }
@@ -764,10 +766,10 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         causalOffset =
             plus(arith::SubIOp::create(rewriter, loc, tkValue, tqValue));
       } else {
-        causalOffset = extra ? arith::SubIOp::create(rewriter, loc, extra, tqValue)
-                             : arith::SubIOp::create(
-                                   rewriter, loc, iconst(rewriter, loc, 0),
-                                   tqValue);
+        causalOffset =
+            extra ? arith::SubIOp::create(rewriter, loc, extra, tqValue)
+                  : arith::SubIOp::create(rewriter, loc,
+                                          iconst(rewriter, loc, 0), tqValue);
         perBatchBase = true;
       }
     }
@@ -787,12 +789,12 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             [&](OpBuilder &b, Location l, ValueRange args) {
               auto cap = [&](Value s) -> Value {
                 Value c = fconst(b, l, ct, *softcap);
-                Value t = math::TanhOp::create(b, l,
-                                               arith::DivFOp::create(b, l, s, c));
+                Value t = math::TanhOp::create(
+                    b, l, arith::DivFOp::create(b, l, s, c));
                 return arith::MulFOp::create(b, l, c, t);
               };
-              Value s = arith::MulFOp::create(b, l, args[0],
-                                              fconst(b, l, ct, scale));
+              Value s =
+                  arith::MulFOp::create(b, l, args[0], fconst(b, l, ct, scale));
               unsigned next = 1;
               if (softcap && capBeforeBias)
                 s = cap(s);
@@ -803,8 +805,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                 s = cap(s);
               Value allowed;
               auto both = [&](Value ok) {
-                allowed = allowed ? arith::AndIOp::create(b, l, allowed, ok)
-                                  : ok;
+                allowed =
+                    allowed ? arith::AndIOp::create(b, l, allowed, ok) : ok;
               };
               if (mask)
                 allowed = args[next++];
@@ -847,18 +849,18 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     // 3. Row maximum (-inf for a fully masked row).
     AffineMap score4 = rewriter.getMultiDimIdentityMap(4);
     AffineMap row4 = map(4, {d(0), d(1), d(2)});
-    Value rowMax =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{rowType}, ValueRange{masked},
-            ValueRange{zeroFilled(rowSizes,
-                                  -std::numeric_limits<double>::infinity())},
-            {score4, row4}, reduceRow,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  b, l, arith::MaximumFOp::create(b, l, args[0], args[1])
-                            .getResult());
-            })
-            .getResult(0);
+    Value rowMax = linalg::GenericOp::create(
+                       rewriter, loc, TypeRange{rowType}, ValueRange{masked},
+                       ValueRange{zeroFilled(
+                           rowSizes, -std::numeric_limits<double>::infinity())},
+                       {score4, row4}, reduceRow,
+                       [&](OpBuilder &b, Location l, ValueRange args) {
+                         linalg::YieldOp::create(
+                             b, l,
+                             arith::MaximumFOp::create(b, l, args[0], args[1])
+                                 .getResult());
+                       })
+                       .getResult(0);
 
     // 4. P = exp(S - max), 0 where the row is fully masked.
     Value probs =
@@ -886,8 +888,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             ValueRange{zeroFilled(rowSizes, 0.0)}, {score4, row4}, reduceRow,
             [&](OpBuilder &b, Location l, ValueRange args) {
               linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args[0], args[1])
-                            .getResult());
+                  b, l,
+                  arith::AddFOp::create(b, l, args[0], args[1]).getResult());
             })
             .getResult(0);
 
@@ -903,9 +905,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value prod = arith::MulFOp::create(b, l, args[0],
                                                  castFloat(b, l, args[1], ct));
-              linalg::YieldOp::create(b, l,
-                                      arith::AddFOp::create(b, l, args[2], prod)
-                                          .getResult());
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[2], prod).getResult());
             })
             .getResult(0);
 

@@ -76,10 +76,10 @@ struct WidenRopeFrequencyTable : RewritePattern {
 void mlir::pe::addWidenRopeFrequencyTablePattern(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   for (StringRef name :
-       {RopeFrequenciesOp::getOperationName(), LinearScaleOp::getOperationName(),
-        NtkScaleOp::getOperationName(), DynamicNtkScaleOp::getOperationName(),
-        YarnScaleOp::getOperationName(), Llama3ScaleOp::getOperationName(),
-        LongRopeScaleOp::getOperationName()})
+       {RopeFrequenciesOp::getOperationName(),
+        LinearScaleOp::getOperationName(), NtkScaleOp::getOperationName(),
+        DynamicNtkScaleOp::getOperationName(), YarnScaleOp::getOperationName(),
+        Llama3ScaleOp::getOperationName(), LongRopeScaleOp::getOperationName()})
     patterns.add<WidenRopeFrequencyTable>(name, context);
 }
 

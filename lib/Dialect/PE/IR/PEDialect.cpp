@@ -15,8 +15,8 @@
 using namespace mlir;
 using namespace mlir::pe;
 
-#include "pe/Dialect/PE/IR/PEOpsDialect.cpp.inc"
 #include "pe/Dialect/PE/IR/PEEnums.cpp.inc"
+#include "pe/Dialect/PE/IR/PEOpsDialect.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "pe/Dialect/PE/IR/PEAttrs.cpp.inc"

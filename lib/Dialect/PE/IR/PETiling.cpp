@@ -47,8 +47,7 @@ static SmallVector<Range> domainOf(OpBuilder &b, Location loc, Value v) {
 
 /// An extract_slice of `v` with unit strides.
 static Value slice(OpBuilder &b, Location loc, Value v,
-                   ArrayRef<OpFoldResult> offsets,
-                   ArrayRef<OpFoldResult> sizes,
+                   ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
                    SmallVector<Operation *> &slices) {
   SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
   auto op = tensor::ExtractSliceOp::create(b, loc, v, offsets, sizes, strides);
@@ -97,8 +96,7 @@ static LogicalResult reifyAs(OpBuilder &b, Value v,
 namespace {
 /// The tiling shared by the ops that encode `input : [..., T, C]` at token
 /// positions `static_offset + offset + t` or `positions[(b,) t]`.
-template <typename OpTy>
-struct SequenceTiling {
+template <typename OpTy> struct SequenceTiling {
   static FailureOr<TilingResult> tile(OpTy op, OpBuilder &b,
                                       ArrayRef<OpFoldResult> offsets,
                                       ArrayRef<OpFoldResult> sizes) {
@@ -134,8 +132,8 @@ struct SequenceTiling {
     // After the operand computations created above.
     tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
     // After the operand computations created above.
-  tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
-  result.tiledOps.push_back(tiled);
+    tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+    result.tiledOps.push_back(tiled);
     result.tiledValues.push_back(tiled->getResult(0));
     return result;
   }
@@ -168,8 +166,8 @@ struct SequenceTiling {
       ArrayRef<OpFoldResult> sizes) {                                          \
     return getTiledImplementation(b, offsets, sizes);                          \
   }                                                                            \
-  LogicalResult OpTy::reifyResultShapes(                                       \
-      OpBuilder &b, ReifiedRankedShapedTypeDims &shapes) {                     \
+  LogicalResult OpTy::reifyResultShapes(OpBuilder &b,                          \
+                                        ReifiedRankedShapedTypeDims &shapes) { \
     return reifyAs(b, getInput(), shapes);                                     \
   }
 
@@ -224,9 +222,8 @@ AlibiBiasOp::getTiledImplementation(OpBuilder &b,
   Operation *tiled = b.clone(*getOperation());
   auto tiledOp = cast<AlibiBiasOp>(tiled);
   if (!coversWhole(offsets[0], sizes[0], type.getDimSize(0))) {
-    Value table =
-        slopeTable(b, loc, getSlopes(), type.getDimSize(0),
-                   getMaxBias().convertToDouble());
+    Value table = slopeTable(b, loc, getSlopes(), type.getDimSize(0),
+                             getMaxBias().convertToDouble());
     tiledOp.getSlopesMutable().assign(
         slice(b, loc, table, {offsets[0]}, {sizes[0]}, result.generatedSlices));
   }
@@ -319,11 +316,11 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   auto apply = [&](AffineExpr e, ArrayRef<OpFoldResult> operands) {
     return affine::makeComposedFoldedAffineApply(b, loc, e, operands);
   };
-  OpFoldResult kvOffset = wholeHeads ? offsets[1]
-                                     : apply(s0.floorDiv(group), {offsets[1]});
-  OpFoldResult kvSize =
-      wholeHeads ? OpFoldResult(getDims(b, loc, getKey())[1])
-                 : OpFoldResult(b.getIndexAttr(*headTile / group));
+  OpFoldResult kvOffset =
+      wholeHeads ? offsets[1] : apply(s0.floorDiv(group), {offsets[1]});
+  OpFoldResult kvSize = wholeHeads
+                            ? OpFoldResult(getDims(b, loc, getKey())[1])
+                            : OpFoldResult(b.getIndexAttr(*headTile / group));
   if (wholeHeads)
     kvOffset = b.getIndexAttr(0);
 
@@ -332,15 +329,15 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   SmallVector<OpFoldResult> kDims = getDims(b, loc, getKey());
   SmallVector<OpFoldResult> vDims = getDims(b, loc, getValue());
   OpFoldResult zero = b.getIndexAttr(0);
-  Value q = slice(b, loc, getQuery(), {offsets[0], offsets[1], offsets[2], zero},
-                  {sizes[0], sizes[1], sizes[2], qDims[3]},
-                  result.generatedSlices);
-  Value k = slice(b, loc, getKey(), {offsets[0], kvOffset, zero, zero},
-                  {sizes[0], kvSize, kDims[2], kDims[3]},
-                  result.generatedSlices);
-  Value v = slice(b, loc, getValue(), {offsets[0], kvOffset, zero, offsets[3]},
-                  {sizes[0], kvSize, vDims[2], sizes[3]},
-                  result.generatedSlices);
+  Value q =
+      slice(b, loc, getQuery(), {offsets[0], offsets[1], offsets[2], zero},
+            {sizes[0], sizes[1], sizes[2], qDims[3]}, result.generatedSlices);
+  Value k =
+      slice(b, loc, getKey(), {offsets[0], kvOffset, zero, zero},
+            {sizes[0], kvSize, kDims[2], kDims[3]}, result.generatedSlices);
+  Value v =
+      slice(b, loc, getValue(), {offsets[0], kvOffset, zero, offsets[3]},
+            {sizes[0], kvSize, vDims[2], sizes[3]}, result.generatedSlices);
 
   Operation *tiled = b.clone(*getOperation());
   auto op = cast<AttentionOp>(tiled);
@@ -393,10 +390,9 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
     }
   }
   if (getCausal()) {
-    OpFoldResult shift =
-        getCausalAlignment() == CausalAlignment::TopLeft
-            ? r
-            : apply(s0 + s1 - s2, {r, sizes[2], qDims[2]});
+    OpFoldResult shift = getCausalAlignment() == CausalAlignment::TopLeft
+                             ? r
+                             : apply(s0 + s1 - s2, {r, sizes[2], qDims[2]});
     if (Value o = addToOffset(b, loc, getCausalOffset(), shift))
       op.getCausalOffsetMutable().assign(o);
   }

@@ -74,8 +74,7 @@ void fuseIntoConsumer(RewriterBase &rewriter, linalg::GenericOp encoding,
   // the reduction) stay whole, so each row tile of the encoding is computed
   // exactly once.
   AffineMap map = consumer.getMatchingIndexingMap(&use);
-  SmallVector<utils::IteratorType> iterators =
-      consumer.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = consumer.getIteratorTypesArray();
   SmallVector<int64_t> tiles(consumer.getNumLoops(), 0);
   SmallVector<unsigned> rowLoops;
   for (AffineExpr e : map.getResults())
@@ -94,8 +93,7 @@ void fuseIntoConsumer(RewriterBase &rewriter, linalg::GenericOp encoding,
     tileSizes.push_back(rewriter.getIndexAttr(t));
   options.tilingOptions.setTileSizes(tileSizes);
   options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer,
-          bool isDestination)
+      [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         if (isDestination || producer.getOwner() != encoding)
           return std::nullopt;

@@ -196,25 +196,23 @@ void reportMissedFusions(Operation *root, StringRef passName, bool rope,
   });
 }
 
-template <typename Base>
-struct FusePassBase : Base {
+template <typename Base> struct FusePassBase : Base {
   /// Runs the patterns `populate` adds with one greedy driver, then reports
   /// what did not fuse.
   void run(function_ref<void(RewritePatternSet &)> populate, bool rope,
            bool alibi) {
     RewritePatternSet patterns(&this->getContext());
     populate(patterns);
-    if (failed(applyPatternsGreedily(this->getOperation(),
-                                     std::move(patterns))))
+    if (failed(
+            applyPatternsGreedily(this->getOperation(), std::move(patterns))))
       return this->signalPassFailure();
-    reportMissedFusions(this->getOperation(), this->getArgument(), rope,
-                        alibi);
+    reportMissedFusions(this->getOperation(), this->getArgument(), rope, alibi);
   }
 };
 
 struct FuseRopeIntoAttentionPass
-    : FusePassBase<pe::impl::FuseRopeIntoAttentionBase<
-          FuseRopeIntoAttentionPass>> {
+    : FusePassBase<
+          pe::impl::FuseRopeIntoAttentionBase<FuseRopeIntoAttentionPass>> {
   void runOnOperation() override {
     run(populateFuseRopeIntoAttentionPatterns, /*rope=*/true,
         /*alibi=*/false);
@@ -222,8 +220,8 @@ struct FuseRopeIntoAttentionPass
 };
 
 struct FuseAlibiIntoAttentionPass
-    : FusePassBase<pe::impl::FuseAlibiIntoAttentionBase<
-          FuseAlibiIntoAttentionPass>> {
+    : FusePassBase<
+          pe::impl::FuseAlibiIntoAttentionBase<FuseAlibiIntoAttentionPass>> {
   void runOnOperation() override {
     run(populateFuseAlibiIntoAttentionPatterns, /*rope=*/false,
         /*alibi=*/true);

@@ -29,11 +29,12 @@ int main(void) {
   printf("\n");
 
   MlirModule module = mlirModuleCreateParse(
-      ctx, mlirStringRefCreateFromCString(
-               "func.func @f(%x: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {\n"
-               "  %0 = pe.add_sinusoidal concat %x : tensor<2x16x64xf32>\n"
-               "  return %0 : tensor<2x16x64xf32>\n"
-               "}\n"));
+      ctx,
+      mlirStringRefCreateFromCString(
+          "func.func @f(%x: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {\n"
+          "  %0 = pe.add_sinusoidal concat %x : tensor<2x16x64xf32>\n"
+          "  return %0 : tensor<2x16x64xf32>\n"
+          "}\n"));
   if (mlirModuleIsNull(module))
     return 1;
   MlirPassManager pm = mlirPassManagerCreate(ctx);
