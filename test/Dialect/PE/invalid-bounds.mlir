@@ -144,3 +144,12 @@ func.func @rope_cache_offset_past_int64_max(%x: tensor<1x2x16x16xf32>, %c: tenso
   %0 = pe.rope half %x cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) {static_offset = 9223372036854775807 : i64} : tensor<1x2x16x16xf32>
   return
 }
+
+// -----
+
+// C = 0 crashed the CPU sinusoidal kernel builder (convert-pe-to-vector).
+func.func @sinusoidal_zero_channels(%x: tensor<1x4x0xf32>) {
+  // expected-error@+1 {{expects at least 1 channel}}
+  %0 = pe.add_sinusoidal concat %x : tensor<1x4x0xf32>
+  return
+}

@@ -154,6 +154,8 @@ LogicalResult AddSinusoidalOp::verify() {
       failed(verifyPositive(*this, "base", getBase().convertToDouble())))
     return failure();
   int64_t channels = type.getDimSize(type.getRank() - 1);
+  if (channels == 0)
+    return emitOpError("expects at least 1 channel");
   if (channels > kMaxSinusoidalChannels)
     return emitOpError("expects at most ")
            << kMaxSinusoidalChannels
