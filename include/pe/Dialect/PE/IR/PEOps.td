@@ -73,7 +73,8 @@ def PE_AddSinusoidalOp : PE_Op<"add_sinusoidal",
     `positions[t]` (`positions : tensor<T x iN>`) or `positions[b, t]`
     (`positions : tensor<B x T x iN>`, `b` indexing dimension 0 of the input).
     The encoding is evaluated in f64 and the sum rounded once to the element
-    type. `C` must be static.
+    type. `C` must be static, from 1 to 2^20 (the channel frequencies are
+    computed at compile time).
 
     Example:
 
@@ -243,7 +244,8 @@ class PE_FrequencyOp<string mnemonic, list<Trait> traits = []>
     encoding that takes `inv_freq` forms its angles from the exact f64 values
     whatever the result type (canonicalization turns an `f32` table whose
     only uses are such operands into an `f64` one). The op folds to constants
-    when all its operands are constants.
+    when all its operands are constants. The table has at most 65536 entries
+    (it is computed at compile time).
   }];
 }
 
@@ -472,7 +474,8 @@ def PE_AlibiBiasOp : PE_Op<"alibi_bias",
     `n = 2^floor(log2 H)`, `m_h = 2^(-max_bias (h+1) / n)` for `h < n`, else
     `2^(-max_bias (2(h-n)+1) / (2n))`; `max_bias = 8` is the paper. An
     explicit `slopes(%s : tensor<H x f32>)` operand replaces them. `H` must
-    be static; dynamic `Tq`/`Tk` take their sizes from the bracketed index
+    be static, and at most 65536 without `slopes` (the slopes are computed
+    at compile time); dynamic `Tq`/`Tk` take their sizes from the bracketed index
     operands, in order.
 
     Example:
@@ -531,6 +534,9 @@ def PE_AttentionOp : PE_Op<"attention",
     result[b,h,i,:] = sum_j softmax_j(s over allowed j) * value[b,h/g,j,:]
     ```
 
+    * `H`, `Hkv` and `D` are at least 1; with an `alibi` encoding and no
+      explicit slopes, `H` is at most 65536 (the slopes are computed at
+      compile time).
     * `scale` defaults to `1 / sqrt(D)`.
     * **Causal alignment** `o[b]`, the key column of query row 0's own
       position, is the alignment's base plus the optional `causal_offset(%c)`
