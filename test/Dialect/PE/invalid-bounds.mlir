@@ -153,3 +153,29 @@ func.func @sinusoidal_zero_channels(%x: tensor<1x4x0xf32>) {
   %0 = pe.add_sinusoidal concat %x : tensor<1x4x0xf32>
   return
 }
+
+// -----
+
+// pe.attention's rope encoding reads the cache at the same static positions
+// as the pe.rope ops it decomposes into, so it has the same range check.
+func.func @attention_rope_cache_query_range(%q: tensor<1x2x4x16xf32>, %c: tensor<16x8xf32>) {
+  // expected-error@+1 {{reads query rope positions [100, 104) but the cache has 16 rows}}
+  %0 = pe.attention %q, %q, %q rope <half, query_offset = 100> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_rope_cache_key_overflow(%q: tensor<1x2x4x16xf32>, %c: tensor<16x8xf32>) {
+  // expected-error@+1 {{reads key rope positions from 9223372036854775807 past INT64_MAX but the cache has 16 rows}}
+  %0 = pe.attention %q, %q, %q rope <half, key_offset = 9223372036854775807> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return
+}
+
+// -----
+
+// A dynamic offset is clamped at run time: no error.
+func.func @attention_rope_cache_dynamic_offset(%q: tensor<1x2x4x16xf32>, %c: tensor<16x8xf32>, %o: index) {
+  %0 = pe.attention %q, %q, %q rope <half, query_offset = 100> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) query_offset(%o : index) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  return
+}

@@ -621,6 +621,38 @@ static LogicalResult verifyBroadcastable(Operation *op, StringRef name,
   return success();
 }
 
+/// The static rope positions [offset, offset + T) of the query and (when
+/// rotated) the key read from a cache of `rows` rows: an error when they
+/// fall outside it (overflow-safe), nothing with a dynamic offset or size.
+static LogicalResult verifyAttentionRopeRange(AttentionOp op, int64_t rows,
+                                              int64_t seqAxis) {
+  if (ShapedType::isDynamic(rows))
+    return success();
+  RopeEncodingAttr rope = op.getRopeAttr();
+  auto check = [&](StringRef which, int64_t first, Value dynamicOffset,
+                   int64_t seqLen) -> LogicalResult {
+    int64_t end;
+    if (dynamicOffset || ShapedType::isDynamic(seqLen))
+      return success();
+    if (llvm::AddOverflow(first, seqLen, end))
+      return op.emitOpError("reads ")
+             << which << " rope positions from " << first
+             << " past INT64_MAX but the cache has " << rows << " rows";
+    if (end > rows)
+      return op.emitOpError("reads ")
+             << which << " rope positions [" << first << ", " << end
+             << ") but the cache has " << rows << " rows";
+    return success();
+  };
+  if (failed(check("query", rope.getQueryOffset(), op.getQueryOffset(),
+                   op.getQuery().getType().getDimSize(seqAxis))))
+    return failure();
+  if (rope.getRotateKey())
+    return check("key", rope.getKeyOffset(), op.getKeyOffset(),
+                 op.getKey().getType().getDimSize(seqAxis));
+  return success();
+}
+
 /// Verifies the encodings of an attention op: operands present exactly when
 /// their encoding is, and the rope frequencies against the head dimension.
 static LogicalResult verifyAttentionEncodings(AttentionOp op) {
@@ -637,6 +669,10 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
     if (!rope.getRotateKey() && op.getKeyOffset())
       return op.emitOpError(
           "has a key_offset operand but its rope encoding is query_only");
+    // Static positions read from a cache are in range, as for the pe.rope
+    // ops decomposeOperation builds (a run-time offset is clamped instead).
+    if (tableRows && failed(verifyAttentionRopeRange(op, *tableRows, 2)))
+      return failure();
   } else if (op.getInvFreq() || op.getCosCache() || op.getSinCache() ||
              op.getAttentionScaling() || op.getQueryOffset() ||
              op.getKeyOffset()) {
@@ -1058,6 +1094,23 @@ struct CanonicalizeAttentionEncodings : OpRewritePattern<AttentionOp> {
     if (rope) {
       q = foldOffset(op.getQueryOffset(), rope.getQueryOffset());
       k = foldOffset(op.getKeyOffset(), rope.getKeyOffset());
+      // As for pe.rope: an offset stays dynamic (clamped at run time) where
+      // the static positions would read outside a cache (a verifier error).
+      if (Value cos = op.getCosCache()) {
+        int64_t rows = cast<RankedTensorType>(cos.getType()).getDimSize(0);
+        auto fits = [&](std::optional<int64_t> first, Value operand) {
+          int64_t seqLen =
+              cast<RankedTensorType>(operand.getType()).getDimSize(2);
+          int64_t end;
+          return ShapedType::isDynamic(rows) ||
+                 (!ShapedType::isDynamic(seqLen) &&
+                  !llvm::AddOverflow(*first, seqLen, end) && end <= rows);
+        };
+        if (q && !fits(q, op.getQuery()))
+          q.reset();
+        if (k && !fits(k, op.getKey()))
+          k.reset();
+      }
     }
     if (alibi)
       a = foldOffset(op.getAlibiOffset(), alibi.getQueryOffset());
