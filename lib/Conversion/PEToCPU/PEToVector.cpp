@@ -123,7 +123,7 @@ std::string unsupportedReason(AttentionOp op) {
     return "explicit bias tensor (fuse a pe.alibi_bias into the op instead)";
   if (op.getMask())
     return "explicit mask tensor";
-  if (q.isDynamicDim(1) || k.isDynamicDim(1))
+  if (q.isDynamicDim(op.getHeadsAxis()) || k.isDynamicDim(op.getHeadsAxis()))
     return "dynamic head counts";
   if (q.isDynamicDim(3) || v.isDynamicDim(3))
     return "dynamic head dimension";
@@ -166,8 +166,8 @@ public:
     qOff = op.getRopeQueryOffset();
     kOff = op.getRopeKeyOffset();
     auto q = op.getQuery().getType();
-    heads = q.getDimSize(1);
-    group = heads / op.getKey().getType().getDimSize(1);
+    heads = q.getDimSize(op.getHeadsAxis());
+    group = heads / op.getKey().getType().getDimSize(op.getHeadsAxis());
     valueDim = op.getValue().getType().getDimSize(3);
     scale = op.getScaleOrDefault();
     valueChunk = valueDim % 64 == 0 ? 64 : valueDim % 32 == 0 ? 32 : 16;
@@ -185,7 +185,8 @@ public:
   /// result buffer, the cos/sin tables of the query and key positions, and
   /// the ALiBi slopes.
   struct Prologue {
-    Value qMem, kMem, vMem, out;
+    Value qMem, kMem, vMem, out;  // [B, heads, T, D] views
+    Value outBuffer;              // the result's buffer, in the op's layout
     Value qCos, qSin, kCos, kSin; // null without RoPE (kCos: query_only)
     Value slopes;                 // null without ALiBi
     Value lengths;                // kv_lengths as a memref, or null
@@ -905,17 +906,30 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
         b, MemRefType::get(type.getShape(), type.getElementType()), t,
         /*readOnly=*/true);
   };
-  pr.qMem = toMemref(attn.getQuery());
-  pr.kMem = toMemref(attn.getKey());
-  pr.vMem = toMemref(attn.getValue());
-  // Result buffer [B, H, Tq, Dv].
+  // The kernels index [B, heads, T, D]; a [B, T, heads, D] operand is read
+  // in place through a transposed (strided) view, channels still unit-stride.
+  bool bshd = attn.getLayout() == AttentionLayout::BSHD;
+  auto view = [&](Value m) -> Value {
+    if (!bshd)
+      return m;
+    AffineMap perm = AffineMap::getPermutationMap(
+        ArrayRef<unsigned>{0, 2, 1, 3}, b.getContext());
+    return memref::TransposeOp::create(b, m, AffineMapAttr::get(perm));
+  };
+  pr.qMem = view(toMemref(attn.getQuery()));
+  pr.kMem = view(toMemref(attn.getKey()));
+  pr.vMem = view(toMemref(attn.getValue()));
+  // Result buffer, in the op's layout: [B, H, Tq, Dv] or [B, Tq, H, Dv].
   auto outType =
       MemRefType::get(resultType.getShape(), resultType.getElementType());
+  SmallVector<int64_t> perm = attn.getOperandPermutation();
   SmallVector<Value> outDyn;
   for (int64_t i = 0; i < 4; ++i)
     if (outType.isDynamicDim(i))
-      outDyn.push_back(dim(i == 3 ? pr.vMem : pr.qMem, i));
-  pr.out = memref::AllocOp::create(b, outType, outDyn, b.getI64IntegerAttr(64));
+      outDyn.push_back(dim(perm[i] == 3 ? pr.vMem : pr.qMem, perm[i]));
+  pr.outBuffer =
+      memref::AllocOp::create(b, outType, outDyn, b.getI64IntegerAttr(64));
+  pr.out = view(pr.outBuffer);
   if (Value lengths = attn.getKvLengths())
     pr.lengths = toMemref(lengths);
   pr.causalOffset =
@@ -967,7 +981,7 @@ Value KernelBuilder::buildDecode() {
   Value alibiQ;
   if (attn.getAlibiAttr())
     alibiQ = indexToF32(offsetValue(attn.getAlibiQueryOffset()));
-  int64_t kvHeads = kType.getDimSize(1);
+  int64_t kvHeads = kType.getDimSize(attn.getHeadsAxis());
   int64_t dVecs = headDim / kLanes;
   int64_t chunkVecs = std::max<int64_t>(1, 16 / group);
   while ((valueDim / kLanes) % chunkVecs != 0)
@@ -1115,7 +1129,7 @@ Value KernelBuilder::buildDecode() {
         }
         scf::ReduceOp::create(b);
       });
-  return bufferization::ToTensorOp::create(b, resultType, out,
+  return bufferization::ToTensorOp::create(b, resultType, pr.outBuffer,
                                            /*restrict=*/true,
                                            /*writable=*/true);
 }
@@ -1227,7 +1241,7 @@ Value KernelBuilder::build() {
             });
         scf::ReduceOp::create(b);
       });
-  return bufferization::ToTensorOp::create(b, resultType, out,
+  return bufferization::ToTensorOp::create(b, resultType, pr.outBuffer,
                                            /*restrict=*/true,
                                            /*writable=*/true);
 }
@@ -1458,7 +1472,8 @@ struct ConvertPEToVectorPass
       }
       KernelBuilder kernel(op);
       // One query per head: the decode kernel.
-      bool decode = op.getQuery().getType().getDimSize(2) == 1;
+      bool decode =
+          op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1;
       Value result = decode ? kernel.buildDecode() : kernel.build();
       op.getResult().replaceAllUsesWith(result);
       op->erase();

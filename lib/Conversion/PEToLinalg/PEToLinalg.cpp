@@ -651,16 +651,35 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     MLIRContext *ctx = op.getContext();
     auto qType = op.getQuery().getType();
     auto kType = op.getKey().getType();
-    int64_t heads = qType.getDimSize(1), kvHeads = kType.getDimSize(1);
+    // Everything below indexes by meaning (batch, head, token, channel);
+    // `perm` says where each sits in the operands of this layout (it is its
+    // own inverse).
+    SmallVector<int64_t> perm = op.getOperandPermutation();
+    auto meaningShape = [&](RankedTensorType t) {
+      SmallVector<int64_t> r;
+      for (int64_t m = 0; m < 4; ++m)
+        r.push_back(t.getDimSize(perm[m]));
+      return r;
+    };
+    SmallVector<int64_t> qShape = meaningShape(qType),
+                         kShape = meaningShape(kType),
+                         vShape = meaningShape(op.getValue().getType());
+    int64_t heads = qShape[1], kvHeads = kShape[1];
     if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads))
       return rewriter.notifyMatchFailure(op, "dynamic head counts");
     int64_t group = heads / kvHeads;
     Type elementType = qType.getElementType();
     Type ct = computeType(elementType);
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
-    SmallVector<OpFoldResult> qSizes = getSizes(rewriter, loc, q);
-    SmallVector<OpFoldResult> kSizes = getSizes(rewriter, loc, k);
-    SmallVector<OpFoldResult> vSizes = getSizes(rewriter, loc, v);
+    auto meaningSizes = [&](Value t) {
+      SmallVector<OpFoldResult> s = getSizes(rewriter, loc, t), r;
+      for (int64_t m = 0; m < 4; ++m)
+        r.push_back(s[perm[m]]);
+      return r;
+    };
+    SmallVector<OpFoldResult> qSizes = meaningSizes(q);
+    SmallVector<OpFoldResult> kSizes = meaningSizes(k);
+    SmallVector<OpFoldResult> vSizes = meaningSizes(v);
     SmallVector<OpFoldResult> scoreSizes = {qSizes[0], qSizes[1], qSizes[2],
                                             kSizes[2]};
     SmallVector<OpFoldResult> rowSizes = {qSizes[0], qSizes[1], qSizes[2]};
@@ -671,6 +690,13 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     auto map = [&](unsigned n, ArrayRef<AffineExpr> e) {
       return AffineMap::get(n, 0, e, ctx);
     };
+    // The map of an operand given its (batch, head, token, channel) exprs.
+    auto operandMap = [&](unsigned n, ArrayRef<AffineExpr> meaning) {
+      SmallVector<AffineExpr> e;
+      for (int64_t p = 0; p < 4; ++p)
+        e.push_back(meaning[perm[p]]);
+      return map(n, e);
+    };
     auto zeroFilled = [&](ArrayRef<OpFoldResult> sizes, double value) {
       Value empty = emptyTensor(rewriter, loc, sizes, ct);
       return linalg::FillOp::create(
@@ -678,20 +704,22 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                  ValueRange{empty})
           .getResult(0);
     };
-    auto scoreType = RankedTensorType::get(
-        {qType.getDimSize(0), heads, qType.getDimSize(2), kType.getDimSize(2)},
-        ct);
-    auto rowType = RankedTensorType::get(
-        {qType.getDimSize(0), heads, qType.getDimSize(2)}, ct);
+    auto scoreType =
+        RankedTensorType::get({qShape[0], heads, qShape[2], kShape[2]}, ct);
+    auto rowType = RankedTensorType::get({qShape[0], heads, qShape[2]}, ct);
     // The result as the operands give it ([B, H, Tq] of the query, Dv of the
     // value); the op's result type may be more or less static (the verifier
     // only requires compatible dimensions), so a tensor.cast converts at the
     // end.
-    auto outType =
-        RankedTensorType::get({qType.getDimSize(0), heads, qType.getDimSize(2),
-                               op.getValue().getType().getDimSize(3)},
-                              elementType);
-    auto accType = outType.clone(ct);
+    auto accType =
+        RankedTensorType::get({qShape[0], heads, qShape[2], vShape[3]}, ct);
+    SmallVector<int64_t> outShape;
+    SmallVector<OpFoldResult> outLayoutSizes;
+    for (int64_t p = 0; p < 4; ++p) {
+      outShape.push_back(accType.getDimSize(perm[p]));
+      outLayoutSizes.push_back(outSizes[perm[p]]);
+    }
+    auto outType = RankedTensorType::get(outShape, elementType);
     SmallVector<utils::IteratorType> reduce4 = parallel(5);
     reduce4[4] = utils::IteratorType::reduction;
     SmallVector<utils::IteratorType> reduceRow = parallel(4);
@@ -702,8 +730,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{scoreType}, ValueRange{q, k},
             ValueRange{zeroFilled(scoreSizes, 0.0)},
-            {map(5, {d(0), d(1), d(2), d(4)}),
-             map(5, {d(0), kvHead, d(3), d(4)}),
+            {operandMap(5, {d(0), d(1), d(2), d(4)}),
+             operandMap(5, {d(0), kvHead, d(3), d(4)}),
              map(5, {d(0), d(1), d(2), d(3)})},
             reduce4,
             [&](OpBuilder &b, Location l, ValueRange args) {
@@ -899,7 +927,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             rewriter, loc, TypeRange{accType}, ValueRange{probs, v},
             ValueRange{zeroFilled(outSizes, 0.0)},
             {map(5, {d(0), d(1), d(2), d(4)}),
-             map(5, {d(0), kvHead, d(4), d(3)}),
+             operandMap(5, {d(0), kvHead, d(4), d(3)}),
              map(5, {d(0), d(1), d(2), d(3)})},
             reduce4,
             [&](OpBuilder &b, Location l, ValueRange args) {
@@ -914,8 +942,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     Value result =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{outType}, ValueRange{weighted, rowSum},
-            ValueRange{emptyTensor(rewriter, loc, outSizes, elementType)},
-            {score4, row4, score4}, parallel(4),
+            ValueRange{emptyTensor(rewriter, loc, outLayoutSizes, elementType)},
+            {score4, row4, operandMap(4, {d(0), d(1), d(2), d(3)})},
+            parallel(4),
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value zero = fconst(b, l, ct, 0.0);
               Value empty = arith::CmpFOp::create(
@@ -978,12 +1007,10 @@ struct ConvertPEToLinalgPass
   void runOnOperation() override {
     // Report what no pattern can lower once, with the reason, instead of the
     // generic "failed to legalize" of the conversion driver.
-    WalkResult unsupported = getOperation()->walk([](Operation *op) {
-      if (!isa<AttentionOp>(op))
-        return WalkResult::advance();
-      auto q = cast<RankedTensorType>(op->getOperand(0).getType());
-      auto k = cast<RankedTensorType>(op->getOperand(1).getType());
-      if (q.isDynamicDim(1) || k.isDynamicDim(1)) {
+    WalkResult unsupported = getOperation()->walk([](AttentionOp op) {
+      auto q = op.getQuery().getType(), k = op.getKey().getType();
+      if (q.isDynamicDim(op.getHeadsAxis()) ||
+          k.isDynamicDim(op.getHeadsAxis())) {
         op->emitOpError("lowering needs static head counts, got ")
             << q << " and " << k;
         return WalkResult::interrupt();

@@ -898,3 +898,19 @@ func.func @alibi_slopes_without_alibi(%q: tensor<1x4x8x16xf32>, %s: tensor<4xf32
   %0 = pe.attention %q, %q, %q alibi_slopes(%s : tensor<4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
+
+// -----
+
+func.func @bshd_heads(%q: tensor<1x8x6x16xf32>, %k: tensor<1x8x4x16xf32>) {
+  // expected-error@+1 {{expects the query heads (6) to be a multiple of the key/value heads (4)}}
+  %0 = pe.attention %q, %k, %k {layout = #pe<attention_layout bshd>} : tensor<1x8x6x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32> -> tensor<1x8x6x16xf32>
+  return
+}
+
+// -----
+
+func.func @bshd_result(%q: tensor<1x8x4x16xf32>) {
+  // expected-error@+1 {{expects a result of shape [1, 8, 4, 16], got 'tensor<1x4x8x16xf32>'}}
+  %0 = pe.attention %q, %q, %q {layout = #pe<attention_layout bshd>} : tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}

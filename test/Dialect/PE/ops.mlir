@@ -94,11 +94,14 @@ func.func @attention(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>,
 }
 
 // CHECK-LABEL: func @masks
-func.func @masks(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %l: tensor<2xi32>, %o: index) {
+func.func @masks(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %l: tensor<2xi32>, %o: index,
+                 %qs: tensor<2x?x8x64xf32>, %ks: tensor<2x?x2x64xf32>) {
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%{{.*}} : tensor<2xi32>) causal_offset(%{{.*}} : index) {causal, window = 4096 : i64}
   %0 = pe.attention %q, %k, %k kv_lengths(%l : tensor<2xi32>) causal_offset(%o : index) {causal, window = 4096 : i64} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, causal_alignment = #pe<causal_alignment top_left>}
   %1 = pe.attention %q, %k, %k {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
+  %3 = pe.attention %qs, %ks, %ks {causal, layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
   // The default alignment is not printed.
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} :
   %2 = pe.attention %q, %k, %k {causal, causal_alignment = #pe<causal_alignment bottom_right>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>

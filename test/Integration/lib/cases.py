@@ -989,6 +989,38 @@ def tiled_rope_alibi_attention(d):
 
 
 @case
+def attn_bshd_rope_gqa(d):
+    # [B, S, H, D] operands (layout = bshd): RoPE (half, f64 table, queries
+    # at 7 + i, keys at 0 + j) on Q and K, causal bottom-right, GQA 8/2,
+    # Tq = 40 < Tk = 72, two batches; the reference works in [B, H, S, D] and
+    # the result is transposed back.
+    rng = rng_for("attn_bshd_rope_gqa")
+    q = rng.standard_normal((2, 8, 40, 32)).astype(F32)
+    k = rng.standard_normal((2, 2, 72, 32)).astype(F32)
+    v = uniform(rng, (2, 2, 72, 32))
+    inv = 10000.0 ** (-np.arange(0, 32, 2, dtype=F64) / 32)
+    t = lambda a: np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+    save(d, q=t(q), k=t(k), v=t(v), f=inv)
+    qr = ref.rope_inv_freq(q, inv, 7, "half")
+    kr = ref.rope_inv_freq(k, inv, 0, "half")
+    save(d, expected=t(ref.attention(qr, kr, v, causal=True)))
+
+
+@case
+def attn_bshd_decode_alibi(d):
+    # Decode (one query per head) in [B, S, H, D]: ALiBi (symmetric, query at
+    # 15) over a cache of 16 keys with valid lengths 16 and 9, MQA 4/1.
+    rng = rng_for("attn_bshd_decode_alibi")
+    q = rng.standard_normal((2, 4, 1, 16)).astype(F32)
+    k = rng.standard_normal((2, 1, 16, 16)).astype(F32)
+    v = uniform(rng, (2, 1, 16, 16))
+    t = lambda a: np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+    save(d, q=t(q), k=t(k), v=t(v), lengths=np.array([16, 9], dtype=np.int32))
+    bias = ref.alibi_bias(4, 1, 16, "symmetric", 15)
+    save(d, expected=t(ref.attention(q, k, v, bias=bias, kv_lengths=[16, 9])))
+
+
+@case
 def e2e_llama3_decode(d):
     # 4 new queries at positions 12..15 (offset operand) against 16 cached
     # keys at 0..15; causal bottom-right.

@@ -11,15 +11,16 @@
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Support/PEMath.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/DialectImplementation.h"
-#include "mlir/IR/PatternMatch.h"
-#include "mlir/IR/Remarks.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Remarks.h"
 
 #include <cmath>
 
@@ -163,7 +164,8 @@ LogicalResult AddSinusoidalOp::verify() {
               "time), got "
            << channels;
   return verifyPositionArgs(*this, type, getOffset(), getPositions(),
-                            static_cast<int64_t>(getStaticOffset()), std::nullopt);
+                            static_cast<int64_t>(getStaticOffset()),
+                            std::nullopt);
 }
 
 //===----------------------------------------------------------------------===//
@@ -189,7 +191,8 @@ LogicalResult AddLearnedOp::verify() {
   if (table.getDimSize(0) == 0)
     return emitOpError("expects a table with at least one row");
   return verifyPositionArgs(*this, type, getOffset(), getPositions(),
-                            static_cast<int64_t>(getStaticOffset()), table.getDimSize(0));
+                            static_cast<int64_t>(getStaticOffset()),
+                            table.getDimSize(0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -197,8 +200,9 @@ LogicalResult AddLearnedOp::verify() {
 //===----------------------------------------------------------------------===//
 
 Rotation RopeOp::getRotation() {
-  return Rotation{getLayout(), getRotaryDimOrHeadDim(), getInvFreq(),
-                  getCosCache(), getSinCache(), getAttentionScaling()};
+  return Rotation{getLayout(),   getRotaryDimOrHeadDim(),
+                  getInvFreq(),  getCosCache(),
+                  getSinCache(), getAttentionScaling()};
 }
 
 int64_t RopeOp::getRotaryDimOrHeadDim() {
@@ -210,12 +214,10 @@ int64_t RopeOp::getRotaryDimOrHeadDim() {
 
 /// Verifies a rotary dimension and the frequency source shared by pe.rope
 /// and pe.attention's rope encoding; returns the cache rows in `tableRows`.
-static LogicalResult
-verifyRopeFrequencies(Operation *op, int64_t headDim, int64_t rotary,
-                      bool rotaryIsHeadDim, TypedValue<RankedTensorType> invFreq,
-                      TypedValue<RankedTensorType> cosCache,
-                      TypedValue<RankedTensorType> sinCache,
-                      std::optional<int64_t> &tableRows) {
+static LogicalResult verifyRopeFrequencies(
+    Operation *op, int64_t headDim, int64_t rotary, bool rotaryIsHeadDim,
+    TypedValue<RankedTensorType> invFreq, TypedValue<RankedTensorType> cosCache,
+    TypedValue<RankedTensorType> sinCache, std::optional<int64_t> &tableRows) {
   if (rotary <= 0 || rotary % 2 != 0)
     return op->emitOpError("expects an even, positive rotary dimension, got ")
            << rotary << (rotaryIsHeadDim ? " (the head dimension)" : "");
@@ -239,8 +241,7 @@ verifyRopeFrequencies(Operation *op, int64_t headDim, int64_t rotary,
   }
   auto cosType = cosCache.getType();
   if (cosType != sinCache.getType())
-    return op->emitOpError(
-               "expects cos and sin caches of the same type, got ")
+    return op->emitOpError("expects cos and sin caches of the same type, got ")
            << cosType << " and " << sinCache.getType();
   if (cosType.getRank() != 2)
     return op->emitOpError(
@@ -260,10 +261,10 @@ LogicalResult RopeOp::verify() {
   if (failed(verifySequenceInput(*this, type, "input")))
     return failure();
   std::optional<int64_t> tableRows;
-  if (failed(verifyRopeFrequencies(
-          *this, type.getDimSize(type.getRank() - 1), getRotaryDimOrHeadDim(),
-          !getRotaryDim(), getInvFreq(), getCosCache(), getSinCache(),
-          tableRows)))
+  if (failed(verifyRopeFrequencies(*this, type.getDimSize(type.getRank() - 1),
+                                   getRotaryDimOrHeadDim(), !getRotaryDim(),
+                                   getInvFreq(), getCosCache(), getSinCache(),
+                                   tableRows)))
     return failure();
   return verifyPositionArgs(*this, type, getOffset(), getPositions(),
                             static_cast<int64_t>(getStaticOffset()), tableRows);
@@ -306,8 +307,7 @@ static LogicalResult foldFrequencies(const formula::RopeFrequencies &freqs,
     return failure();
   auto invFreqType = cast<RankedTensorType>(op->getResult(0).getType());
   Type elementType = invFreqType.getElementType();
-  if (static_cast<int64_t>(freqs.invFreq.size()) !=
-      invFreqType.getDimSize(0))
+  if (static_cast<int64_t>(freqs.invFreq.size()) != invFreqType.getDimSize(0))
     return failure();
   SmallVector<Attribute> values;
   values.reserve(freqs.invFreq.size());
@@ -353,8 +353,8 @@ LogicalResult LinearScaleOp::verify() {
 LogicalResult LinearScaleOp::fold(FoldAdaptor,
                                   SmallVectorImpl<OpFoldResult> &results) {
   return foldFrequencies(formula::linearScaling(getBase().convertToDouble(),
-                                             getRotaryDim(),
-                                             getFactor().convertToDouble()),
+                                                getRotaryDim(),
+                                                getFactor().convertToDouble()),
                          *this, results);
 }
 
@@ -369,8 +369,8 @@ LogicalResult NtkScaleOp::verify() {
 LogicalResult NtkScaleOp::fold(FoldAdaptor,
                                SmallVectorImpl<OpFoldResult> &results) {
   return foldFrequencies(formula::ntkScaling(getBase().convertToDouble(),
-                                          getRotaryDim(),
-                                          getFactor().convertToDouble()),
+                                             getRotaryDim(),
+                                             getFactor().convertToDouble()),
                          *this, results);
 }
 
@@ -390,18 +390,20 @@ LogicalResult DynamicNtkScaleOp::fold(FoldAdaptor adaptor,
   std::optional<int64_t> seqLen = getConstantInt(adaptor.getSeqLen());
   if (!seqLen)
     return failure();
-  return foldFrequencies(
-      formula::dynamicNtkScaling(getBase().convertToDouble(), getRotaryDim(),
-                              getFactor().convertToDouble(),
-                              static_cast<int64_t>(getMaxPositionEmbeddings()), *seqLen),
-      *this, results);
+  return foldFrequencies(formula::dynamicNtkScaling(
+                             getBase().convertToDouble(), getRotaryDim(),
+                             getFactor().convertToDouble(),
+                             static_cast<int64_t>(getMaxPositionEmbeddings()),
+                             *seqLen),
+                         *this, results);
 }
 
 /// Collects the YaRN parameters of the op in the form of PEMath.
 static formula::YarnParams getYarnParams(YarnScaleOp op) {
   formula::YarnParams p;
   p.factor = op.getFactor().convertToDouble();
-  p.originalMaxPositions = static_cast<int64_t>(op.getOriginalMaxPositionEmbeddings());
+  p.originalMaxPositions =
+      static_cast<int64_t>(op.getOriginalMaxPositionEmbeddings());
   p.betaFast = op.getBetaFast().convertToDouble();
   p.betaSlow = op.getBetaSlow().convertToDouble();
   if (auto m = op.getMscale())
@@ -420,8 +422,8 @@ LogicalResult YarnScaleOp::verify() {
       failed(verifyFactorAtLeastOne(*this, getFactor().convertToDouble())) ||
       failed(verifyPositive(*this, "beta_fast",
                             getBetaFast().convertToDouble())) ||
-      failed(verifyPositive(*this, "beta_slow",
-                            getBetaSlow().convertToDouble())))
+      failed(
+          verifyPositive(*this, "beta_slow", getBetaSlow().convertToDouble())))
     return failure();
   if (base == 1.0)
     return emitOpError("expects base != 1 (the correction range divides by "
@@ -441,8 +443,8 @@ LogicalResult YarnScaleOp::verify() {
 LogicalResult YarnScaleOp::fold(FoldAdaptor,
                                 SmallVectorImpl<OpFoldResult> &results) {
   return foldFrequencies(formula::yarnScaling(getBase().convertToDouble(),
-                                           getRotaryDim(),
-                                           getYarnParams(*this)),
+                                              getRotaryDim(),
+                                              getYarnParams(*this)),
                          *this, results);
 }
 
@@ -470,7 +472,8 @@ LogicalResult Llama3ScaleOp::fold(FoldAdaptor,
   p.factor = getFactor().convertToDouble();
   p.lowFreqFactor = getLowFreqFactor().convertToDouble();
   p.highFreqFactor = getHighFreqFactor().convertToDouble();
-  p.originalMaxPositions = static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
+  p.originalMaxPositions =
+      static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
   return foldFrequencies(
       formula::llama3Scaling(getBase().convertToDouble(), getRotaryDim(), p),
       *this, results);
@@ -515,14 +518,15 @@ LogicalResult LongRopeScaleOp::fold(FoldAdaptor adaptor,
   formula::LongRopeParams p;
   p.shortFactor.assign(getShortFactor().begin(), getShortFactor().end());
   p.longFactor.assign(getLongFactor().begin(), getLongFactor().end());
-  p.originalMaxPositions = static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
+  p.originalMaxPositions =
+      static_cast<int64_t>(getOriginalMaxPositionEmbeddings());
   p.maxPositionEmbeddings = static_cast<int64_t>(getMaxPositionEmbeddings());
   if (auto f = getFactor())
     p.factor = f->convertToDouble();
   if (auto f = getAttentionFactor())
     p.attentionFactor = f->convertToDouble();
   return foldFrequencies(formula::longRopeScaling(getBase().convertToDouble(),
-                                               getRotaryDim(), p, seqLen),
+                                                  getRotaryDim(), p, seqLen),
                          *this, results);
 }
 
@@ -573,17 +577,21 @@ LogicalResult AlibiBiasOp::verify() {
 double AttentionOp::getScaleOrDefault() {
   if (auto scale = getScale())
     return scale->convertToDouble();
-  return 1.0 / std::sqrt(static_cast<double>(getQuery().getType().getDimSize(3)));
+  return 1.0 /
+         std::sqrt(static_cast<double>(getQuery().getType().getDimSize(3)));
 }
 
 std::optional<Rotation> AttentionOp::getRotation() {
   RopeEncodingAttr rope = getRopeAttr();
   if (!rope)
     return std::nullopt;
-  return Rotation{rope.getLayout(),
-                  rope.getRotaryDim().value_or(getQuery().getType().getDimSize(3)),
-                  getInvFreq(), getCosCache(), getSinCache(),
-                  getAttentionScaling()};
+  return Rotation{
+      rope.getLayout(),
+      rope.getRotaryDim().value_or(getQuery().getType().getDimSize(3)),
+      getInvFreq(),
+      getCosCache(),
+      getSinCache(),
+      getAttentionScaling()};
 }
 
 PositionOffset AttentionOp::getRopeQueryOffset() {
@@ -671,7 +679,8 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
           "has a key_offset operand but its rope encoding is query_only");
     // Static positions read from a cache are in range, as for the pe.rope
     // ops decomposeOperation builds (a run-time offset is clamped instead).
-    if (tableRows && failed(verifyAttentionRopeRange(op, *tableRows, 2)))
+    if (tableRows &&
+        failed(verifyAttentionRopeRange(op, *tableRows, op.getSequenceAxis())))
       return failure();
   } else if (op.getInvFreq() || op.getCosCache() || op.getSinCache() ||
              op.getAttentionScaling() || op.getQueryOffset() ||
@@ -679,22 +688,23 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
     return op.emitOpError("has RoPE operands but no rope encoding");
   }
   if (op.getAlibiAttr()) {
-    if (q.isDynamicDim(1))
+    int64_t heads = q.getDimSize(op.getHeadsAxis());
+    if (ShapedType::isDynamic(heads))
       return op.emitOpError("expects a static head count with ALiBi");
-    if (!op.getAlibiSlopes() && q.getDimSize(1) > kMaxAlibiHeads)
+    if (!op.getAlibiSlopes() && heads > kMaxAlibiHeads)
       return op.emitOpError("expects at most ")
              << kMaxAlibiHeads
              << " heads with ALiBi and no alibi_slopes operand (the slopes "
                 "are computed at compile time), got "
-             << q.getDimSize(1);
+             << heads;
     if (op.getBias())
       return op.emitOpError(
           "expects either a bias operand or an alibi encoding, not both");
     if (Value slopes = op.getAlibiSlopes()) {
       int64_t n = cast<RankedTensorType>(slopes.getType()).getDimSize(0);
-      if (!dimsCompatible(n, q.getDimSize(1)))
+      if (!dimsCompatible(n, heads))
         return op.emitOpError("expects one ALiBi slope per query head (")
-               << dimStr(q.getDimSize(1)) << "), got " << dimStr(n);
+               << dimStr(heads) << "), got " << dimStr(n);
     }
   } else if (op.getAlibiOffset() || op.getAlibiSlopes()) {
     return op.emitOpError("has ALiBi operands but no alibi encoding");
@@ -730,8 +740,8 @@ static LogicalResult verifyAttentionMasking(AttentionOp op) {
 LogicalResult AttentionOp::verify() {
   auto q = getQuery().getType(), k = getKey().getType(),
        v = getValue().getType(), out = getResult().getType();
-  for (auto [name, type] : {std::make_pair("query", q), {"key", k},
-                            {"value", v}, {"result", out}})
+  for (auto [name, type] :
+       {std::make_pair("query", q), {"key", k}, {"value", v}, {"result", out}})
     if (type.getRank() != 4)
       return emitOpError("expects a rank-4 ")
              << name << " [B, heads, T, D], got rank " << type.getRank();
@@ -743,17 +753,19 @@ LogicalResult AttentionOp::verify() {
            << q.getElementType() << ", " << k.getElementType() << ", "
            << v.getElementType() << " and " << out.getElementType();
 
-  int64_t batch = q.getDimSize(0), heads = q.getDimSize(1);
-  int64_t tq = q.getDimSize(2), dim = q.getDimSize(3);
-  int64_t kvHeads = k.getDimSize(1), tk = k.getDimSize(2);
+  // Sizes by meaning; the layout says where heads and sequence sit.
+  int64_t hA = getHeadsAxis(), sA = getSequenceAxis();
+  int64_t batch = q.getDimSize(0), heads = q.getDimSize(hA);
+  int64_t tq = q.getDimSize(sA), dim = q.getDimSize(3);
+  int64_t kvHeads = k.getDimSize(hA), tk = k.getDimSize(sA);
   if (!dimsCompatible(k.getDimSize(0), batch) ||
       !dimsCompatible(v.getDimSize(0), batch))
     return emitOpError("expects query, key and value of one batch size");
   if (!dimsCompatible(k.getDimSize(3), dim))
     return emitOpError("expects query and key of one head dimension, got ")
            << dimStr(dim) << " and " << dimStr(k.getDimSize(3));
-  if (!dimsCompatible(v.getDimSize(1), kvHeads) ||
-      !dimsCompatible(v.getDimSize(2), tk))
+  if (!dimsCompatible(v.getDimSize(hA), kvHeads) ||
+      !dimsCompatible(v.getDimSize(sA), tk))
     return emitOpError("expects key and value of one shape in the heads "
                        "and sequence dimensions");
   // Head counts and the head dimension are at least 1 (H = 0 would divide
@@ -769,24 +781,24 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("expects the query heads (")
            << heads << ") to be a multiple of the key/value heads (" << kvHeads
            << ")";
-  SmallVector<int64_t> expected = {batch, heads, tq, v.getDimSize(3)};
+  SmallVector<int64_t> expected = {batch, 0, 0, v.getDimSize(3)};
+  expected[hA] = heads;
+  expected[sA] = tq;
   for (int64_t i = 0; i < 4; ++i)
     if (!dimsCompatible(out.getDimSize(i), expected[i]))
       return emitOpError("expects a result of shape [")
              << dimStr(expected[0]) << ", " << dimStr(expected[1]) << ", "
-             << dimStr(expected[2]) << ", " << dimStr(expected[3])
-             << "], got " << out;
+             << dimStr(expected[2]) << ", " << dimStr(expected[3]) << "], got "
+             << out;
 
   SmallVector<int64_t> scoreShape = {batch, heads, tq, tk};
   if (Value bias = getBias())
-    if (failed(verifyBroadcastable(*this, "bias",
-                                   cast<RankedTensorType>(bias.getType()),
-                                   scoreShape)))
+    if (failed(verifyBroadcastable(
+            *this, "bias", cast<RankedTensorType>(bias.getType()), scoreShape)))
       return failure();
   if (Value mask = getMask())
-    if (failed(verifyBroadcastable(*this, "mask",
-                                   cast<RankedTensorType>(mask.getType()),
-                                   scoreShape)))
+    if (failed(verifyBroadcastable(
+            *this, "mask", cast<RankedTensorType>(mask.getType()), scoreShape)))
       return failure();
 
   if (std::optional<APFloat> scale = getScale()) {
@@ -816,14 +828,31 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Value q = getQuery(), k = getKey();
   if (std::optional<Rotation> rot = getRotation()) {
     RopeEncodingAttr enc = getRopeAttr();
+    // pe.rope encodes [..., T, C]: a [B, S, H, D] operand is rotated as
+    // [B, H, S, D] and transposed back (the reference may move data; the
+    // kernels read the operands in place).
+    bool bshd = getLayout() == AttentionLayout::BSHD;
+    auto swap = [&](Value x) -> Value {
+      auto type = cast<RankedTensorType>(x.getType());
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+      std::swap(sizes[1], sizes[2]);
+      Value init =
+          tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+      return linalg::TransposeOp::create(b, loc, x, init,
+                                         ArrayRef<int64_t>{0, 2, 1, 3})
+          ->getResult(0);
+    };
     auto rope = [&](Value x, PositionOffset offset) -> Value {
-      return RopeOp::create(
+      if (bshd)
+        x = swap(x);
+      Value r = RopeOp::create(
           b, loc, x.getType(), x, rot->invFreq, rot->cosCache, rot->sinCache,
           rot->attentionScaling, RopeLayoutAttr::get(ctx, rot->layout),
           enc.getRotaryDim() ? b.getI64IntegerAttr(*enc.getRotaryDim())
                              : IntegerAttr(),
           offset.dynamicOffset, /*positions=*/Value(),
           b.getI64IntegerAttr(offset.staticOffset));
+      return bshd ? swap(r) : r;
     };
     q = rope(q, getRopeQueryOffset());
     if (rotatesKey())
@@ -832,30 +861,33 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Value bias = getBias();
   if (AlibiEncodingAttr alibi = getAlibiAttr()) {
     auto qType = getQuery().getType(), kType = getKey().getType();
+    int64_t hA = getHeadsAxis(), sA = getSequenceAxis();
     auto biasType = RankedTensorType::get(
-        {qType.getDimSize(1), qType.getDimSize(2), kType.getDimSize(2)},
+        {qType.getDimSize(hA), qType.getDimSize(sA), kType.getDimSize(sA)},
         b.getF32Type());
     SmallVector<Value> dynamicSizes;
-    if (qType.isDynamicDim(2))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getQuery(), 2));
-    if (kType.isDynamicDim(2))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getKey(), 2));
+    if (qType.isDynamicDim(sA))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getQuery(), sA));
+    if (kType.isDynamicDim(sA))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, getKey(), sA));
     PositionOffset offset = getAlibiQueryOffset();
     bias = AlibiBiasOp::create(
-        b, loc, biasType, dynamicSizes, getAlibiSlopes(),
-        offset.dynamicOffset, AlibiDistanceAttr::get(ctx, alibi.getDistance()),
+        b, loc, biasType, dynamicSizes, getAlibiSlopes(), offset.dynamicOffset,
+        AlibiDistanceAttr::get(ctx, alibi.getDistance()),
         b.getF64FloatAttr(alibi.getMaxBias().convertToDouble()),
         b.getI64IntegerAttr(offset.staticOffset));
   }
   auto plain = AttentionOp::create(
       b, loc, getResult().getType(), q, k, getValue(), bias, getMask(),
-      getKvLengths(), getCausalOffset(), /*inv_freq=*/Value(), /*cos_cache=*/Value(), /*sin_cache=*/Value(),
+      getKvLengths(), getCausalOffset(), /*inv_freq=*/Value(),
+      /*cos_cache=*/Value(), /*sin_cache=*/Value(),
       /*attention_scaling=*/Value(), /*query_offset=*/Value(),
       /*key_offset=*/Value(), /*alibi_offset=*/Value(),
       /*alibi_slopes=*/Value(),
       /*rope=*/RopeEncodingAttr(), /*alibi=*/AlibiEncodingAttr(),
-      getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(), getWindowAttr(),
-      getSoftcapAttr(), getSoftcapOrderAttr());
+      getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(),
+      getWindowAttr(), getLayoutAttr(), getSoftcapAttr(),
+      getSoftcapOrderAttr());
   return SmallVector<Value>{plain.getResult()};
 }
 
@@ -1004,7 +1036,6 @@ AlibiEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-
 //===----------------------------------------------------------------------===//
 // Canonicalization
 //===----------------------------------------------------------------------===//
@@ -1034,13 +1065,12 @@ namespace {
 /// A sequence op's constant `offset` operand becomes part of `static_offset`,
 /// unless the positions it then reads statically fall outside a table (the
 /// verifier's error; a run-time offset is clamped instead).
-template <typename OpTy>
-struct FoldConstantOffset : OpRewritePattern<OpTy> {
+template <typename OpTy> struct FoldConstantOffset : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    std::optional<int64_t> offset = foldOffset(
-        op.getOffset(), static_cast<int64_t>(op.getStaticOffset()));
+    std::optional<int64_t> offset =
+        foldOffset(op.getOffset(), static_cast<int64_t>(op.getStaticOffset()));
     if (!offset)
       return failure();
     if (std::optional<int64_t> rows = getTableRows(op)) {
@@ -1099,8 +1129,8 @@ struct CanonicalizeAttentionEncodings : OpRewritePattern<AttentionOp> {
       if (Value cos = op.getCosCache()) {
         int64_t rows = cast<RankedTensorType>(cos.getType()).getDimSize(0);
         auto fits = [&](std::optional<int64_t> first, Value operand) {
-          int64_t seqLen =
-              cast<RankedTensorType>(operand.getType()).getDimSize(2);
+          int64_t seqLen = cast<RankedTensorType>(operand.getType())
+                               .getDimSize(op.getSequenceAxis());
           int64_t end;
           return ShapedType::isDynamic(rows) ||
                  (!ShapedType::isDynamic(seqLen) &&

@@ -292,12 +292,25 @@ SmallVector<utils::IteratorType> AttentionOp::getLoopIteratorTypes() {
 
 FailureOr<TilingResult>
 AttentionOp::getTiledImplementation(OpBuilder &b,
-                                    ArrayRef<OpFoldResult> offsets,
-                                    ArrayRef<OpFoldResult> sizes) {
+                                    ArrayRef<OpFoldResult> layoutOffsets,
+                                    ArrayRef<OpFoldResult> layoutSizes) {
   Location loc = getLoc();
   MLIRContext *ctx = getContext();
+  // The loops follow the result's dimensions; below, everything is by
+  // meaning (batch, head, query row, value column), and `inLayout` puts
+  // (batch, head, token, channel) values back in the operands' order.
+  SmallVector<int64_t> perm = getOperandPermutation();
+  auto inLayout = [&](ArrayRef<OpFoldResult> meaning) {
+    SmallVector<OpFoldResult> r;
+    for (int64_t p = 0; p < 4; ++p)
+      r.push_back(meaning[perm[p]]);
+    return r;
+  };
+  SmallVector<OpFoldResult> offsets = inLayout(layoutOffsets);
+  SmallVector<OpFoldResult> sizes = inLayout(layoutSizes);
   auto qType = getQuery().getType(), kType = getKey().getType();
-  int64_t heads = qType.getDimSize(1), kvHeads = kType.getDimSize(1);
+  int64_t heads = qType.getDimSize(perm[1]);
+  int64_t kvHeads = kType.getDimSize(perm[1]);
   bool wholeHeads = coversWhole(offsets[1], sizes[1], heads);
   // A head tile must map onto whole GQA groups, and keep a static head count
   // where the op needs one (ALiBi).
@@ -319,25 +332,26 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   OpFoldResult kvOffset =
       wholeHeads ? offsets[1] : apply(s0.floorDiv(group), {offsets[1]});
   OpFoldResult kvSize = wholeHeads
-                            ? OpFoldResult(getDims(b, loc, getKey())[1])
+                            ? OpFoldResult(getDims(b, loc, getKey())[perm[1]])
                             : OpFoldResult(b.getIndexAttr(*headTile / group));
   if (wholeHeads)
     kvOffset = b.getIndexAttr(0);
 
   TilingResult result;
-  SmallVector<OpFoldResult> qDims = getDims(b, loc, getQuery());
-  SmallVector<OpFoldResult> kDims = getDims(b, loc, getKey());
-  SmallVector<OpFoldResult> vDims = getDims(b, loc, getValue());
+  SmallVector<OpFoldResult> qDims = inLayout(getDims(b, loc, getQuery()));
+  SmallVector<OpFoldResult> kDims = inLayout(getDims(b, loc, getKey()));
+  SmallVector<OpFoldResult> vDims = inLayout(getDims(b, loc, getValue()));
   OpFoldResult zero = b.getIndexAttr(0);
-  Value q =
-      slice(b, loc, getQuery(), {offsets[0], offsets[1], offsets[2], zero},
-            {sizes[0], sizes[1], sizes[2], qDims[3]}, result.generatedSlices);
-  Value k =
-      slice(b, loc, getKey(), {offsets[0], kvOffset, zero, zero},
-            {sizes[0], kvSize, kDims[2], kDims[3]}, result.generatedSlices);
-  Value v =
-      slice(b, loc, getValue(), {offsets[0], kvOffset, zero, offsets[3]},
-            {sizes[0], kvSize, vDims[2], sizes[3]}, result.generatedSlices);
+  Value q = slice(b, loc, getQuery(),
+                  inLayout({offsets[0], offsets[1], offsets[2], zero}),
+                  inLayout({sizes[0], sizes[1], sizes[2], qDims[3]}),
+                  result.generatedSlices);
+  Value k = slice(
+      b, loc, getKey(), inLayout({offsets[0], kvOffset, zero, zero}),
+      inLayout({sizes[0], kvSize, kDims[2], kDims[3]}), result.generatedSlices);
+  Value v = slice(
+      b, loc, getValue(), inLayout({offsets[0], kvOffset, zero, offsets[3]}),
+      inLayout({sizes[0], kvSize, vDims[2], sizes[3]}), result.generatedSlices);
 
   Operation *tiled = b.clone(*getOperation());
   auto op = cast<AttentionOp>(tiled);
@@ -399,7 +413,7 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
 
   SmallVector<int64_t> shape;
   SmallVector<Value> dynamic;
-  dispatchIndexOpFoldResults(sizes, dynamic, shape);
+  dispatchIndexOpFoldResults(layoutSizes, dynamic, shape);
   tiled->getResult(0).setType(getResult().getType().clone(shape));
   // After the operand computations created above.
   tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
@@ -428,8 +442,9 @@ LogicalResult
 AttentionOp::reifyResultShapes(OpBuilder &b,
                                ReifiedRankedShapedTypeDims &shapes) {
   Location loc = getLoc();
-  SmallVector<OpFoldResult> q = getDims(b, loc, getQuery());
-  SmallVector<OpFoldResult> v = getDims(b, loc, getValue());
-  shapes.push_back({q[0], q[1], q[2], v[3]});
+  // The query's shape with the value's channel count (same layout).
+  SmallVector<OpFoldResult> dims = getDims(b, loc, getQuery());
+  dims[3] = getDims(b, loc, getValue())[3];
+  shapes.push_back(dims);
   return success();
 }

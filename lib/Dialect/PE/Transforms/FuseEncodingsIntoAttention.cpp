@@ -79,6 +79,14 @@ FailureOr<RopeMatch> matchRope(AttentionOp op, std::string &reason) {
                "rotates the queries (and the keys)";
     return failure();
   }
+  if (op.getLayout() == AttentionLayout::BSHD) {
+    // pe.rope takes tokens along dim -2, which is the head dimension of a
+    // [B, S, H, D] operand: the producer rotates something else than the
+    // encoding would.
+    reason = "the attention takes [B, S, H, D] operands, and pe.rope rotates "
+             "along dimension -2 (the heads there)";
+    return failure();
+  }
   reason = ropeProducerProblem(qRope, "the query's");
   if (reason.empty() && kRope)
     reason = ropeProducerProblem(kRope, "the key's");

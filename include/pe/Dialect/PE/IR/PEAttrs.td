@@ -71,6 +71,21 @@ def PE_SoftcapOrderAttr
     : EnumAttr<PE_Dialect, PE_SoftcapOrder, "softcap_order">;
 
 //===----------------------------------------------------------------------===//
+// Attention tensor layout
+//===----------------------------------------------------------------------===//
+
+def PE_AttentionLayoutBHSD : I32EnumAttrCase<"BHSD", 0, "bhsd">;
+def PE_AttentionLayoutBSHD : I32EnumAttrCase<"BSHD", 1, "bshd">;
+def PE_AttentionLayout : I32EnumAttr<"AttentionLayout",
+    "order of the head and sequence dimensions of attention operands",
+    [PE_AttentionLayoutBHSD, PE_AttentionLayoutBSHD]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::pe";
+}
+def PE_AttentionLayoutAttr
+    : EnumAttr<PE_Dialect, PE_AttentionLayout, "attention_layout">;
+
+//===----------------------------------------------------------------------===//
 // Causal alignment
 //===----------------------------------------------------------------------===//
 

@@ -27,7 +27,12 @@ def PE_Dialect : Dialect {
     ALiBi distance, softcap order) the op carries an attribute that makes
     the choice explicit.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  // Tiling and decomposition create affine.apply, tensor slices and
+  // linalg.transpose.
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
 }

@@ -559,6 +559,11 @@ def PE_AttentionOp : PE_Op<"attention",
       `W - 1`).
     * No mask tensor is needed for any of these; kernels compute them from
       indices.
+    * **Layout** `layout = bshd` takes query, key, value and result as
+      `[B, S, heads, D]` (Hugging Face, vLLM and FlashAttention hold them so)
+      instead of `[B, heads, S, D]`; everything above is unchanged (the bias
+      and the mask still broadcast to `[B, H, Tq, Tk]`), and the generated
+      kernels read the operands where they are, without transposing them.
     * `bias` (any float type) and `mask` (`i1`, true = may attend, as
       PyTorch `scaled_dot_product_attention`) broadcast numpy-style to
       `[B, H, Tq, Tk]`: rank 2 to 4, each dimension equal or 1.
@@ -637,6 +642,8 @@ def PE_AttentionOp : PE_Op<"attention",
                            "::mlir::pe::CausalAlignment::BottomRight">
                            :$causal_alignment,
                        OptionalAttr<I64Attr>:$window,
+                       DefaultValuedAttr<PE_AttentionLayoutAttr,
+                           "::mlir::pe::AttentionLayout::BHSD">:$layout,
                        OptionalAttr<F64Attr>:$softcap,
                        DefaultValuedAttr<PE_SoftcapOrderAttr,
                            "::mlir::pe::SoftcapOrder::BeforeBias">
@@ -666,6 +673,19 @@ def PE_AttentionOp : PE_Op<"attention",
   let extraClassDeclaration = [{
     /// The softmax scale: the attribute, or 1/sqrt(D).
     double getScaleOrDefault();
+    /// The axes of the heads and of the sequence in query, key, value and
+    /// result: 1 and 2 for bhsd, 2 and 1 for bshd.
+    int64_t getHeadsAxis() {
+      return getLayout() == AttentionLayout::BSHD ? 2 : 1;
+    }
+    int64_t getSequenceAxis() { return 3 - getHeadsAxis(); }
+    /// The position of a (batch, head, token, channel) index in an operand
+    /// of this layout.
+    SmallVector<int64_t> getOperandPermutation() {
+      if (getLayout() == AttentionLayout::BSHD)
+        return {0, 2, 1, 3};
+      return {0, 1, 2, 3};
+    }
     /// True when the op applies RoPE or ALiBi itself.
     bool hasEncodings() { return getRopeAttr() || getAlibiAttr(); }
     /// The rotation of the rope encoding (std::nullopt without one).
