@@ -260,24 +260,25 @@ Tensor makeTensor(std::vector<int64_t> shape) {
   return t;
 }
 
-/// RoPE inverse frequencies 1 / base^(2i/R) (formula sheet A3), in double,
-/// rounded to f32 as pe.rope_frequencies returns them.
-std::vector<float> defaultInvFreq(double base, int64_t rotaryDim) {
-  std::vector<float> f(rotaryDim / 2);
+/// RoPE inverse frequencies 1 / base^(2i/R) (formula sheet A3), in double:
+/// pe.rope uses a frequency op's table at its exact value, whatever the
+/// op's result type (docs/PE.md, Precision).
+std::vector<double> defaultInvFreq(double base, int64_t rotaryDim) {
+  std::vector<double> f(rotaryDim / 2);
   for (int64_t i = 0; i < rotaryDim / 2; ++i)
-    f[i] = float(1.0 / std::pow(base, double(2 * i) / double(rotaryDim)));
+    f[i] = 1.0 / std::pow(base, double(2 * i) / double(rotaryDim));
   return f;
 }
 
-/// llama3 scaling (formula sheet A4.6) of the default frequencies, in double,
-/// rounded to f32; attention_scaling is 1.
-std::vector<float> llama3InvFreq(double base, int64_t rotaryDim, double factor,
-                                 double lowFreqFactor, double highFreqFactor,
-                                 double oldContextLen) {
+/// llama3 scaling (formula sheet A4.6) of the default frequencies, in double
+/// (exact, as above); attention_scaling is 1.
+std::vector<double> llama3InvFreq(double base, int64_t rotaryDim, double factor,
+                                  double lowFreqFactor, double highFreqFactor,
+                                  double oldContextLen) {
   const double pi = 3.14159265358979323846;
   double lowFreqWavelen = oldContextLen / lowFreqFactor;
   double highFreqWavelen = oldContextLen / highFreqFactor;
-  std::vector<float> f(rotaryDim / 2);
+  std::vector<double> f(rotaryDim / 2);
   for (int64_t i = 0; i < rotaryDim / 2; ++i) {
     double inv = 1.0 / std::pow(base, double(2 * i) / double(rotaryDim));
     double wavelen = 2 * pi / inv;
@@ -288,14 +289,14 @@ std::vector<float> llama3InvFreq(double base, int64_t rotaryDim, double factor,
                       (highFreqFactor - lowFreqFactor);
       inv = (1 - smooth) * inv / factor + smooth * inv;
     }
-    f[i] = float(inv);
+    f[i] = inv;
   }
   return f;
 }
 
 /// cos/sin tables [P, R/2] for positions p0 .. p0+P-1: the angle p * f[i] in
 /// double, cos/sin rounded to f32, then multiplied by mscale in f32.
-void ropeTables(const std::vector<float> &invFreq, int64_t p0, int64_t P,
+void ropeTables(const std::vector<double> &invFreq, int64_t p0, int64_t P,
                 float mscale, std::vector<float> &cosT,
                 std::vector<float> &sinT) {
   int64_t pairs = int64_t(invFreq.size());
@@ -304,7 +305,7 @@ void ropeTables(const std::vector<float> &invFreq, int64_t p0, int64_t P,
 #pragma omp parallel for
   for (int64_t t = 0; t < P; ++t)
     for (int64_t i = 0; i < pairs; ++i) {
-      double angle = double(p0 + t) * double(invFreq[i]);
+      double angle = double(p0 + t) * invFreq[i];
       cosT[t * pairs + i] = float(std::cos(angle)) * mscale;
       sinT[t * pairs + i] = float(std::sin(angle)) * mscale;
     }
@@ -328,7 +329,7 @@ void ropeHalfHead(const float *x, float *y, int64_t T, int64_t D,
 /// RoPE of a [1, H, T, D] tensor at positions p0 .. p0+T-1, one head per
 /// iteration.
 Tensor ropeHalf(const float *x, const std::vector<int64_t> &shape, int64_t p0,
-                const std::vector<float> &invFreq, float mscale) {
+                const std::vector<double> &invFreq, float mscale) {
   int64_t H = shape[1], T = shape[2], D = shape[3];
   std::vector<float> cosT, sinT;
   ropeTables(invFreq, p0, T, mscale, cosT, sinT);
@@ -426,7 +427,7 @@ struct Input {
   }
 };
 
-std::vector<float> llama3Default(int64_t rotaryDim) {
+std::vector<double> llama3Default(int64_t rotaryDim) {
   return llama3InvFreq(500000.0, rotaryDim, 8.0, 1.0, 4.0, 8192.0);
 }
 
@@ -434,7 +435,7 @@ std::vector<float> llama3Default(int64_t rotaryDim) {
 std::vector<Tensor> naiveW1(const std::vector<Input> &in) {
   const Input &q = in[0], &k = in[1];
   int64_t H = q.shape[1], T = q.shape[2], D = q.shape[3];
-  std::vector<float> invFreq = defaultInvFreq(10000.0, D);
+  std::vector<double> invFreq = defaultInvFreq(10000.0, D);
   std::vector<float> cosT, sinT;
   ropeTables(invFreq, 0, T, 1.0f, cosT, sinT);
   Tensor qr = makeTensor(q.shape), kr = makeTensor(k.shape);
@@ -454,7 +455,7 @@ std::vector<Tensor> naiveW1(const std::vector<Input> &in) {
 /// W2: llama3-scaled RoPE of q and k (materialized), causal attention.
 std::vector<Tensor> naiveW2(const std::vector<Input> &in) {
   const Input &q = in[0], &k = in[1], &v = in[2];
-  std::vector<float> invFreq = llama3Default(q.shape[3]);
+  std::vector<double> invFreq = llama3Default(q.shape[3]);
   Tensor qr = ropeHalf(q.data(), q.shape, 0, invFreq, 1.0f);
   Tensor kr = ropeHalf(k.data(), k.shape, 0, invFreq, 1.0f);
   std::vector<Tensor> r;
@@ -478,7 +479,7 @@ std::vector<Tensor> naiveW3(const std::vector<Input> &in) {
 std::vector<Tensor> naiveW4(const std::vector<Input> &in) {
   const Input &q = in[0], &k = in[1], &v = in[2];
   int64_t Tk = k.shape[2];
-  std::vector<float> invFreq = llama3Default(q.shape[3]);
+  std::vector<double> invFreq = llama3Default(q.shape[3]);
   Tensor qr = ropeHalf(q.data(), q.shape, Tk - 1, invFreq, 1.0f);
   std::vector<Tensor> r;
   r.push_back(attention(qr.data.get(), qr.shape, k.data(), v.data(), k.shape[1],
