@@ -150,6 +150,8 @@ std::string unsupportedRopeReason(RopeOp op) {
     return "element type is not f32";
   if (op.getPositions())
     return "explicit positions tensor";
+  if (op.hasPerTokenCaches())
+    return "per-token cos/sin caches";
   int64_t d = type.getDimSize(type.getRank() - 1);
   if (d % kLanes != 0)
     return "head dimension must be a multiple of 16";

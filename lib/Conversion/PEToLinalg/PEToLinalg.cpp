@@ -418,6 +418,15 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
                                                 castFloat(b, l, f, f64));
             cosV = castFloat(b, l, math::CosOp::create(b, l, angle), ct);
             sinV = castFloat(b, l, math::SinOp::create(b, l, angle), ct);
+          } else if (op.hasPerTokenCaches()) {
+            // cos[b, t, i]: the token's own row.
+            SmallVector<Value> at = {linalg::IndexOp::create(b, l, 0),
+                                     linalg::IndexOp::create(b, l, rank - 2),
+                                     i};
+            cosV = castFloat(b, l,
+                             tensor::ExtractOp::create(b, l, cosCache, at), ct);
+            sinV = castFloat(b, l,
+                             tensor::ExtractOp::create(b, l, sinCache, at), ct);
           } else {
             Value row = clampRow(b, l, p, rows);
             cosV = castFloat(

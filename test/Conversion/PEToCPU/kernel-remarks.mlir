@@ -3,7 +3,7 @@
 // for the reference lowering.
 // RUN: pe-opt %s --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics | FileCheck %s
 // CHECK-COUNT-8: pe.attention
-// CHECK-COUNT-4: pe.rope
+// CHECK-COUNT-5: pe.rope
 // CHECK-COUNT-3: pe.add_sinusoidal
 
 func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>,
@@ -29,7 +29,7 @@ func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: ten
 }
 
 func.func @rope(%h: tensor<8x16xf64>, %x: tensor<8x24xf32>, %y: tensor<8x16xf32>, %f: tensor<8xf32>,
-                %f12: tensor<12xf32>, %p: tensor<8xi64>) {
+                %f12: tensor<12xf32>, %p: tensor<8xi64>, %t: tensor<1x8x16xf32>, %c: tensor<1x8x8xf32>) {
   // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-vector | Reason="no generated RoPE kernel (the reference lowering is used): element type is not f32"}}
   %0 = pe.rope interleaved %h inv_freq(%f : tensor<8xf32>) : tensor<8x16xf64>
   // expected-remark@+1 {{head dimension must be a multiple of 16}}
@@ -38,6 +38,8 @@ func.func @rope(%h: tensor<8x16xf64>, %x: tensor<8x24xf32>, %y: tensor<8x16xf32>
   %2 = pe.rope interleaved %y inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<8x16xf32>
   // expected-remark@+1 {{half-layout rotary dimension must be a multiple of 32}}
   %3 = pe.rope half %y inv_freq(%f : tensor<8xf32>) : tensor<8x16xf32>
+  // expected-remark@+1 {{per-token cos/sin caches}}
+  %4 = pe.rope interleaved %t cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x8x16xf32>
   return
 }
 

@@ -74,6 +74,13 @@ func.func @bshd_rope(%q: tensor<1x8x4x16xf32>, %f: tensor<8xf32>) -> tensor<1x8x
   return %o : tensor<1x8x4x16xf32>
 }
 
+func.func @per_token_rope(%q: tensor<1x4x8x16xf32>, %c: tensor<1x8x8xf32>) -> tensor<1x4x8x16xf32> {
+  %qr = pe.rope half %q cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x4x8x16xf32>
+  // expected-remark@+1 {{Reason="the query's pe.rope takes per-token [B, T, R/2] caches; the rope encoding takes position-indexed tables"}}
+  %o = pe.attention %qr, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
 // Nothing to fuse, nothing to report.
 func.func @plain(%q: tensor<1x4x8x16xf32>, %b: tensor<4x8x8xf32>) -> tensor<1x4x8x16xf32> {
   %r = pe.attention %q, %q, %q bias(%b : tensor<4x8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>

@@ -239,7 +239,7 @@ func.func @rope_cache_types(%x: tensor<8x64xf32>, %c: tensor<16x32xf32>, %s: ten
 // -----
 
 func.func @rope_cache_rank(%x: tensor<8x64xf32>, %c: tensor<16x2x32xf32>) -> tensor<8x64xf32> {
-  // expected-error@+1 {{expects rank-2 caches [P, rotary_dim / 2], got rank 3}}
+  // expected-error@+1 {{expects an input of rank >= 3 ([B, ..., T, C]) with per-token caches, got rank 2}}
   %0 = pe.rope half %x cache(%c, %c : tensor<16x2x32xf32>, tensor<16x2x32xf32>) : tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
 }
@@ -912,5 +912,45 @@ func.func @bshd_heads(%q: tensor<1x8x6x16xf32>, %k: tensor<1x8x4x16xf32>) {
 func.func @bshd_result(%q: tensor<1x8x4x16xf32>) {
   // expected-error@+1 {{expects a result of shape [1, 8, 4, 16], got 'tensor<1x4x8x16xf32>'}}
   %0 = pe.attention %q, %q, %q {layout = #pe<attention_layout bshd>} : tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @per_token_cache_shape(%x: tensor<2x3x5x16xf32>, %c: tensor<2x4x8xf32>) {
+  // expected-error@+1 {{expects per-token caches of shape [2, 5, rotary_dim / 2] (the input's batch and tokens), got 'tensor<2x4x8xf32>'}}
+  %0 = pe.rope half %x cache(%c, %c : tensor<2x4x8xf32>, tensor<2x4x8xf32>) : tensor<2x3x5x16xf32>
+  return
+}
+
+// -----
+
+func.func @per_token_cache_offset(%x: tensor<2x3x5x16xf32>, %c: tensor<2x5x8xf32>, %o: index) {
+  // expected-error@+1 {{expects no positions or offsets with per-token caches (each token has its own row)}}
+  %0 = pe.rope half %x cache(%c, %c : tensor<2x5x8xf32>, tensor<2x5x8xf32>) offset(%o : index) : tensor<2x3x5x16xf32>
+  return
+}
+
+// -----
+
+func.func @per_token_cache_rank(%x: tensor<5x16xf32>, %c: tensor<1x5x8xf32>) {
+  // expected-error@+1 {{expects an input of rank >= 3 ([B, ..., T, C]) with per-token caches, got rank 2}}
+  %0 = pe.rope half %x cache(%c, %c : tensor<1x5x8xf32>, tensor<1x5x8xf32>) : tensor<5x16xf32>
+  return
+}
+
+// -----
+
+func.func @cache_rank4(%x: tensor<2x3x5x16xf32>, %c: tensor<1x2x5x8xf32>) {
+  // expected-error@+1 {{expects rank-2 caches [P, rotary_dim / 2] or rank-3 per-token caches [B, T, rotary_dim / 2], got rank 4}}
+  %0 = pe.rope half %x cache(%c, %c : tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>) : tensor<2x3x5x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_per_token_cache(%q: tensor<1x4x8x16xf32>, %c: tensor<1x8x8xf32>) {
+  // expected-error@+1 {{expects rank-2 caches [P, rotary_dim / 2] in the rope encoding (per-token caches belong to a separate pe.rope)}}
+  %0 = pe.attention %q, %q, %q rope <half> cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }

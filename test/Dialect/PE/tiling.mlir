@@ -153,3 +153,25 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Per-token caches [B, T, R/2]: a tile of (batch, tokens) slices the cache
+// rows with them.
+// CHECK-LABEL: func @rope_per_token
+// CHECK-SAME: %[[C:[a-z0-9]+]]: tensor<2x16x4xf32>
+// CHECK: scf.for %[[B:.*]] = {{.*}} iter_args
+// CHECK: scf.for %[[T:.*]] = {{.*}} iter_args
+// CHECK: %[[CS:.*]] = tensor.extract_slice %[[C]][%[[B]], %[[T]], 0] [1, 4, 4] [1, 1, 1]
+// CHECK: pe.rope half %{{.*}} cache(%[[CS]], %{{.*}} : tensor<1x4x4xf32>, tensor<1x4x4xf32>) : tensor<1x3x4x8xf32>
+func.func @rope_per_token(%x: tensor<2x3x16x8xf32>, %c: tensor<2x16x4xf32>) -> tensor<2x3x16x8xf32> {
+  %0 = pe.rope half %x cache(%c, %c : tensor<2x16x4xf32>, tensor<2x16x4xf32>) : tensor<2x3x16x8xf32>
+  return %0 : tensor<2x3x16x8xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["pe.rope"]} in %arg0 : (!transform.any_op) -> !transform.any_op
+    %1, %loops:2 = transform.structured.tile_using_for %0 tile_sizes [1, 0, 4, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

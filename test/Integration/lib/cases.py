@@ -1021,6 +1021,20 @@ def attn_bshd_decode_alibi(d):
 
 
 @case
+def rope_cache_per_token(d):
+    # Per-token caches [B, T, R/2] (ONNX RotaryEmbedding without position_ids):
+    # x [2, 3, 5, 16], interleaved, partial R = 12, arbitrary table values and
+    # an attention scaling of 0.75.
+    rng = rng_for("rope_cache_per_token")
+    x = uniform(rng, (2, 3, 5, 16))
+    cos = uniform(rng, (2, 5, 6))
+    sin = uniform(rng, (2, 5, 6))
+    save(d, x=x, c=cos, s=sin, m=scalar_f32(0.75))
+    save(d, expected=ref.rope_cache_per_token(x, cos, sin, "interleaved", 12,
+                                              attention_factor=0.75))
+
+
+@case
 def e2e_llama3_decode(d):
     # 4 new queries at positions 12..15 (offset operand) against 16 cached
     # keys at 0..15; causal bottom-right.

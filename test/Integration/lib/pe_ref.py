@@ -201,6 +201,27 @@ def rope_cache(x, cos_table, sin_table, positions, layout="interleaved", rotary_
     return _rotate_pairs(x, cos_table[pos] * af, sin_table[pos] * af, layout, R)
 
 
+def rope_cache_per_token(x, cos_tok, sin_tok, layout="interleaved", rotary_dim=None,
+                         attention_factor=1.0):
+    """RoPE with one cos/sin row per token (ONNX RotaryEmbedding without
+    ``position_ids``): ``cos_tok``/``sin_tok`` are ``[B, T, R/2]`` and token
+    ``t`` of batch ``b`` (axis 0 of ``x[B, ..., T, D]``) uses row ``[b, t]``.
+    """
+    x = np.asarray(x, dtype=F64)
+    R = _rotary_dim(x, rotary_dim)
+    cos_tok = np.asarray(cos_tok, dtype=F64)
+    sin_tok = np.asarray(sin_tok, dtype=F64)
+    B, T = x.shape[0], x.shape[-2]
+    for name, t in (("cos_tok", cos_tok), ("sin_tok", sin_tok)):
+        if t.shape != (B, T, R // 2):
+            raise ValueError(f"{name} must be [{B}, {T}, {R // 2}]; got {t.shape}")
+    # [B, T, R/2] -> [B, 1, ..., 1, T, R/2] against x[B, ..., T, R/2].
+    shape = (B,) + (1,) * (x.ndim - 3) + (T, R // 2)
+    af = F64(attention_factor)
+    return _rotate_pairs(x, cos_tok.reshape(shape) * af, sin_tok.reshape(shape) * af,
+                         layout, R)
+
+
 # --------------------------------------------------------------------------
 # A3/A4. Frequency functions: each returns (inv_freq[R/2], attention_factor)
 # --------------------------------------------------------------------------

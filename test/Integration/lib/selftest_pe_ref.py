@@ -268,6 +268,16 @@ def rope_cache_matches_inv_freq():
 
 
 @check
+def rope_per_token_caches():
+    """A3: per-token [B, T, R/2] rows == a position table gathered per token."""
+    x = randn(2, 3, 4, 8)
+    table_c, table_s = randn(10, 4), randn(10, 4)
+    pos = np.array([[3, 1, 4, 1], [5, 9, 2, 6]])
+    close(pe_ref.rope_cache_per_token(x, table_c[pos], table_s[pos], "half"),
+          pe_ref.rope_cache(x, table_c, table_s, pos, "half"))
+
+
+@check
 def rope_batch_positions():
     """A3: [B, T] positions apply to x's dim 0."""
     x = randn(3, 2, 4, 8)

@@ -243,13 +243,17 @@ static LogicalResult verifyRopeFrequencies(
   if (cosType != sinCache.getType())
     return op->emitOpError("expects cos and sin caches of the same type, got ")
            << cosType << " and " << sinCache.getType();
-  if (cosType.getRank() != 2)
-    return op->emitOpError(
-               "expects rank-2 caches [P, rotary_dim / 2], got rank ")
+  if (cosType.getRank() != 2 && cosType.getRank() != 3)
+    return op->emitOpError("expects rank-2 caches [P, rotary_dim / 2] or "
+                           "rank-3 per-token caches [B, T, rotary_dim / 2], "
+                           "got rank ")
            << cosType.getRank();
-  if (!dimsCompatible(cosType.getDimSize(1), pairs))
+  int64_t columns = cosType.getDimSize(cosType.getRank() - 1);
+  if (!dimsCompatible(columns, pairs))
     return op->emitOpError("expects caches with rotary_dim / 2 = ")
-           << pairs << " columns, got " << dimStr(cosType.getDimSize(1));
+           << pairs << " columns, got " << dimStr(columns);
+  if (cosType.getRank() == 3)
+    return success(); // Per-token caches: checked by the op.
   if (cosType.getDimSize(0) == 0)
     return op->emitOpError("expects caches with at least one row");
   tableRows = cosType.getDimSize(0);
@@ -266,6 +270,27 @@ LogicalResult RopeOp::verify() {
                                    getInvFreq(), getCosCache(), getSinCache(),
                                    tableRows)))
     return failure();
+  if (hasPerTokenCaches()) {
+    // cos[b, t, i]: one row per token of the input, no positions.
+    auto cosType = getCosCache().getType();
+    int64_t rank = type.getRank();
+    if (rank < 3)
+      return emitOpError("expects an input of rank >= 3 ([B, ..., T, C]) "
+                         "with per-token caches, got rank ")
+             << rank;
+    if (!dimsCompatible(cosType.getDimSize(0), type.getDimSize(0)) ||
+        !dimsCompatible(cosType.getDimSize(1), type.getDimSize(rank - 2)))
+      return emitOpError("expects per-token caches of shape [")
+             << dimStr(type.getDimSize(0)) << ", "
+             << dimStr(type.getDimSize(rank - 2))
+             << ", rotary_dim / 2] (the input's batch and tokens), got "
+             << cosType;
+    if (getOffset() || getPositions() ||
+        static_cast<int64_t>(getStaticOffset()) != 0)
+      return emitOpError("expects no positions or offsets with per-token "
+                         "caches (each token has its own row)");
+    return success();
+  }
   return verifyPositionArgs(*this, type, getOffset(), getPositions(),
                             static_cast<int64_t>(getStaticOffset()), tableRows);
 }
@@ -674,6 +699,11 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
             !rope.getRotaryDim(), op.getInvFreq(), op.getCosCache(),
             op.getSinCache(), tableRows)))
       return failure();
+    if (Value cos = op.getCosCache())
+      if (cast<RankedTensorType>(cos.getType()).getRank() != 2)
+        return op.emitOpError("expects rank-2 caches [P, rotary_dim / 2] in "
+                              "the rope encoding (per-token caches belong to "
+                              "a separate pe.rope)");
     if (!rope.getRotateKey() && op.getKeyOffset())
       return op.emitOpError(
           "has a key_offset operand but its rope encoding is query_only");

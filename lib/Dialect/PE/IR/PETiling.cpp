@@ -114,6 +114,26 @@ template <typename OpTy> struct SequenceTiling {
     auto tiledOp = cast<OpTy>(tiled);
     tiledOp.getInputMutable().assign(input);
     tiled->getResult(0).setType(input.getType());
+    if constexpr (std::is_same_v<OpTy, RopeOp>) {
+      if (op.hasPerTokenCaches()) {
+        // One cache row per token: the tile's rows.
+        auto cosType = cast<RankedTensorType>(op.getCosCache().getType());
+        SmallVector<OpFoldResult> cacheOffsets = {offsets[0], offsets[rank - 2],
+                                                  b.getIndexAttr(0)};
+        SmallVector<OpFoldResult> cacheSizes = {
+            sizes[0], sizes[rank - 2], b.getIndexAttr(cosType.getDimSize(2))};
+        tiledOp.getCosCacheMutable().assign(slice(b, loc, op.getCosCache(),
+                                                  cacheOffsets, cacheSizes,
+                                                  result.generatedSlices));
+        tiledOp.getSinCacheMutable().assign(slice(b, loc, op.getSinCache(),
+                                                  cacheOffsets, cacheSizes,
+                                                  result.generatedSlices));
+        tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
+        result.tiledOps.push_back(tiled);
+        result.tiledValues.push_back(tiled->getResult(0));
+        return result;
+      }
+    }
     if (Value positions = op.getPositions()) {
       auto posType = cast<RankedTensorType>(positions.getType());
       SmallVector<OpFoldResult> posOffsets, posSizes;

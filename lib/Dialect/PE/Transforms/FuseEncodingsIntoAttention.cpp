@@ -53,6 +53,10 @@ bool sameRotation(RopeOp a, RopeOp b) {
 /// Why the pe.rope producer `rope` (of the query or key) cannot move into
 /// the attention; empty when it can.
 std::string ropeProducerProblem(RopeOp rope, StringRef which) {
+  if (rope.hasPerTokenCaches())
+    return (which + " pe.rope takes per-token [B, T, R/2] caches; the rope "
+                    "encoding takes position-indexed tables")
+        .str();
   if (rope.getPositions())
     return (which + " pe.rope takes an explicit positions tensor; the rope "
                     "encoding takes offset positions only")

@@ -171,6 +171,11 @@ def PE_RopeOp : PE_Op<"rope",
       `s = sin[p, i]`, the precomputed tables of ONNX RotaryEmbedding, vLLM
       and exported models; they may hold any values. Positions outside
       `[0, P)` are clamped.
+    * per-token `cache(%cos, %sin : tensor<B x T x R/2 x ...>, ...)`:
+      `c = cos[b, t, i]` for token `t` of batch `b` (dimension 0 of the
+      input), the form ONNX RotaryEmbedding takes without `position_ids`
+      (the frontend has gathered one row per token); no positions or
+      offsets then.
 
     An optional `attention_scaling(%m)` (an `f32`, the YaRN / LongRoPE
     `mscale`, the second result of the frequency ops) multiplies both `c`
@@ -215,6 +220,11 @@ def PE_RopeOp : PE_Op<"rope",
     int64_t getRotaryDimOrHeadDim();
     /// The rotation this op applies.
     Rotation getRotation();
+    /// True with [B, T, R/2] caches: one cos/sin row per token.
+    bool hasPerTokenCaches() {
+      return getCosCache() &&
+             cast<RankedTensorType>(getCosCache().getType()).getRank() == 3;
+    }
   }];
 }
 
