@@ -152,6 +152,8 @@ std::string unsupportedRopeReason(RopeOp op) {
     return "explicit positions tensor";
   if (op.hasPerTokenCaches())
     return "per-token cos/sin caches";
+  if (op.getSequenceDimOrDefault() != type.getRank() - 2)
+    return "tokens along a dimension other than -2 (sequence_dim)";
   int64_t d = type.getDimSize(type.getRank() - 1);
   if (d % kLanes != 0)
     return "head dimension must be a multiple of 16";

@@ -128,6 +128,10 @@ struct PositionSource {
   Value positions;          // tensor<[B,] T x iN>, or null
   Value base;               // index, when positions is null
   bool mayOverflow = false; // whether base + t may pass INT64_MAX
+  int64_t seqDim = -1;      // the tokens' dimension, -1 for rank - 2
+  int64_t tokenDim(int64_t rank) const {
+    return seqDim >= 0 ? seqDim : rank - 2;
+  }
 
   static PositionSource get(OpBuilder &b, Location loc, Value positions,
                             Value offset, int64_t staticOffset,
@@ -169,7 +173,7 @@ struct PositionSource {
     SmallVector<AffineExpr> exprs;
     if (posType.getRank() == 2)
       exprs.push_back(getAffineDimExpr(0, ctx));
-    exprs.push_back(getAffineDimExpr(rank - 2, ctx));
+    exprs.push_back(getAffineDimExpr(tokenDim(rank), ctx));
     return AffineMap::get(rank, 0, exprs, ctx);
   }
 
@@ -180,7 +184,7 @@ struct PositionSource {
       return toIndex(b, loc, posArg);
     // base + t, t >= 0: saturated like the base (base may be negative, from
     // a negative run-time offset, but then base + t cannot overflow).
-    Value t = linalg::IndexOp::create(b, loc, rank - 2);
+    Value t = linalg::IndexOp::create(b, loc, tokenDim(rank));
     if (!mayOverflow)
       return arith::AddIOp::create(b, loc, base, t);
     return saturatingAdd(b, loc, base, t, /*lhsNonNegative=*/false);
@@ -365,9 +369,11 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
     Value rows;
     if (cosCache)
       rows = sizeValue(rewriter, loc, getSizes(rewriter, loc, cosCache)[0]);
+    int64_t seqDim = op.getSequenceDimOrDefault();
     auto pos = PositionSource::get(
         rewriter, loc, adaptor.getPositions(), adaptor.getOffset(),
-        static_cast<int64_t>(op.getStaticOffset()), type.getDimSize(rank - 2));
+        static_cast<int64_t>(op.getStaticOffset()), type.getDimSize(seqDim));
+    pos.seqDim = seqDim;
     Type elementType = type.getElementType();
     Type ct = computeType(elementType);
 
@@ -421,8 +427,7 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
           } else if (op.hasPerTokenCaches()) {
             // cos[b, t, i]: the token's own row.
             SmallVector<Value> at = {linalg::IndexOp::create(b, l, 0),
-                                     linalg::IndexOp::create(b, l, rank - 2),
-                                     i};
+                                     linalg::IndexOp::create(b, l, seqDim), i};
             cosV = castFloat(b, l,
                              tensor::ExtractOp::create(b, l, cosCache, at), ct);
             sinV = castFloat(b, l,

@@ -138,3 +138,16 @@ func.func @key_only(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8
   %o = pe.attention %q, %kr, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
+
+// -----
+
+// [B, S, H, D]: ropes along dimension 1 fuse into a bshd attention.
+// CHECK-LABEL: func @bshd
+// CHECK-NOT: pe.rope
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq(%{{.*}} : tensor<8xf32>) {causal, layout = #pe<attention_layout bshd>}
+func.func @bshd(%q: tensor<1x8x4x16xf32>, %k: tensor<1x8x2x16xf32>, %f: tensor<8xf32>) -> tensor<1x8x4x16xf32> {
+  %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) {sequence_dim = 1 : i64} : tensor<1x8x4x16xf32>
+  %kr = pe.rope half %k inv_freq(%f : tensor<8xf32>) {sequence_dim = 1 : i64} : tensor<1x8x2x16xf32>
+  %o = pe.attention %qr, %kr, %k {causal, layout = #pe<attention_layout bshd>} : tensor<1x8x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32> -> tensor<1x8x4x16xf32>
+  return %o : tensor<1x8x4x16xf32>
+}

@@ -69,7 +69,7 @@ func.func @alibi_heads(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
 
 func.func @bshd_rope(%q: tensor<1x8x4x16xf32>, %f: tensor<8xf32>) -> tensor<1x8x4x16xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x8x4x16xf32>
-  // expected-remark@+1 {{Reason="the attention takes [B, S, H, D] operands, and pe.rope rotates along dimension -2 (the heads there)"}}
+  // expected-remark@+1 {{Reason="a pe.rope rotates along dimension 2, not the attention's sequence dimension 1"}}
   %o = pe.attention %qr, %q, %q {layout = #pe<attention_layout bshd>} : tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32> -> tensor<1x8x4x16xf32>
   return %o : tensor<1x8x4x16xf32>
 }

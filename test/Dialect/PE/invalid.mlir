@@ -954,3 +954,27 @@ func.func @attention_per_token_cache(%q: tensor<1x4x8x16xf32>, %c: tensor<1x8x8x
   %0 = pe.attention %q, %q, %q rope <half> cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
+
+// -----
+
+func.func @rope_sequence_dim_channels(%x: tensor<2x8x4x16xf32>, %f: tensor<8xf32>) {
+  // expected-error@+1 {{expects a sequence_dim in [0, 3) (not the channel dimension), got 3}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<8xf32>) {sequence_dim = 3 : i64} : tensor<2x8x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @rope_sequence_dim_batch_positions(%x: tensor<2x8x16xf32>, %f: tensor<8xf32>, %p: tensor<2x8xi64>) {
+  // expected-error@+1 {{expects a sequence_dim other than 0 with [B, T] positions (dimension 0 is their batch)}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<8xf32>) positions(%p : tensor<2x8xi64>) {sequence_dim = 0 : i64} : tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @rope_sequence_dim_positions_length(%x: tensor<2x8x4x16xf32>, %f: tensor<8xf32>, %p: tensor<4xi64>) {
+  // expected-error@+1 {{expects positions of length 8 (the sequence dimension), got 4}}
+  %0 = pe.rope half %x inv_freq(%f : tensor<8xf32>) positions(%p : tensor<4xi64>) {sequence_dim = 1 : i64} : tensor<2x8x4x16xf32>
+  return
+}

@@ -93,6 +93,13 @@ func.func @attention(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>,
   return
 }
 
+// CHECK-LABEL: func @rope_bshd
+func.func @rope_bshd(%x: tensor<2x?x8x64xf32>, %f: tensor<32xf32>, %o: index) -> tensor<2x?x8x64xf32> {
+  // CHECK: pe.rope half %{{.*}} inv_freq(%{{.*}} : tensor<32xf32>) offset(%{{.*}} : index) {sequence_dim = 1 : i64} : tensor<2x?x8x64xf32>
+  %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) offset(%o : index) {sequence_dim = 1 : i64} : tensor<2x?x8x64xf32>
+  return %0 : tensor<2x?x8x64xf32>
+}
+
 // CHECK-LABEL: func @masks
 func.func @masks(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %l: tensor<2xi32>, %o: index,
                  %qs: tensor<2x?x8x64xf32>, %ks: tensor<2x?x2x64xf32>) {

@@ -1035,6 +1035,36 @@ def rope_cache_per_token(d):
 
 
 @case
+def rope_bshd(d):
+    # pe.rope {sequence_dim = 1} on [B, S, H, D] = [2, 7, 3, 32] at offset
+    # positions 11 + s, half layout, partial R = 24, an f64 table: the
+    # reference rotates the [B, H, S, D] transpose.
+    rng = rng_for("rope_bshd")
+    x = uniform(rng, (2, 7, 3, 32))
+    inv = 10000.0 ** (-np.arange(0, 24, 2, dtype=F64) / 24)
+    save(d, x=x, f=inv, o=index(11))
+    t = lambda a: np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+    save(d, expected=t(ref.rope_inv_freq(t(x), inv, 11, "half", 24)))
+
+
+@case
+def e2e_bshd_llama(d):
+    # A Llama block in [B, S, H, D] as Hugging Face holds it: pe.rope
+    # {sequence_dim = 1} on Q and K, then a causal GQA bshd attention (the
+    # fused pipeline moves the ropes into it).
+    rng = rng_for("e2e_bshd_llama")
+    q = rng.standard_normal((1, 8, 24, 32)).astype(F32)
+    k = rng.standard_normal((1, 2, 24, 32)).astype(F32)
+    v = uniform(rng, (1, 2, 24, 32))
+    inv = 10000.0 ** (-np.arange(0, 32, 2, dtype=F64) / 32)
+    t = lambda a: np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+    save(d, q=t(q), k=t(k), v=t(v), f=inv)
+    qr = ref.rope_inv_freq(q, inv, 0, "half")
+    kr = ref.rope_inv_freq(k, inv, 0, "half")
+    save(d, expected=t(ref.attention(qr, kr, v, causal=True)))
+
+
+@case
 def e2e_llama3_decode(d):
     # 4 new queries at positions 12..15 (offset operand) against 16 cached
     # keys at 0..15; causal bottom-right.

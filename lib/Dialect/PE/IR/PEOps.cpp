@@ -62,9 +62,12 @@ static constexpr int64_t kMaxSinusoidalChannels = int64_t(1) << 20;
 static LogicalResult verifyPositionArgs(Operation *op, RankedTensorType input,
                                         Value offset, Value positions,
                                         int64_t staticOffset,
-                                        std::optional<int64_t> tableRows) {
+                                        std::optional<int64_t> tableRows,
+                                        int64_t seqDim = -1) {
   int64_t rank = input.getRank();
-  int64_t seqLen = input.getDimSize(rank - 2);
+  if (seqDim < 0)
+    seqDim = rank - 2;
+  int64_t seqLen = input.getDimSize(seqDim);
   if (staticOffset < 0)
     return op->emitOpError("expects a non-negative static_offset, got ")
            << staticOffset;
@@ -264,6 +267,15 @@ LogicalResult RopeOp::verify() {
   auto type = getInput().getType();
   if (failed(verifySequenceInput(*this, type, "input")))
     return failure();
+  int64_t rank = type.getRank();
+  int64_t seqDim = getSequenceDimOrDefault();
+  if (seqDim < 0 || seqDim >= rank - 1)
+    return emitOpError("expects a sequence_dim in [0, ")
+           << rank - 1 << ") (not the channel dimension), got " << seqDim;
+  if (seqDim == 0 && getPositions() &&
+      cast<RankedTensorType>(getPositions().getType()).getRank() == 2)
+    return emitOpError("expects a sequence_dim other than 0 with [B, T] "
+                       "positions (dimension 0 is their batch)");
   std::optional<int64_t> tableRows;
   if (failed(verifyRopeFrequencies(*this, type.getDimSize(type.getRank() - 1),
                                    getRotaryDimOrHeadDim(), !getRotaryDim(),
@@ -273,16 +285,15 @@ LogicalResult RopeOp::verify() {
   if (hasPerTokenCaches()) {
     // cos[b, t, i]: one row per token of the input, no positions.
     auto cosType = getCosCache().getType();
-    int64_t rank = type.getRank();
     if (rank < 3)
       return emitOpError("expects an input of rank >= 3 ([B, ..., T, C]) "
                          "with per-token caches, got rank ")
              << rank;
     if (!dimsCompatible(cosType.getDimSize(0), type.getDimSize(0)) ||
-        !dimsCompatible(cosType.getDimSize(1), type.getDimSize(rank - 2)))
+        !dimsCompatible(cosType.getDimSize(1), type.getDimSize(seqDim)))
       return emitOpError("expects per-token caches of shape [")
              << dimStr(type.getDimSize(0)) << ", "
-             << dimStr(type.getDimSize(rank - 2))
+             << dimStr(type.getDimSize(seqDim))
              << ", rotary_dim / 2] (the input's batch and tokens), got "
              << cosType;
     if (getOffset() || getPositions() ||
@@ -292,7 +303,8 @@ LogicalResult RopeOp::verify() {
     return success();
   }
   return verifyPositionArgs(*this, type, getOffset(), getPositions(),
-                            static_cast<int64_t>(getStaticOffset()), tableRows);
+                            static_cast<int64_t>(getStaticOffset()), tableRows,
+                            seqDim);
 }
 
 //===----------------------------------------------------------------------===//
@@ -858,31 +870,17 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   Value q = getQuery(), k = getKey();
   if (std::optional<Rotation> rot = getRotation()) {
     RopeEncodingAttr enc = getRopeAttr();
-    // pe.rope encodes [..., T, C]: a [B, S, H, D] operand is rotated as
-    // [B, H, S, D] and transposed back (the reference may move data; the
-    // kernels read the operands in place).
-    bool bshd = getLayout() == AttentionLayout::BSHD;
-    auto swap = [&](Value x) -> Value {
-      auto type = cast<RankedTensorType>(x.getType());
-      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-      std::swap(sizes[1], sizes[2]);
-      Value init =
-          tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-      return linalg::TransposeOp::create(b, loc, x, init,
-                                         ArrayRef<int64_t>{0, 2, 1, 3})
-          ->getResult(0);
-    };
+    // The rotation along the attention's sequence dimension (1 for bshd).
     auto rope = [&](Value x, PositionOffset offset) -> Value {
-      if (bshd)
-        x = swap(x);
-      Value r = RopeOp::create(
+      return RopeOp::create(
           b, loc, x.getType(), x, rot->invFreq, rot->cosCache, rot->sinCache,
           rot->attentionScaling, RopeLayoutAttr::get(ctx, rot->layout),
           enc.getRotaryDim() ? b.getI64IntegerAttr(*enc.getRotaryDim())
                              : IntegerAttr(),
+          getLayout() == AttentionLayout::BSHD ? b.getI64IntegerAttr(1)
+                                               : IntegerAttr(),
           offset.dynamicOffset, /*positions=*/Value(),
           b.getI64IntegerAttr(offset.staticOffset));
-      return bshd ? swap(r) : r;
     };
     q = rope(q, getRopeQueryOffset());
     if (rotatesKey())
@@ -1105,7 +1103,10 @@ template <typename OpTy> struct FoldConstantOffset : OpRewritePattern<OpTy> {
       return failure();
     if (std::optional<int64_t> rows = getTableRows(op)) {
       auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-      int64_t seqLen = type.getDimSize(type.getRank() - 2);
+      int64_t seqDim = type.getRank() - 2;
+      if (auto rope = dyn_cast<RopeOp>(op.getOperation()))
+        seqDim = rope.getSequenceDimOrDefault();
+      int64_t seqLen = type.getDimSize(seqDim);
       int64_t end;
       if (!ShapedType::isDynamic(*rows) &&
           (ShapedType::isDynamic(seqLen) ||

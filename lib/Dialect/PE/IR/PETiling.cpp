@@ -103,6 +103,9 @@ template <typename OpTy> struct SequenceTiling {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getInput().getType());
     int64_t rank = type.getRank();
+    int64_t seqDim = rank - 2;
+    if constexpr (std::is_same_v<OpTy, RopeOp>)
+      seqDim = op.getSequenceDimOrDefault();
     // The channel dimension stays whole.
     if (!coversWhole(offsets[rank - 1], sizes[rank - 1],
                      type.getDimSize(rank - 1)))
@@ -118,10 +121,10 @@ template <typename OpTy> struct SequenceTiling {
       if (op.hasPerTokenCaches()) {
         // One cache row per token: the tile's rows.
         auto cosType = cast<RankedTensorType>(op.getCosCache().getType());
-        SmallVector<OpFoldResult> cacheOffsets = {offsets[0], offsets[rank - 2],
+        SmallVector<OpFoldResult> cacheOffsets = {offsets[0], offsets[seqDim],
                                                   b.getIndexAttr(0)};
         SmallVector<OpFoldResult> cacheSizes = {
-            sizes[0], sizes[rank - 2], b.getIndexAttr(cosType.getDimSize(2))};
+            sizes[0], sizes[seqDim], b.getIndexAttr(cosType.getDimSize(2))};
         tiledOp.getCosCacheMutable().assign(slice(b, loc, op.getCosCache(),
                                                   cacheOffsets, cacheSizes,
                                                   result.generatedSlices));
@@ -141,12 +144,12 @@ template <typename OpTy> struct SequenceTiling {
         posOffsets.push_back(offsets[0]);
         posSizes.push_back(sizes[0]);
       }
-      posOffsets.push_back(offsets[rank - 2]);
-      posSizes.push_back(sizes[rank - 2]);
+      posOffsets.push_back(offsets[seqDim]);
+      posSizes.push_back(sizes[seqDim]);
       tiledOp.getPositionsMutable().assign(slice(
           b, loc, positions, posOffsets, posSizes, result.generatedSlices));
     } else if (Value offset =
-                   addToOffset(b, loc, op.getOffset(), offsets[rank - 2])) {
+                   addToOffset(b, loc, op.getOffset(), offsets[seqDim])) {
       tiledOp.getOffsetMutable().assign(offset);
     }
     // After the operand computations created above.

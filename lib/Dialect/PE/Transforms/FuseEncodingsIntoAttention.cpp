@@ -83,14 +83,17 @@ FailureOr<RopeMatch> matchRope(AttentionOp op, std::string &reason) {
                "rotates the queries (and the keys)";
     return failure();
   }
-  if (op.getLayout() == AttentionLayout::BSHD) {
-    // pe.rope takes tokens along dim -2, which is the head dimension of a
-    // [B, S, H, D] operand: the producer rotates something else than the
-    // encoding would.
-    reason = "the attention takes [B, S, H, D] operands, and pe.rope rotates "
-             "along dimension -2 (the heads there)";
-    return failure();
-  }
+  // The producers must rotate along the attention's sequence dimension
+  // (sequence_dim = 1 for [B, S, H, D], the default 2 for [B, H, S, D]).
+  for (RopeOp rope : {qRope, kRope})
+    if (rope && rope.getSequenceDimOrDefault() != op.getSequenceAxis()) {
+      reason = (Twine("a pe.rope rotates along dimension ") +
+                Twine(rope.getSequenceDimOrDefault()) +
+                ", not the attention's sequence dimension " +
+                Twine(op.getSequenceAxis()))
+                   .str();
+      return failure();
+    }
   reason = ropeProducerProblem(qRope, "the query's");
   if (reason.empty() && kRope)
     reason = ropeProducerProblem(kRope, "the key's");

@@ -156,6 +156,12 @@ def PE_RopeOp : PE_Op<"rope",
     and `(a, b)` becomes `(a*c - b*s, a*s + b*c)`. Channels `R <= c < D`
     pass through unchanged (partial rotary).
 
+    The tokens are along dimension `sequence_dim` (default `rank - 2`, the
+    `[..., T, D]` of `[B, H, T, D]`); `sequence_dim = 1` rotates
+    `[B, S, H, D]` tensors (Hugging Face, vLLM) in place. It is never the
+    channel dimension, and not 0 with `[B, T]` positions (whose first
+    dimension is the batch, dimension 0).
+
     The cosine and sine come from one of two frequency sources:
 
     * `inv_freq(%f : tensor<R/2 x f32|f64>)`: `c = cos(p * f[i])`,
@@ -203,7 +209,8 @@ def PE_RopeOp : PE_Op<"rope",
                             Optional<PE_FloatTensor>:$sin_cache,
                             Optional<F32>:$attention_scaling,
                             PE_RopeLayoutAttr:$layout,
-                            OptionalAttr<I64Attr>:$rotary_dim),
+                            OptionalAttr<I64Attr>:$rotary_dim,
+                            OptionalAttr<I64Attr>:$sequence_dim),
                        PE_PositionArgs.args);
   let results = (outs PE_FloatTensor:$result);
   let assemblyFormat = [{
@@ -220,6 +227,12 @@ def PE_RopeOp : PE_Op<"rope",
     int64_t getRotaryDimOrHeadDim();
     /// The rotation this op applies.
     Rotation getRotation();
+    /// The dimension of the tokens: sequence_dim, or rank - 2.
+    int64_t getSequenceDimOrDefault() {
+      if (std::optional<uint64_t> d = getSequenceDim())
+        return static_cast<int64_t>(*d);
+      return getInput().getType().getRank() - 2;
+    }
     /// True with [B, T, R/2] caches: one cos/sin row per token.
     bool hasPerTokenCaches() {
       return getCosCache() &&
