@@ -194,6 +194,7 @@ public:
     Value qCos, qSin, kCos, kSin; // null without RoPE (kCos: query_only)
     Value slopes;                 // null without ALiBi
     Value lengths;                // kv_lengths as a memref, or null
+    Value lseBuffer;              // [B, H, Tq] f32 for the lse result, or null
     Value causalOffset;           // the causal_offset operand, or 0
   };
   /// L[b]: the valid keys of batch `bIdx` (kv_lengths clamped to [0, tk]),
@@ -211,6 +212,16 @@ public:
 
   /// The attention kernel.
   Value build();
+  /// The lse result as a tensor, after build() or buildDecode() (null when
+  /// the op has none).
+  Value getLseTensor() const { return lseTensor; }
+  /// Wraps the lse buffer of `pr` into `lseTensor`.
+  void finishLse(const Prologue &pr) {
+    if (pr.lseBuffer)
+      lseTensor = bufferization::ToTensorOp::create(
+          b, attn.getLse().getType(), pr.lseBuffer, /*restrict=*/true,
+          /*writable=*/true);
+  }
   /// The decode kernel (one query per head): no packing, two-pass softmax
   /// over a [group, Tk] score buffer, K and V each read once per KV head.
   Value buildDecode();
@@ -324,6 +335,7 @@ private:
                  Value slope);
 
   AttentionOp attn; // null for the standalone kernels
+  Value lseTensor;  // the lse result, when the op has one
   Value input;      // the query, or the standalone kernel's input
   std::optional<Rotation> rot;
   PositionOffset qOff, kOff; // RoPE positions of the first query and key
@@ -936,6 +948,17 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
   pr.out = view(pr.outBuffer);
   if (Value lengths = attn.getKvLengths())
     pr.lengths = toMemref(lengths);
+  if (Value lse = attn.getLse()) {
+    // [B, H, Tq] by meaning; the views index [B, H, T, D].
+    auto type = cast<RankedTensorType>(lse.getType());
+    auto mtype = MemRefType::get(type.getShape(), type.getElementType());
+    SmallVector<Value> lseDyn;
+    for (int64_t i = 0; i < 3; ++i)
+      if (mtype.isDynamicDim(i))
+        lseDyn.push_back(dim(pr.qMem, i));
+    pr.lseBuffer =
+        memref::AllocOp::create(b, mtype, lseDyn, b.getI64IntegerAttr(64));
+  }
   pr.causalOffset =
       attn.getCausalOffset() ? toIndex(attn.getCausalOffset()) : idx(0);
   if (rotary) {
@@ -1097,6 +1120,11 @@ Value KernelBuilder::buildDecode() {
                     b, ValueRange{arith::AddFOp::create(b, a[0], e)});
               });
           Value l = sum.getResult(0);
+          if (pr.lseBuffer)
+            memref::StoreOp::create(
+                b, arith::AddFOp::create(b, m, math::LogOp::create(b, l)),
+                pr.lseBuffer,
+                ValueRange{bIdx, addi(muli(kvh, idx(group)), idx(g)), idx(0)});
           inv.push_back(arith::SelectOp::create(
               b,
               arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0)),
@@ -1133,6 +1161,7 @@ Value KernelBuilder::buildDecode() {
         }
         scf::ReduceOp::create(b);
       });
+  finishLse(pr);
   return bufferization::ToTensorOp::create(b, resultType, pr.outBuffer,
                                            /*restrict=*/true,
                                            /*writable=*/true);
@@ -1227,6 +1256,15 @@ Value KernelBuilder::build() {
                   [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
                     Scope scope_inner(b, ib);
                     Value l = memref::LoadOp::create(b, lBuf, ValueRange{r});
+                    if (pr.lseBuffer) {
+                      // log sum exp = m + log l (-inf for an empty row).
+                      Value m = memref::LoadOp::create(b, mBuf, ValueRange{r});
+                      memref::StoreOp::create(
+                          b,
+                          arith::AddFOp::create(b, m,
+                                                math::LogOp::create(b, l)),
+                          pr.lseBuffer, ValueRange{bIdx, hIdx, addi(q0, r)});
+                    }
                     Value empty = arith::CmpFOp::create(
                         b, arith::CmpFPredicate::OEQ, l, cf(0.0));
                     Value inv = arith::SelectOp::create(
@@ -1245,6 +1283,7 @@ Value KernelBuilder::build() {
             });
         scf::ReduceOp::create(b);
       });
+  finishLse(pr);
   return bufferization::ToTensorOp::create(b, resultType, pr.outBuffer,
                                            /*restrict=*/true,
                                            /*writable=*/true);
@@ -1480,6 +1519,8 @@ struct ConvertPEToVectorPass
           op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1;
       Value result = decode ? kernel.buildDecode() : kernel.build();
       op.getResult().replaceAllUsesWith(result);
+      if (Value lse = op.getLse())
+        lse.replaceAllUsesWith(kernel.getLseTensor());
       op->erase();
     }
     SmallVector<RopeOp> ropes;

@@ -971,7 +971,27 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     if (result.getType() != op.getResult().getType())
       result = tensor::CastOp::create(rewriter, loc, op.getResult().getType(),
                                       result);
-    rewriter.replaceOp(op, result);
+    SmallVector<Value> results = {result};
+    if (Value lseResult = op.getLse()) {
+      // 8. lse = max + log(sum): -inf + log(0) = -inf for empty rows.
+      AffineMap rows3 = rewriter.getMultiDimIdentityMap(3);
+      Value lse =
+          linalg::GenericOp::create(
+              rewriter, loc, TypeRange{rowType}, ValueRange{rowMax, rowSum},
+              ValueRange{emptyTensor(rewriter, loc, rowSizes, ct)},
+              {rows3, rows3, rows3}, parallel(3),
+              [&](OpBuilder &b, Location l, ValueRange args) {
+                Value log = math::LogOp::create(b, l, args[1]);
+                linalg::YieldOp::create(
+                    b, l,
+                    arith::AddFOp::create(b, l, args[0], log).getResult());
+              })
+              .getResult(0);
+      if (lse.getType() != lseResult.getType())
+        lse = tensor::CastOp::create(rewriter, loc, lseResult.getType(), lse);
+      results.push_back(lse);
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };

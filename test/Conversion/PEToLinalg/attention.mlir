@@ -120,3 +120,19 @@ func.func @alignments(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x?x16xf32>, %off: 
   %1 = pe.attention %q, %k, %k causal_offset(%off : index) {causal} : tensor<1x2x8x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x8x16xf32>
   return %0, %1 : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
 }
+
+// -----
+
+// The lse result: the row max plus the log of the row sum (-inf + log 0 =
+// -inf for an empty row).
+// CHECK-LABEL: func @lse
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: %[[LSE:.*]] = linalg.generic {{.*}} ins(%[[MAX]], %[[SUM]] : tensor<1x2x8xf32>, tensor<1x2x8xf32>)
+// CHECK: math.log
+// CHECK: arith.addf
+// CHECK: return %{{.*}}, %[[LSE]]
+func.func @lse(%q: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>) {
+  %o, %l = pe.attention %q, %q, %q {causal} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+  return %o, %l : tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+}

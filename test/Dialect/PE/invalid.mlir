@@ -978,3 +978,19 @@ func.func @rope_sequence_dim_positions_length(%x: tensor<2x8x4x16xf32>, %f: tens
   %0 = pe.rope half %x inv_freq(%f : tensor<8xf32>) positions(%p : tensor<4xi64>) {sequence_dim = 1 : i64} : tensor<2x8x4x16xf32>
   return
 }
+
+// -----
+
+func.func @lse_shape(%q: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{expects an lse result of shape [1, 4, 8] and element type 'f32', got 'tensor<1x8x4xf32>'}}
+  %0:2 = pe.attention %q, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @lse_type(%q: tensor<1x4x8x16xf16>) {
+  // expected-error@+1 {{expects an lse result of shape [1, 4, 8] and element type 'f32', got 'tensor<1x4x8xf64>'}}
+  %0:2 = pe.attention %q, %q, %q : tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16> -> tensor<1x4x8x16xf16>, tensor<1x4x8xf64>
+  return
+}

@@ -109,6 +109,8 @@ func.func @masks(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %l: tensor<
   %1 = pe.attention %q, %k, %k {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
   %3 = pe.attention %qs, %ks, %ks {causal, layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
+  // CHECK: %{{.*}}, %{{.*}} = pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>, tensor<2x8x?xf32>
+  %4:2 = pe.attention %q, %k, %k {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>, tensor<2x8x?xf32>
   // The default alignment is not printed.
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} :
   %2 = pe.attention %q, %k, %k {causal, causal_alignment = #pe<causal_alignment bottom_right>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>

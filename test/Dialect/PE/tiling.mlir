@@ -175,3 +175,24 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// The lse result [B, H, Tq] tiles with the (batch, head, query row) loops,
+// here of a bshd attention whose loops follow [B, Tq, H, Dv].
+// CHECK-LABEL: func @lse
+// CHECK: scf.for %[[R:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[LACC:.*]] = %{{.*}})
+// CHECK: %[[T:.*]], %[[TL:.*]] = pe.attention {{.*}} -> tensor<1x4x2x16xf32>, tensor<1x2x4xf32>
+// CHECK: tensor.insert_slice %[[T]] into %[[ACC]][0, %[[R]], 0, 0] [1, 4, 2, 16]
+// CHECK: tensor.insert_slice %[[TL]] into %[[LACC]][0, 0, %[[R]]] [1, 2, 4]
+func.func @lse(%q: tensor<1x16x2x16xf32>) -> (tensor<1x16x2x16xf32>, tensor<1x2x16xf32>) {
+  %o, %l = pe.attention %q, %q, %q {causal, layout = #pe<attention_layout bshd>} : tensor<1x16x2x16xf32>, tensor<1x16x2x16xf32>, tensor<1x16x2x16xf32> -> tensor<1x16x2x16xf32>, tensor<1x2x16xf32>
+  return %o, %l : tensor<1x16x2x16xf32>, tensor<1x2x16xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %0 = transform.structured.match ops{["pe.attention"]} in %arg0 : (!transform.any_op) -> !transform.any_op
+    %1, %loops = transform.structured.tile_using_for %0 tile_sizes [0, 4, 0, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

@@ -1065,6 +1065,44 @@ def e2e_bshd_llama(d):
 
 
 @case
+def attn_lse_split(d):
+    # The lse result of two attentions over the key halves [0, 24) and
+    # [24, 48) of one top-left causal attention at offset 24 (20 new queries
+    # after 24 cached keys, GQA 4/2; batch 1 has only 20 valid keys, all in
+    # the first half, so its second-half rows are empty: lse -inf, output 0):
+    # each half's (out, lse) against the float64 reference.
+    # selftest_pe_ref checks the combination identity.
+    rng = rng_for("attn_lse_split")
+    q = rng.standard_normal((2, 4, 20, 16)).astype(F32)
+    k = rng.standard_normal((2, 2, 48, 16)).astype(F32)
+    v = uniform(rng, (2, 2, 48, 16))
+    save(d, q=q, k1=np.ascontiguousarray(k[:, :, :24]), v1=np.ascontiguousarray(v[:, :, :24]),
+         k2=np.ascontiguousarray(k[:, :, 24:]), v2=np.ascontiguousarray(v[:, :, 24:]),
+         l1=np.array([24, 20], dtype=np.int32), l2=np.array([24, 0], dtype=np.int32))
+    o1, s1 = ref.attention(q, k[:, :, :24], v[:, :, :24], causal=True, causal_alignment="top_left",
+                           causal_offset=24, kv_lengths=[24, 20], return_lse=True)
+    o2, s2 = ref.attention(q, k[:, :, 24:], v[:, :, 24:], causal=True, causal_alignment="top_left",
+                           causal_offset=0, kv_lengths=[24, 0], return_lse=True)
+    save(d, o1=o1, s1=s1, o2=o2, s2=s2)
+
+
+@case
+def attn_lse_decode(d):
+    # lse of a decode step (the decode kernel): one query per head, GQA 8/2,
+    # 32 cached keys with valid lengths 32, 5 and 0 (an empty row: lse -inf,
+    # output 0), bottom-right causal, a window of 8 keys.
+    rng = rng_for("attn_lse_decode")
+    q = rng.standard_normal((3, 8, 1, 16)).astype(F32)
+    k = rng.standard_normal((3, 2, 32, 16)).astype(F32)
+    v = uniform(rng, (3, 2, 32, 16))
+    lengths = np.array([32, 5, 0], dtype=np.int32)
+    save(d, q=q, k=k, v=v, l=lengths)
+    o, lse = ref.attention(q, k, v, causal=True, window=8, kv_lengths=lengths,
+                           return_lse=True)
+    save(d, o=o, s=lse)
+
+
+@case
 def e2e_llama3_decode(d):
     # 4 new queries at positions 12..15 (offset operand) against 16 cached
     # keys at 0..15; causal bottom-right.

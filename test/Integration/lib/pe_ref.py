@@ -448,7 +448,7 @@ SOFTCAP_ORDERS = ("before_bias", "after_bias")
 
 def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=None,
               softcap_order="before_bias", causal_alignment="bottom_right",
-              causal_offset=None, kv_lengths=None, window=None):
+              causal_offset=None, kv_lengths=None, window=None, return_lse=False):
     """Scaled dot-product attention with the PE-related knobs (sheet A5/A6).
 
     ``q[B,H,Tq,D]``, ``k[B,Hkv,Tk,D]``, ``v[B,Hkv,Tk,Dv]`` -> ``[B,H,Tq,Dv]``.
@@ -530,4 +530,10 @@ def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=N
     denom = np.sum(weights, axis=-1, keepdims=True)
     out = np.einsum("bhqk,bhkd->bhqd", weights, v)
     has_key = np.any(allowed, axis=-1, keepdims=True)
-    return np.where(has_key, out / np.where(has_key, denom, 1.0), 0.0)
+    result = np.where(has_key, out / np.where(has_key, denom, 1.0), 0.0)
+    if not return_lse:
+        return result
+    # log sum_j exp(s_ij) over the allowed keys; -inf for an empty row.
+    with np.errstate(divide="ignore"):
+        lse = np.where(has_key, row_max + np.log(np.where(has_key, denom, 1.0)), -np.inf)
+    return result, lse[..., 0]

@@ -482,6 +482,25 @@ def attention_index_masks():
 
 
 @check
+def attention_lse_combines_key_splits():
+    """lse: two attentions over disjoint key halves combine into the whole."""
+    q, k, v = randn(2, 4, 5, 8), randn(2, 2, 12, 8), randn(2, 2, 12, 8)
+    full, lse = pe_ref.attention(q, k, v, causal=True, causal_alignment="top_left",
+                                 causal_offset=6, return_lse=True)
+    # Keys [0, 6) and [6, 12): the second half sees query i at key i + 6 - 6.
+    o1, l1 = pe_ref.attention(q, k[:, :, :6], v[:, :, :6], causal=True,
+                              causal_alignment="top_left", causal_offset=6, return_lse=True)
+    o2, l2 = pe_ref.attention(q, k[:, :, 6:], v[:, :, 6:], causal=True,
+                              causal_alignment="top_left", causal_offset=0, return_lse=True)
+    both = np.logaddexp(l1, l2)
+    close(both, lse)
+    close(np.exp(l1 - both)[..., None] * o1 + np.exp(l2 - both)[..., None] * o2, full)
+    # An empty row has lse -inf and output 0.
+    _, le = pe_ref.attention(q, k, v, kv_lengths=[0, 12], return_lse=True)
+    assert np.all(np.isneginf(le[0])) and np.all(np.isfinite(le[1]))
+
+
+@check
 def attention_fully_masked_rows_zero():
     """A6: a row with no allowed key outputs exactly 0 (ONNX, ggml S==0)."""
     q, k, v = randn(1, 2, 3, 4), randn(1, 2, 4, 4), randn(1, 2, 4, 4)

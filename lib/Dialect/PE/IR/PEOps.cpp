@@ -854,6 +854,21 @@ LogicalResult AttentionOp::verify() {
   if (std::optional<APFloat> softcap = getSoftcap())
     if (failed(verifyPositive(*this, "softcap", softcap->convertToDouble())))
       return failure();
+  if (Value lse = getLse()) {
+    auto lseType = cast<RankedTensorType>(lse.getType());
+    Type computeType = q.getElementType().isF64()
+                           ? q.getElementType()
+                           : Float32Type::get(getContext());
+    SmallVector<int64_t> rows = {batch, heads, tq};
+    if (lseType.getRank() != 3 || lseType.getElementType() != computeType ||
+        !dimsCompatible(lseType.getDimSize(0), rows[0]) ||
+        !dimsCompatible(lseType.getDimSize(1), rows[1]) ||
+        !dimsCompatible(lseType.getDimSize(2), rows[2]))
+      return emitOpError("expects an lse result of shape [")
+             << dimStr(rows[0]) << ", " << dimStr(rows[1]) << ", "
+             << dimStr(rows[2]) << "] and element type " << computeType
+             << ", got " << lseType;
+  }
   if (failed(verifyAttentionMasking(*this)))
     return failure();
   return verifyAttentionEncodings(*this);
@@ -906,8 +921,9 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
         b.getI64IntegerAttr(offset.staticOffset));
   }
   auto plain = AttentionOp::create(
-      b, loc, getResult().getType(), q, k, getValue(), bias, getMask(),
-      getKvLengths(), getCausalOffset(), /*inv_freq=*/Value(),
+      b, loc, getResult().getType(), getLse() ? getLse().getType() : Type(), q,
+      k, getValue(), bias, getMask(), getKvLengths(), getCausalOffset(),
+      /*inv_freq=*/Value(),
       /*cos_cache=*/Value(), /*sin_cache=*/Value(),
       /*attention_scaling=*/Value(), /*query_offset=*/Value(),
       /*key_offset=*/Value(), /*alibi_offset=*/Value(),
@@ -916,7 +932,10 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
       getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(),
       getWindowAttr(), getLayoutAttr(), getSoftcapAttr(),
       getSoftcapOrderAttr());
-  return SmallVector<Value>{plain.getResult()};
+  SmallVector<Value> results = {plain.getResult()};
+  if (getLse())
+    results.push_back(plain.getLse());
+  return results;
 }
 
 //===----------------------------------------------------------------------===//

@@ -438,27 +438,61 @@ AttentionOp::getTiledImplementation(OpBuilder &b,
   SmallVector<Value> dynamic;
   dispatchIndexOpFoldResults(layoutSizes, dynamic, shape);
   tiled->getResult(0).setType(getResult().getType().clone(shape));
+  if (Value lse = getLse()) {
+    // [B, H, Tq] by meaning, whatever the layout.
+    SmallVector<int64_t> lseShape;
+    SmallVector<Value> lseDynamic;
+    dispatchIndexOpFoldResults({sizes[0], sizes[1], sizes[2]}, lseDynamic,
+                               lseShape);
+    tiled->getResult(1).setType(
+        cast<RankedTensorType>(lse.getType()).clone(lseShape));
+  }
   // After the operand computations created above.
   tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
   result.tiledOps.push_back(tiled);
-  result.tiledValues.push_back(tiled->getResult(0));
+  for (Value v : tiled->getResults())
+    result.tiledValues.push_back(v);
   return result;
 }
 
 LogicalResult AttentionOp::getResultTilePosition(
-    OpBuilder &, unsigned, ArrayRef<OpFoldResult> offsets,
+    OpBuilder &, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets.assign(offsets.begin(), offsets.end());
-  resultSizes.assign(sizes.begin(), sizes.end());
+  if (resultNumber == 0) {
+    resultOffsets.assign(offsets.begin(), offsets.end());
+    resultSizes.assign(sizes.begin(), sizes.end());
+    return success();
+  }
+  // lse [B, H, Tq]: the (batch, head, query row) loops, by meaning.
+  SmallVector<int64_t> perm = getOperandPermutation();
+  resultOffsets.clear();
+  resultSizes.clear();
+  for (int64_t m = 0; m < 3; ++m) {
+    resultOffsets.push_back(offsets[perm[m]]);
+    resultSizes.push_back(sizes[perm[m]]);
+  }
   return success();
 }
 
 FailureOr<TilingResult>
-AttentionOp::generateResultTileValue(OpBuilder &b, unsigned,
+AttentionOp::generateResultTileValue(OpBuilder &b, unsigned resultNumber,
                                      ArrayRef<OpFoldResult> offsets,
                                      ArrayRef<OpFoldResult> sizes) {
-  return getTiledImplementation(b, offsets, sizes);
+  if (resultNumber == 0)
+    return getTiledImplementation(b, offsets, sizes);
+  // A tile of lse [B, H, Tq]: those rows with every value column.
+  SmallVector<int64_t> perm = getOperandPermutation();
+  OpFoldResult dv = getDims(b, getLoc(), getValue())[3];
+  SmallVector<OpFoldResult> meaningOffsets = {offsets[0], offsets[1],
+                                              offsets[2], b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> meaningSizes = {sizes[0], sizes[1], sizes[2], dv};
+  SmallVector<OpFoldResult> loopOffsets, loopSizes;
+  for (int64_t p = 0; p < 4; ++p) {
+    loopOffsets.push_back(meaningOffsets[perm[p]]);
+    loopSizes.push_back(meaningSizes[perm[p]]);
+  }
+  return getTiledImplementation(b, loopOffsets, loopSizes);
 }
 
 LogicalResult
@@ -469,5 +503,9 @@ AttentionOp::reifyResultShapes(OpBuilder &b,
   SmallVector<OpFoldResult> dims = getDims(b, loc, getQuery());
   dims[3] = getDims(b, loc, getValue())[3];
   shapes.push_back(dims);
+  if (getLse()) {
+    SmallVector<int64_t> perm = getOperandPermutation();
+    shapes.push_back({dims[0], dims[perm[1]], dims[perm[2]]});
+  }
   return success();
 }

@@ -582,6 +582,15 @@ def PE_AttentionOp : PE_Op<"attention",
       `W - 1`).
     * No mask tensor is needed for any of these; kernels compute them from
       indices.
+    * **Log-sum-exp** (optional second result `lse : tensor<B x H x Tq x
+      f32>`, f64 for f64 inputs, `[B, H, Tq]` in either layout): the
+      natural logarithm of each row's softmax denominator over its allowed
+      keys, `log sum_j exp(s[b,h,i,j])` (`-inf` for a row with no allowed
+      key), FlashAttention's `softmax_lse`. Two attentions over disjoint key
+      sets combine into the attention over their union as
+      `lse = log(exp(lse1) + exp(lse2))`,
+      `result = exp(lse1 - lse) * result1 + exp(lse2 - lse) * result2`:
+      split-KV decoding and key-sequence sharding.
     * **Layout** `layout = bshd` takes query, key, value and result as
       `[B, S, heads, D]` (Hugging Face, vLLM and FlashAttention hold them so)
       instead of `[B, heads, S, D]`; everything above is unchanged (the bias
@@ -671,7 +680,8 @@ def PE_AttentionOp : PE_Op<"attention",
                        DefaultValuedAttr<PE_SoftcapOrderAttr,
                            "::mlir::pe::SoftcapOrder::BeforeBias">
                            :$softcap_order);
-  let results = (outs PE_FloatTensor:$result);
+  let results = (outs PE_FloatTensor:$result,
+                      Optional<RankedTensorOf<[F32, F64]>>:$lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`kv_lengths` `(` $kv_lengths^ `:` type($kv_lengths) `)`)?
@@ -689,7 +699,7 @@ def PE_AttentionOp : PE_Op<"attention",
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`mask` `(` $mask^ `:` type($mask) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
-    type($result)
+    type($result) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
