@@ -48,6 +48,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <cmath>
+#include <limits>
 
 #define DEBUG_TYPE "convert-pe-to-vector"
 
@@ -307,8 +308,20 @@ private:
   }
   Value offsetValue(PositionOffset offset) {
     Value off = idx(offset.staticOffset);
-    return offset.dynamicOffset ? addi(off, toIndex(offset.dynamicOffset))
-                                : off;
+    return offset.dynamicOffset
+               ? saturatingAdd(off, toIndex(offset.dynamicOffset))
+               : off;
+  }
+  /// `nonNegative + other` saturated at INT64_MAX instead of wrapping, as the
+  /// reference lowering forms positions (a wrapped position would read
+  /// cache row 0 instead of the clamped last row). With one term >= 0 the sum
+  /// overflows only upwards, and exactly when it is less than the other.
+  Value saturatingAdd(Value nonNegative, Value other) {
+    Value sum = addi(nonNegative, other);
+    Value wrapped =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, sum, other);
+    return arith::SelectOp::create(
+        b, wrapped, idx(std::numeric_limits<int64_t>::max()), sum);
   }
 
   Value buildTables(Value rows, Value offset, Value &cosT);
@@ -460,7 +473,7 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
       b, idx(0), rows, idx(1), ValueRange{},
       [&](OpBuilder &ob, Location loc, Value t, ValueRange) {
         Scope scope_nb(b, ob);
-        Value pos = addi(offset, t);
+        Value pos = saturatingAdd(t, offset);
         scf::ForOp::create(
             b, idx(0), idx(pairs), idx(width), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value i, ValueRange) {

@@ -1103,6 +1103,19 @@ def attn_lse_decode(d):
 
 
 @case
+def rope_cache_offset_saturates(d):
+    # Offset 2^63 - 2 with 4 tokens over a 16-row cache: positions 2^63 - 2,
+    # 2^63 - 1 and then past INT64_MAX, which saturate there instead of
+    # wrapping to negative positions; every token reads the clamped last row.
+    rng = rng_for("rope_cache_offset_saturates")
+    x = uniform(rng, (2, 4, 32))
+    cos = uniform(rng, (16, 16))
+    sin = uniform(rng, (16, 16))
+    save(d, x=x, c=cos, s=sin, o=index(2**63 - 2))
+    save(d, expected=ref.rope_cache(x, cos, sin, np.full(4, 15), "half"))
+
+
+@case
 def e2e_llama3_decode(d):
     # 4 new queries at positions 12..15 (offset operand) against 16 cached
     # keys at 0..15; causal bottom-right.
