@@ -74,12 +74,39 @@ static Value addToOffset(OpBuilder &b, Location loc, Value dynamic,
                                             {OpFoldResult(base), add}));
 }
 
-/// True when a tile of dimension `size` covers it whole.
+/// True when a tile covers a dimension of `size` whole. A static dimension:
+/// offset 0 and the same constant size. A dynamic one: offset 0 and a size
+/// that is not a constant (an untiled loop passes the dimension's value; a
+/// tiled one an induction variable as offset).
 static bool coversWhole(OpFoldResult offset, OpFoldResult tileSize,
                         int64_t size) {
+  if (!isZeroInteger(offset))
+    return false;
   std::optional<int64_t> s = getConstantIntValue(tileSize);
-  return isZeroInteger(offset) && s && !ShapedType::isDynamic(size) &&
-         *s == size;
+  return ShapedType::isDynamic(size) ? !s : s && *s == size;
+}
+
+/// The iteration domain [0, d) of every dimension of result 0, as the op
+/// reifies it.
+static SmallVector<Range> domainOfResult(ReifyRankedShapedTypeOpInterface op,
+                                         OpBuilder &b) {
+  ReifiedRankedShapedTypeDims shapes;
+  (void)op.reifyResultShapes(b, shapes);
+  SmallVector<Range> domain;
+  for (OpFoldResult size : shapes[0])
+    domain.push_back(Range{b.getIndexAttr(0), size, b.getIndexAttr(1)});
+  return domain;
+}
+
+/// Result tile = iteration tile (ops whose loops are their result's
+/// dimensions).
+static LogicalResult
+identityResultTile(ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                   SmallVector<OpFoldResult> &resultOffsets,
+                   SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets.assign(offsets.begin(), offsets.end());
+  resultSizes.assign(sizes.begin(), sizes.end());
+  return success();
 }
 
 /// The reified shape of a result that has the shape of `v`.
@@ -117,9 +144,11 @@ template <typename OpTy> struct SequenceTiling {
     auto tiledOp = cast<OpTy>(tiled);
     tiledOp.getInputMutable().assign(input);
     tiled->getResult(0).setType(input.getType());
+    bool perTokenCaches = false;
     if constexpr (std::is_same_v<OpTy, RopeOp>) {
       if (op.hasPerTokenCaches()) {
         // One cache row per token: the tile's rows.
+        perTokenCaches = true;
         auto cosType = cast<RankedTensorType>(op.getCosCache().getType());
         SmallVector<OpFoldResult> cacheOffsets = {offsets[0], offsets[seqDim],
                                                   b.getIndexAttr(0)};
@@ -131,13 +160,11 @@ template <typename OpTy> struct SequenceTiling {
         tiledOp.getSinCacheMutable().assign(slice(b, loc, op.getSinCache(),
                                                   cacheOffsets, cacheSizes,
                                                   result.generatedSlices));
-        tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
-        result.tiledOps.push_back(tiled);
-        result.tiledValues.push_back(tiled->getResult(0));
-        return result;
       }
     }
-    if (Value positions = op.getPositions()) {
+    if (perTokenCaches) {
+      // The sliced caches are the tile's positions.
+    } else if (Value positions = op.getPositions()) {
       auto posType = cast<RankedTensorType>(positions.getType());
       SmallVector<OpFoldResult> posOffsets, posSizes;
       if (posType.getRank() == 2) {
@@ -152,8 +179,6 @@ template <typename OpTy> struct SequenceTiling {
                    addToOffset(b, loc, op.getOffset(), offsets[seqDim])) {
       tiledOp.getOffsetMutable().assign(offset);
     }
-    // After the operand computations created above.
-    tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
     // After the operand computations created above.
     tiled->moveBefore(b.getInsertionBlock(), b.getInsertionPoint());
     result.tiledOps.push_back(tiled);
@@ -180,9 +205,7 @@ template <typename OpTy> struct SequenceTiling {
       OpBuilder &, unsigned, ArrayRef<OpFoldResult> offsets,                   \
       ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,  \
       SmallVector<OpFoldResult> &resultSizes) {                                \
-    resultOffsets.assign(offsets.begin(), offsets.end());                      \
-    resultSizes.assign(sizes.begin(), sizes.end());                            \
-    return success();                                                          \
+    return identityResultTile(offsets, sizes, resultOffsets, resultSizes);     \
   }                                                                            \
   FailureOr<TilingResult> OpTy::generateResultTileValue(                       \
       OpBuilder &b, unsigned, ArrayRef<OpFoldResult> offsets,                  \
@@ -215,12 +238,7 @@ static Value slopeTable(OpBuilder &b, Location loc, Value explicitSlopes,
 }
 
 SmallVector<Range> AlibiBiasOp::getIterationDomain(OpBuilder &b) {
-  ReifiedRankedShapedTypeDims shapes;
-  (void)reifyResultShapes(b, shapes);
-  SmallVector<Range> domain;
-  for (OpFoldResult size : shapes[0])
-    domain.push_back(Range{b.getIndexAttr(0), size, b.getIndexAttr(1)});
-  return domain;
+  return domainOfResult(*this, b);
 }
 
 SmallVector<utils::IteratorType> AlibiBiasOp::getLoopIteratorTypes() {
@@ -235,8 +253,7 @@ AlibiBiasOp::getTiledImplementation(OpBuilder &b,
   auto type = getResult().getType();
   // Keys stay whole: the `key` distance has no key offset to shift. Heads
   // must keep a static count (the verifier requires one).
-  if (!coversWhole(offsets[2], sizes[2], type.getDimSize(2)) &&
-      !(isZeroInteger(offsets[2]) && ShapedType::isDynamic(type.getDimSize(2))))
+  if (!coversWhole(offsets[2], sizes[2], type.getDimSize(2)))
     return failure();
   std::optional<int64_t> headTile = getConstantIntValue(sizes[0]);
   if (!headTile)
@@ -268,9 +285,7 @@ LogicalResult AlibiBiasOp::getResultTilePosition(
     OpBuilder &, unsigned, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  resultOffsets.assign(offsets.begin(), offsets.end());
-  resultSizes.assign(sizes.begin(), sizes.end());
-  return success();
+  return identityResultTile(offsets, sizes, resultOffsets, resultSizes);
 }
 
 FailureOr<TilingResult>
@@ -301,12 +316,7 @@ AlibiBiasOp::reifyResultShapes(OpBuilder &b,
 // Loops: (b, h, i, e) over the result [B, H, Tq, Dv], all parallel.
 
 SmallVector<Range> AttentionOp::getIterationDomain(OpBuilder &b) {
-  ReifiedRankedShapedTypeDims shapes;
-  (void)reifyResultShapes(b, shapes);
-  SmallVector<Range> domain;
-  for (OpFoldResult size : shapes[0])
-    domain.push_back(Range{b.getIndexAttr(0), size, b.getIndexAttr(1)});
-  return domain;
+  return domainOfResult(*this, b);
 }
 
 SmallVector<utils::IteratorType> AttentionOp::getLoopIteratorTypes() {
@@ -459,11 +469,8 @@ LogicalResult AttentionOp::getResultTilePosition(
     OpBuilder &, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
     ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
     SmallVector<OpFoldResult> &resultSizes) {
-  if (resultNumber == 0) {
-    resultOffsets.assign(offsets.begin(), offsets.end());
-    resultSizes.assign(sizes.begin(), sizes.end());
-    return success();
-  }
+  if (resultNumber == 0)
+    return identityResultTile(offsets, sizes, resultOffsets, resultSizes);
   // lse [B, H, Tq]: the (batch, head, query row) loops, by meaning.
   SmallVector<int64_t> perm = getOperandPermutation();
   resultOffsets.clear();
