@@ -780,6 +780,12 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           for (int64_t r = 0; r < kRows; ++r) {
             Value i = addi(q0, addi(r0, idx(r)));
             Value limitF = indexToF32(addi(i, shift));
+            // Per row: the causal limit and the window's lower bound.
+            Value limitV = bcast(limitF);
+            Value windowLowV =
+                window ? bcast(arith::SubFOp::create(
+                             b, limitF, cf(static_cast<double>(*window))))
+                       : Value();
             for (int64_t c = 0; c < kBlockVecs; ++c) {
               Value jF = jFs[c];
               Value ok = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, jF,
@@ -788,14 +794,12 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                 ok = arith::AndIOp::create(
                     b, ok,
                     arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, jF,
-                                          bcast(limitF)));
+                                          limitV));
               if (window)
                 ok = arith::AndIOp::create(
                     b, ok,
-                    arith::CmpFOp::create(
-                        b, arith::CmpFPredicate::OGT, jF,
-                        bcast(arith::SubFOp::create(
-                            b, limitF, cf(static_cast<double>(*window))))));
+                    arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, jF,
+                                          windowLowV));
               out.push_back(arith::SelectOp::create(
                   b, ok, raw[r * kBlockVecs + c], bcast(negInf)));
             }
