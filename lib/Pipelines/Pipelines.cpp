@@ -71,7 +71,10 @@ static void addBufferization(OpPassManager &pm) {
   pm.addPass(createConvertLinalgToLoopsPass());
 }
 
-void mlir::pe::buildReferencePipeline(OpPassManager &pm) {
+void mlir::pe::buildReferencePipeline(OpPassManager &pm,
+                                      const ReferencePipelineOptions &options) {
+  if (options.runtimeChecks)
+    pm.addPass(createInsertRuntimeChecks());
   pm.addPass(createConvertPEToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -92,8 +95,16 @@ void mlir::pe::buildReferencePipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::pe::buildReferencePipeline(OpPassManager &pm) {
+  buildReferencePipeline(pm, ReferencePipelineOptions());
+}
+
 void mlir::pe::buildCPUPipeline(OpPassManager &pm,
                                 const CPUPipelineOptions &options) {
+  // The size relations of the program as written (the checks ask producers
+  // for their sizes, so they do not keep fusion from firing).
+  if (options.runtimeChecks)
+    pm.addPass(createInsertRuntimeChecks());
   // Compile-time folding and fusion.
   pm.addPass(createFoldFrequencies());
   pm.addPass(createCanonicalizerPass());
@@ -188,10 +199,12 @@ void mlir::pe::registerPipelines() {
       [](OpPassManager &pm, const CPUPipelineOptions &options) {
         buildCPUPipeline(pm, options);
       });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<ReferencePipelineOptions>(
       "pe-reference-pipeline",
       "Lower pe ops on tensors to the LLVM dialect for the host through the "
       "unfused reference semantics (convert-pe-to-linalg, bufferization, "
       "scalar loops)",
-      [](OpPassManager &pm) { buildReferencePipeline(pm); });
+      [](OpPassManager &pm, const ReferencePipelineOptions &options) {
+        buildReferencePipeline(pm, options);
+      });
 }

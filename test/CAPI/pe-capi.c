@@ -164,7 +164,8 @@ static void testPipeline(MlirContext ctx) {
             opm, mlirStringRefCreateFromCString("threads=2"), printToStdout,
             NULL)),
         "add pe-cpu-pipeline");
-  // CHECK: {{(any|builtin.module)}}(pe-fold-frequencies,
+  // CHECK: {{(any|builtin.module)}}(pe-insert-runtime-checks,
+  // CHECK-SAME: pe-fold-frequencies,
   // CHECK-SAME: pe-fuse-encodings-into-attention
   // CHECK-SAME: convert-pe-to-vector
   // CHECK-SAME: convert-scf-to-openmp{num-threads=2}
@@ -208,7 +209,8 @@ static void testRegistration(MlirContext ctx) {
                                       "builtin.module(pe-reference-pipeline)"),
                                   printToStdout, NULL)),
         "parse a textual pipeline");
-  // CHECK: {{(any|builtin.module)}}(convert-pe-to-linalg,
+  // CHECK: {{(any|builtin.module)}}(pe-insert-runtime-checks,
+  // CHECK-SAME: convert-pe-to-linalg,
   mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), printToStdout,
                         NULL);
   printf("\n");

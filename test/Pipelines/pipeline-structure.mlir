@@ -7,10 +7,13 @@
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{fuse=false approximate-math=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{openmp=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOOMP
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{threads=3 absolute-pe-row-tile=8})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{runtime-checks=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECKS
+// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-reference-pipeline{runtime-checks=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECKS
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{vector-width=8})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// CPU: Pass Manager with 41 passes:
+// CPU: Pass Manager with 42 passes:
 // CPU-NEXT: builtin.module(
+// CPU-NEXT: pe-insert-runtime-checks
 // CPU-NEXT: pe-fold-frequencies
 // CPU-NEXT: canonicalize{{.*}}
 // CPU-NEXT: pe-fuse-encodings-into-attention
@@ -54,8 +57,9 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// REF: Pass Manager with 28 passes:
+// REF: Pass Manager with 29 passes:
 // REF-NEXT: builtin.module(
+// REF-NEXT: pe-insert-runtime-checks
 // REF-NEXT: convert-pe-to-linalg
 // REF-NEXT: canonicalize{{.*}}
 // REF-NEXT: cse
@@ -103,6 +107,10 @@
 
 // OPTS: pe-fuse-absolute-pe{row-tile=8}
 // OPTS: convert-scf-to-openmp{num-threads=3}
+
+// NOCHECKS-NOT: pe-insert-runtime-checks
+// NOCHECKS: convert-pe-to-linalg
+// NOCHECKS-NOT: pe-insert-runtime-checks
 
 // UNKNOWN: no such option vector-width
 

@@ -53,11 +53,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <malloc.h>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -82,7 +84,7 @@ static_assert(sizeof(void *) == 8 && sizeof(int64_t) == 8,
 namespace {
 struct PipelineEntry {
   StringRef name;
-  void (*build)(OpPassManager &pm);
+  void (*build)(OpPassManager &pm, bool runtimeChecks);
   /// Runtime library (file name in the LLVM library directory) the lowered
   /// code calls into, or empty.
   StringRef runtimeLib;
@@ -90,9 +92,21 @@ struct PipelineEntry {
 } // namespace
 
 static const PipelineEntry kPipelines[] = {
-    {"reference", mlir::pe::buildReferencePipeline, ""},
+    {"reference",
+     [](OpPassManager &pm, bool runtimeChecks) {
+       mlir::pe::ReferencePipelineOptions options;
+       options.runtimeChecks = runtimeChecks;
+       mlir::pe::buildReferencePipeline(pm, options);
+     },
+     ""},
     // scf.parallel is lowered to OpenMP: the code calls __kmpc_* in libomp.
-    {"cpu", mlir::pe::buildCPUPipeline, "libomp.so"},
+    {"cpu",
+     [](OpPassManager &pm, bool runtimeChecks) {
+       mlir::pe::CPUPipelineOptions options;
+       options.runtimeChecks = runtimeChecks;
+       mlir::pe::buildCPUPipeline(pm, options);
+     },
+     "libomp.so"},
 };
 
 static const PipelineEntry *lookupPipeline(StringRef name) {
@@ -556,14 +570,82 @@ static LogicalResult checkLoweredSignature(ModuleOp module,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Run-time failures of the compiled code
+//===----------------------------------------------------------------------===//
+
+// The compiled code reports a failed run-time check (cf.assert, lowered by
+// upstream's convert-cf-to-llvm) as puts(message) then abort(). pe-run gives
+// the JIT its own puts and abort, and a malloc that does not return null, so
+// that each of these ends the run with one `pe-run: error:` line and exit
+// status 1 instead of a crash. Other libraries (libc, libomp, libm) keep the
+// real functions.
+static std::mutex jitMessageMutex;
+static std::string jitMessage;
+
+extern "C" int peRunJitPuts(const char *message) {
+  std::lock_guard<std::mutex> lock(jitMessageMutex);
+  jitMessage = message ? message : "";
+  return 0;
+}
+
+[[noreturn]] static void exitFromJit(const Twine &message) {
+  std::fflush(stdout);
+  report(message);
+  llvm::errs().flush();
+  std::_Exit(1);
+}
+
+extern "C" [[noreturn]] void peRunJitAbort() {
+  std::string message;
+  {
+    std::lock_guard<std::mutex> lock(jitMessageMutex);
+    message = jitMessage;
+  }
+  if (message.empty())
+    exitFromJit("the compiled code aborted");
+  exitFromJit("run-time check failed: " + message);
+}
+
+extern "C" void *peRunJitMalloc(size_t bytes) {
+  void *p = std::malloc(bytes);
+  if (!p && bytes != 0)
+    exitFromJit("out of memory: the compiled code allocates " + Twine(bytes) +
+                " bytes");
+  return p;
+}
+
+extern "C" void *peRunJitAlignedAlloc(size_t alignment, size_t bytes) {
+  void *p = std::aligned_alloc(alignment, bytes);
+  if (!p && bytes != 0)
+    exitFromJit("out of memory: the compiled code allocates " + Twine(bytes) +
+                " bytes aligned to " + Twine(alignment));
+  return p;
+}
+
+static llvm::orc::SymbolMap
+jitRuntimeSymbols(llvm::orc::MangleAndInterner mangle) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](StringRef name, auto *fn) {
+    symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                             llvm::JITSymbolFlags::Exported};
+  };
+  add("puts", &peRunJitPuts);
+  add("abort", &peRunJitAbort);
+  add("malloc", &peRunJitMalloc);
+  add("aligned_alloc", &peRunJitAlignedAlloc);
+  return symbols;
+}
+
 static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
                                    const PipelineEntry &pipeline,
-                                   ArrayRef<std::string> sharedLibs) {
+                                   ArrayRef<std::string> sharedLibs,
+                                   bool runtimeChecks) {
   OwningOpRef<ModuleOp> module = original.clone();
   PassManager pm = PassManager::on<ModuleOp>(original.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return error("cannot apply the pass manager options");
-  pipeline.build(pm);
+  pipeline.build(pm, runtimeChecks);
   if (failed(pm.run(*module)))
     return error("pipeline '" + pipeline.name + "' failed");
   if (failed(checkLoweredSignature(*module, sig, pipeline.name)))
@@ -601,6 +683,7 @@ static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
   Compiled compiled;
   compiled.pipeline = pipeline.name.str();
   compiled.engine = std::move(*engine);
+  compiled.engine->registerSymbols(jitRuntimeSymbols);
   // lookupPacked materializes the code and reports unresolved symbols as an
   // error; initialize() (which runs global constructors and cannot fail
   // gracefully) comes after it. Calling the packed function is what
@@ -1031,6 +1114,12 @@ int main(int argc, char **argv) {
                      "regular expression, e.g. 'pe-.*|convert-pe-to-vector' "
                      "for why a fusion or a generated kernel did not apply"),
       llvm::cl::value_desc("regex"), llvm::cl::cat(category));
+  llvm::cl::opt<bool> runtimeChecks(
+      "runtime-checks",
+      llvm::cl::desc("Check dynamic sizes against the pe ops' size relations "
+                     "in the compiled code (the pipelines' runtime-checks "
+                     "option; default true); a failed check is an error"),
+      llvm::cl::init(true), llvm::cl::cat(category));
   llvm::cl::list<std::string> sharedLibs(
       "shared-libs",
       llvm::cl::desc("Extra libraries for the JIT to load (comma separated); "
@@ -1182,12 +1271,13 @@ int main(int argc, char **argv) {
                 Twine(outputs.size()) + " --output files were given");
 
   // Compile.
-  FailureOr<Compiled> primary = compile(*module, *sig, *pipeline, libs);
+  FailureOr<Compiled> primary =
+      compile(*module, *sig, *pipeline, libs, runtimeChecks);
   if (failed(primary))
     return 1;
   FailureOr<Compiled> check;
   if (checkPipeline) {
-    check = compile(*module, *sig, *checkPipeline, libs);
+    check = compile(*module, *sig, *checkPipeline, libs, runtimeChecks);
     if (failed(check))
       return 1;
   }

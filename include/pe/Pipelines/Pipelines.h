@@ -14,6 +14,19 @@ class DialectRegistry;
 class OpPassManager;
 namespace pe {
 
+/// Options of `pe-reference-pipeline`
+/// (`pe-reference-pipeline{runtime-checks=false}`).
+struct ReferencePipelineOptions
+    : public PassPipelineOptions<ReferencePipelineOptions> {
+  PassOptions::Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Check at run time that dynamic sizes satisfy the size "
+                     "relations of the pe ops (pe-insert-runtime-checks); "
+                     "false trusts them, for programs whose sizes are "
+                     "checked elsewhere"),
+      llvm::cl::init(true)};
+};
+
 /// Options of `pe-cpu-pipeline` (`pe-cpu-pipeline{fuse=false threads=4}`).
 /// Every option changes which passes run or how they are configured; the
 /// defaults give the pipeline `pe-opt --pe-cpu-pipeline` runs.
@@ -49,20 +62,33 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "omp.parallel); 0: the OpenMP runtime's default "
                      "(OMP_NUM_THREADS, else all cores). Needs openmp=true"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Check at run time that dynamic sizes satisfy the size "
+                     "relations of the pe ops (pe-insert-runtime-checks); "
+                     "false trusts them, for programs whose sizes are "
+                     "checked elsewhere"),
+      llvm::cl::init(true)};
 };
 
 /// The reference pipeline: IR with pe ops on tensors (func.func) all the way
 /// to the LLVM dialect for the host CPU, through convert-pe-to-linalg, one-shot
 /// bufferization with buffer deallocation, and scalar loops. Functions keep
 /// their memref calling convention (identity layouts); returned buffers are
-/// malloc'ed and owned by the caller. Registered as `pe-reference-pipeline`.
-/// Built from pass constructors: it needs no pass registration, only the
-/// dialects and interfaces of registerPipelineDialects in the context.
+/// malloc'ed and owned by the caller. Dynamic sizes are checked first
+/// (pe-insert-runtime-checks) unless `runtime-checks=false`. Registered as
+/// `pe-reference-pipeline`. Built from pass constructors: it needs no pass
+/// registration, only the dialects and interfaces of registerPipelineDialects
+/// in the context.
+void buildReferencePipeline(OpPassManager &pm,
+                            const ReferencePipelineOptions &options);
+/// buildReferencePipeline with the default options.
 void buildReferencePipeline(OpPassManager &pm);
 
 /// The optimised CPU pipeline: fold frequencies, fuse RoPE, ALiBi and the
 /// attention scaling into pe.attention's encodings, generate flash-attention
-/// kernels (convert-pe-to-vector), lower the rest through the reference
+/// kernels (convert-pe-to-vector) after checking dynamic sizes
+/// (pe-insert-runtime-checks), lower the rest through the reference
 /// lowering, approximate f32 math with polynomials, bufferize, and lower to the
 /// LLVM dialect with scf.parallel on OpenMP (needs libomp at run time).
 /// Registered as `pe-cpu-pipeline`. Built from pass constructors, like the

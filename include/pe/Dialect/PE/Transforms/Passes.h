@@ -10,6 +10,7 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+class OpBuilder;
 class RewritePatternSet;
 class RewriterBase;
 namespace pe {
@@ -40,6 +41,11 @@ void populateWidenRopeFrequenciesPatterns(RewritePatternSet &patterns);
 /// Applies it (greedy, without folding, to the frequency ops only) in `root`;
 /// pe-fold-frequencies and convert-pe-to-linalg start with this.
 LogicalResult widenRopeFrequencies(Operation *root);
+
+/// Inserts before `op` (a pe op) a `cf.assert` for each size relation of its
+/// semantics that has a dynamic side (pe-insert-runtime-checks). Returns the
+/// number of checks inserted.
+unsigned insertRuntimeChecks(OpBuilder &builder, Operation *op);
 
 } // namespace pe
 } // namespace mlir

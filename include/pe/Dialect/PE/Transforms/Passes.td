@@ -115,4 +115,29 @@ def FuseAbsolutePE : Pass<"pe-fuse-absolute-pe"> {
   ];
 }
 
+def InsertRuntimeChecks : Pass<"pe-insert-runtime-checks"> {
+  let summary = "Check at run time the size relations the verifier cannot see";
+  let description = [{
+    Every `pe` op requires relations between the sizes of its operands (key
+    and value of one sequence length, positions as long as the sequence, a
+    cache with at least one row, a bias that broadcasts to the scores, ...).
+    The verifiers prove them when both sizes are static. For each relation
+    with a dynamic side, this pass inserts before the op a `cf.assert` that
+    checks it, so that no input shape can make the lowered code read or
+    write out of bounds; relations between static sizes produce nothing, so
+    a statically shaped program is unchanged. The message names the op, its
+    location and the relation. `pe-reference-pipeline` and
+    `pe-cpu-pipeline` run this pass unless `runtime-checks=false`.
+
+    The lowering of `cf.assert` decides what a failure does: upstream's
+    `convert-cf-to-llvm` prints the message and calls `abort`; `pe-run`
+    reports it as one `pe-run: error:` line and exits with status 1.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // PE_DIALECT_PE_TRANSFORMS_PASSES_TD
