@@ -75,11 +75,14 @@ constexpr int64_t kQBlock = 64;
 /// Softmax terms exp(x) with x below this are flushed to zero.
 constexpr double kExpCutoff = -64.0;
 /// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
-/// reductions) and no NaNs (plain vmaxps), but infinities are kept: masked
-/// scores are -inf.
-constexpr arith::FastMathFlags kFast =
-    arith::FastMathFlags::reassoc | arith::FastMathFlags::nnan |
-    arith::FastMathFlags::nsz | arith::FastMathFlags::contract;
+/// reductions), but neither NaNs nor infinities are assumed away: masked
+/// scores are -inf, and a NaN or infinity in Q, K or the bias must reach the
+/// rows whose scores it enters, as in the reference lowering (the maxima
+/// are maxnum, which skips a NaN; the NaN then reaches the row through
+/// exp and the sum).
+constexpr arith::FastMathFlags kFast = arith::FastMathFlags::reassoc |
+                                       arith::FastMathFlags::nsz |
+                                       arith::FastMathFlags::contract;
 
 /// True when pe-fuse-absolute-pe will fuse the lowered encoding with its
 /// producer (an elementwise linalg.generic) or its only consumer (a linalg
@@ -370,7 +373,11 @@ Value KernelBuilder::softmaxExp(Value x) {
         b, DenseElementsAttr::get(iv, b.getI32IntegerAttr(v)));
   };
   // Below -87 the result would be denormal; callers flush x < kExpCutoff.
-  x = arith::MaxNumFOp::create(b, x, vsplat(-87.0), kFast);
+  // The clamp is a compare and select rather than maxnum, so that a NaN x
+  // stays NaN (OLT is false for it) and the result is NaN.
+  x = arith::SelectOp::create(
+      b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x, vsplat(-87.0)),
+      vsplat(-87.0), x);
   Value k = math::RoundEvenOp::create(
       b, arith::MulFOp::create(b, x, vsplat(1.44269504088896341)));
   Value r = math::FmaOp::create(b, k, vsplat(-0.693359375), x);
@@ -381,10 +388,12 @@ Value KernelBuilder::softmaxExp(Value x) {
                    1.6666665459e-1, 5.0000001201e-1})
     y = math::FmaOp::create(b, y, r, vsplat(c));
   y = math::FmaOp::create(b, y, z, arith::AddFOp::create(b, r, vsplat(1.0)));
-  // 2^k: (k + 127) << 23 as the bits of an f32.
-  Value bits = arith::ShLIOp::create(
-      b, arith::AddIOp::create(b, arith::FPToSIOp::create(b, iv, k), ci(127)),
-      ci(23));
+  // 2^k: (k + 127) << 23 as the bits of an f32. k + 127 + 1.5 * 2^23 holds
+  // k + 127 in its low mantissa bits (k is an integer in [-126, 0]), so a
+  // float add and a shift form it; fptosi would be poison for a NaN k.
+  Value biased = arith::BitcastOp::create(
+      b, iv, arith::AddFOp::create(b, k, vsplat(12582912.0 + 127.0)));
+  Value bits = arith::ShLIOp::create(b, biased, ci(23));
   return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
 }
 
@@ -860,40 +869,66 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           memref::StoreOp::create(b, mNew, mBuf, ValueRange{row});
           alphas.push_back(alphaV);
         }
-        // O[4 rows, chunk] = alpha O + P V, per chunk of value columns.
+        // O[4 rows, chunk] = alpha O + P V, per chunk of value columns. In a
+        // block with masked keys, a key of weight 0 is skipped rather than
+        // multiplied: a NaN or infinity in the value row of a key that a row
+        // does not see must not reach that row (0 * NaN is NaN). Interior
+        // blocks, which have no masked key, keep the plain multiply-add.
         int64_t chunkVecs = valueChunk / kLanes;
-        for (int64_t e0 = 0; e0 < valueDim; e0 += valueChunk) {
-          SmallVector<Value> acc;
-          for (int64_t r = 0; r < kRows; ++r)
-            for (int64_t c = 0; c < chunkVecs; ++c) {
-              Value o = vector::LoadOp::create(
-                  b, vf, os,
-                  ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
-              acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
-            }
-          auto pv = scf::ForOp::create(
-              b, idx(0), keys, idx(1), acc,
-              [&](OpBuilder &ib, Location l2, Value jj, ValueRange a) {
-                Scope scope_inner(b, ib);
-                Value j = addi(j0, jj);
-                SmallVector<Value> vv, next;
-                for (int64_t c = 0; c < chunkVecs; ++c)
-                  vv.push_back(loadF32(
-                      vMem, ValueRange{bIdx, kvHead, j, idx(e0 + c * kLanes)}));
-                for (int64_t r = 0; r < kRows; ++r) {
-                  Value pr = bcast(
-                      memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj}));
+        auto buildPV = [&](bool skipZeroWeights) {
+          for (int64_t e0 = 0; e0 < valueDim; e0 += valueChunk) {
+            SmallVector<Value> acc;
+            for (int64_t r = 0; r < kRows; ++r)
+              for (int64_t c = 0; c < chunkVecs; ++c) {
+                Value o = vector::LoadOp::create(
+                    b, vf, os,
+                    ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
+                acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
+              }
+            auto pv = scf::ForOp::create(
+                b, idx(0), keys, idx(1), acc,
+                [&](OpBuilder &ib, Location l2, Value jj, ValueRange a) {
+                  Scope scope_inner(b, ib);
+                  Value j = addi(j0, jj);
+                  SmallVector<Value> vv, next;
                   for (int64_t c = 0; c < chunkVecs; ++c)
-                    next.push_back(vector::FMAOp::create(b, pr, vv[c],
-                                                         a[r * chunkVecs + c]));
-                }
-                scf::YieldOp::create(b, next);
-              });
-          for (int64_t r = 0; r < kRows; ++r)
-            for (int64_t c = 0; c < chunkVecs; ++c)
-              vector::StoreOp::create(
-                  b, pv.getResult(r * chunkVecs + c), os,
-                  ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
+                    vv.push_back(
+                        loadF32(vMem, ValueRange{bIdx, kvHead, j,
+                                                 idx(e0 + c * kLanes)}));
+                  for (int64_t r = 0; r < kRows; ++r) {
+                    Value p =
+                        memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj});
+                    Value pr = bcast(p);
+                    Value zero;
+                    if (skipZeroWeights)
+                      zero = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
+                                                   p, cf(0.0));
+                    for (int64_t c = 0; c < chunkVecs; ++c) {
+                      Value sum = vector::FMAOp::create(b, pr, vv[c],
+                                                        a[r * chunkVecs + c]);
+                      if (zero)
+                        sum = arith::SelectOp::create(
+                            b, zero, a[r * chunkVecs + c], sum);
+                      next.push_back(sum);
+                    }
+                  }
+                  scf::YieldOp::create(b, next);
+                });
+            for (int64_t r = 0; r < kRows; ++r)
+              for (int64_t c = 0; c < chunkVecs; ++c)
+                vector::StoreOp::create(
+                    b, pv.getResult(r * chunkVecs + c), os,
+                    ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
+          }
+        };
+        auto pvIf = scf::IfOp::create(b, TypeRange{}, needMask,
+                                      /*withElse=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&pvIf.getThenRegion().front());
+          buildPV(/*skipZeroWeights=*/true);
+          b.setInsertionPointToStart(&pvIf.getElseRegion().front());
+          buildPV(/*skipZeroWeights=*/false);
         }
         scf::YieldOp::create(b);
       });

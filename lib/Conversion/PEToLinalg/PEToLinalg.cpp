@@ -935,20 +935,29 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             })
             .getResult(0);
 
-    // 6. O[b,h,i,e] = sum_j P[b,h,i,j] v[b,h/g,j,e].
+    // 6. O[b,h,i,e] = sum_j P[b,h,i,j] v[b,h/g,j,e] over the keys row i
+    // sees: a key whose score is -inf (masked) adds nothing, not 0 * v, so
+    // that a NaN or infinity in its value row stays out of the rows that do
+    // not see it.
     Value weighted =
         linalg::GenericOp::create(
-            rewriter, loc, TypeRange{accType}, ValueRange{probs, v},
+            rewriter, loc, TypeRange{accType}, ValueRange{probs, masked, v},
             ValueRange{zeroFilled(outSizes, 0.0)},
-            {map(5, {d(0), d(1), d(2), d(4)}),
+            {map(5, {d(0), d(1), d(2), d(4)}), map(5, {d(0), d(1), d(2), d(4)}),
              operandMap(5, {d(0), kvHead, d(4), d(3)}),
              map(5, {d(0), d(1), d(2), d(3)})},
             reduce4,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value prod = arith::MulFOp::create(b, l, args[0],
-                                                 castFloat(b, l, args[1], ct));
+                                                 castFloat(b, l, args[2], ct));
+              Value unseen = arith::CmpFOp::create(
+                  b, l, arith::CmpFPredicate::OEQ, args[1],
+                  fconst(b, l, ct, -std::numeric_limits<double>::infinity()));
+              Value sum = arith::AddFOp::create(b, l, args[3], prod);
               linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args[2], prod).getResult());
+                  b, l,
+                  arith::SelectOp::create(b, l, unseen, args[3], sum)
+                      .getResult());
             })
             .getResult(0);
 

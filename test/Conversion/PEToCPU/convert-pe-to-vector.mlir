@@ -34,14 +34,30 @@
 // Interior blocks skip the masks.
 // CHECK: scf.if %{{.*}} -> (vector<16xf32>,
 // CHECK: arith.cmpf ole
-// CHECK: arith.maxnumf {{.*}} fastmath<reassoc,nnan,nsz,contract>
-// CHECK: vector.reduction <maxnumf>
+// No NaN assumptions: the maxima skip NaN (maxnumf without nnan), and the
+// exponential keeps a NaN (compare-and-select clamp, 2^k from a float add).
+// CHECK: arith.maxnumf {{.*}} fastmath<reassoc,nsz,contract>
+// CHECK: vector.reduction <maxnumf>, %{{.*}} fastmath<reassoc,nsz,contract>
+// CHECK: arith.cmpf olt
+// CHECK: arith.select
 // CHECK: math.roundeven %{{.*}} : vector<16xf32>
+// CHECK-NOT: arith.fptosi
+// CHECK: arith.addf
+// CHECK: arith.bitcast %{{.*}} : vector<16xf32> to vector<16xi32>
 // CHECK: arith.shli
 // CHECK: vector.reduction <add>
-// P V: 4 rows x 32 columns.
+// P V: 4 rows x 32 columns; on blocks with masked keys, weight-0 keys are
+// skipped (a select after each FMA); interior blocks have plain FMAs.
+// CHECK: scf.if
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.load %[[VM]]
+// CHECK: arith.cmpf oeq
+// CHECK-COUNT-2: vector.fma
+// CHECK-NEXT: arith.select
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.load %[[VM]]
+// CHECK-NOT: arith.select
 // CHECK-COUNT-8: vector.fma
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
 func.func @rope_causal(%q: tensor<1x4x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %f: tensor<16xf32>) -> tensor<1x4x?x32xf32> {

@@ -36,7 +36,12 @@
 // CHECK: arith.cmpf oeq
 // CHECK: math.exp
 // CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[P]] :
-// CHECK: %[[O:.*]] = linalg.generic {indexing_maps = [#[[QMAP]], #[[VMAP]], #{{.*}}], {{.*}} ins(%[[P]], %[[V]] :
+// P V over the keys each row sees: a masked (-inf) score adds nothing.
+// CHECK: %[[O:.*]] = linalg.generic {indexing_maps = [#[[QMAP]], #[[QMAP]], #[[VMAP]], #{{.*}}], {{.*}} ins(%[[P]], %[[SM]], %[[V]] :
+// CHECK: %[[PV:.*]] = arith.mulf
+// CHECK: %[[UNSEEN:.*]] = arith.cmpf oeq, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[ACC:.*]] = arith.addf %[[OUT:.*]], %[[PV]]
+// CHECK: arith.select %[[UNSEEN]], %[[OUT]], %[[ACC]]
 // CHECK: linalg.generic {{.*}} ins(%[[O]], %[[SUM]] :
 // CHECK: arith.divf
 // CHECK: arith.truncf %{{.*}} : f32 to f16

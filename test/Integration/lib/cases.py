@@ -714,7 +714,10 @@ def alibi_f16(d):
 
 def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, mask_shape=None,
           bias_dtype=F32, causal=False, softcap=None, softcap_order="before_bias", scale=None,
-          mask_fn=None, bias_scale=1.0, kv_lengths=None, causal_offset=None, **masking):
+          mask_fn=None, bias_scale=1.0, kv_lengths=None, causal_offset=None, poison=(),
+          **masking):
+    """``poison``: (tensor name 'q'|'k'|'v'|'bias', index, value) entries
+    written after the inputs are drawn (NaN and infinities)."""
     rng = rng_for(name)
     Dv = D if Dv is None else Dv
     q = rng.standard_normal((B, H, Tq, D))
@@ -726,10 +729,14 @@ def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, ma
         return to_bf16(a) if dtype == "bf16" else a.astype(dtype)
 
     q, k, v = cast(q), cast(k), cast(v)
-    save(d, q=q, k=k, v=v)
     bias = mask = None
     if bias_shape is not None:
         bias = (rng.standard_normal(bias_shape) * bias_scale).astype(bias_dtype)
+    tensors = {"q": q, "k": k, "v": v, "bias": bias}
+    for which, where, value in poison:
+        tensors[which][where] = value
+    save(d, q=q, k=k, v=v)
+    if bias is not None:
         save(d, bias=bias)
     if mask_shape is not None:
         mask = rng.random(mask_shape) < 0.7
@@ -844,6 +851,58 @@ def attn_decode_offset(d):
 def attn_causal_dynamic(d):
     # The same through dynamic Tq/Tk dimensions.
     _attn(d, "attn_causal_dynamic", 1, 4, 2, 4, 11, 16, causal=True)
+
+
+# NaN and infinities (issue: one NaN semantics for every pipeline). Tq = Tk =
+# 80 spans an interior key block and a diagonal (masked) block of the
+# generated kernel (64 keys per block); D = 16 so that the kernel applies.
+@case
+def attn_nan_q(d):
+    # Row 70 of head 1 and row 10 of head 3 (an infinity: inf - inf = NaN in
+    # the softmax) become NaN; no other row or head changes.
+    _attn(d, "attn_nan_q", 1, 4, 2, 80, 80, 16, causal=True,
+          poison=[("q", (0, 1, 70, 3), np.nan), ("q", (0, 3, 10, 0), np.inf)])
+
+
+@case
+def attn_nan_k(d):
+    # Key 20 of KV head 0 is NaN: rows 20.. of heads 0 and 1 (which see it)
+    # become NaN, rows 0..19 and heads 2, 3 do not. Key 70 of KV head 1 is
+    # +inf in one channel: rows of heads 2, 3 whose logit is +inf become NaN,
+    # those whose logit is -inf ignore the key.
+    _attn(d, "attn_nan_k", 1, 4, 2, 80, 80, 16, causal=True,
+          poison=[("k", (0, 0, 20, 2), np.nan), ("k", (0, 1, 70, 5), np.inf)])
+
+
+@case
+def attn_nan_v(d):
+    # Value row 75 of KV head 0 is NaN: only rows 75.. of heads 0, 1 see it
+    # (rows 64..74 share its diagonal key block and must stay finite); value
+    # row 5 of KV head 1 is +inf in one channel: that channel is +inf in
+    # rows 5.. of heads 2, 3.
+    _attn(d, "attn_nan_v", 1, 4, 2, 80, 80, 16, causal=True,
+          poison=[("v", (0, 0, 75, 1), np.nan), ("v", (0, 1, 5, 0), np.inf)])
+
+
+@case
+def attn_nan_bias(d):
+    # A NaN and a +inf bias entry make their rows NaN; -inf entries mask keys
+    # (row 2 is fully masked by them and gives 0).
+    def poison():
+        out = [("bias", (0, 3, 7), np.nan), ("bias", (0, 5, 1), np.inf)]
+        out += [("bias", (0, 2, j), -np.inf) for j in range(10)]
+        return out
+    _attn(d, "attn_nan_bias", 1, 2, 2, 8, 10, 16, bias_shape=(1, 8, 10), poison=poison())
+
+
+@case
+def attn_nan_decode_padding(d):
+    # Decode with per-batch lengths [60, 100]: batch 0's value rows past 60
+    # are NaN padding and must not reach it; key 30 of batch 1, KV head 0 is
+    # NaN, which makes batch 1's heads 0 and 1 NaN and nothing else.
+    _attn(d, "attn_nan_decode_padding", 2, 4, 2, 1, 100, 16, kv_lengths=[60, 100],
+          poison=[("v", (0, 0, slice(60, 100), slice(None)), np.nan),
+                  ("k", (1, 0, 30, 4), np.nan)])
 
 
 @case

@@ -471,6 +471,10 @@ def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=N
     * Softmax runs over the allowed keys only.  A key whose final logit is
       ``-inf`` contributes nothing (as ggml skips ``-inf`` mask entries), and a
       row with no allowed key outputs exactly 0 (ONNX, ggml ``S == 0``).
+    * NaN and infinities follow IEEE arithmetic into the rows that see them: a
+      NaN or +inf logit (from q, k or the bias) makes its row NaN; a NaN or
+      infinity in the value row of key ``j`` reaches the rows that see ``j``
+      and no other row.
     """
     q = np.asarray(q, dtype=F64)
     k = np.asarray(k, dtype=F64)
@@ -526,9 +530,17 @@ def attention(q, k, v, scale=None, causal=False, bias=None, mask=None, softcap=N
     # Numerically stable softmax over the allowed keys of each row.
     row_max = np.max(np.where(allowed, s, -np.inf), axis=-1, keepdims=True)
     row_max = np.where(row_max == -np.inf, 0.0, row_max)  # empty rows
-    weights = np.where(allowed, np.exp(np.where(allowed, s - row_max, 0.0)), 0.0)
+    with np.errstate(invalid="ignore"):  # NaN and inf - inf: IEEE, on purpose
+        weights = np.where(allowed, np.exp(np.where(allowed, s - row_max, 0.0)), 0.0)
     denom = np.sum(weights, axis=-1, keepdims=True)
-    out = np.einsum("bhqk,bhkd->bhqd", weights, v)
+    if np.all(np.isfinite(v)):
+        out = np.einsum("bhqk,bhkd->bhqd", weights, v)
+    else:
+        # A key the row does not see adds nothing (not 0 * NaN or 0 * inf):
+        # a NaN or infinity in a value row reaches only the rows that see it.
+        with np.errstate(invalid="ignore"):
+            terms = weights[..., None] * v[:, :, None, :, :]
+        out = np.sum(np.where(allowed[..., None], terms, 0.0), axis=3)
     has_key = np.any(allowed, axis=-1, keepdims=True)
     result = np.where(has_key, out / np.where(has_key, denom, 1.0), 0.0)
     if not return_lse:

@@ -604,6 +604,13 @@ def PE_AttentionOp : PE_Op<"attention",
       FlashInfer after it.
     * A row whose keys are all disallowed produces 0 (ONNX opset 24), not
       NaN.
+    * **NaN and infinities** follow IEEE arithmetic into the rows that see
+      them and no further, in every lowering: a NaN or `+inf` score (from
+      `query`, `key`, `bias` or the encodings) makes its row NaN; a `-inf`
+      score (a bias used as an additive mask) disallows its key; a NaN or
+      infinity in the value row of key `j` reaches exactly the rows that
+      see `j` (a disallowed key adds nothing, not `0 * v`). Other rows,
+      heads and batches are unaffected.
 
     **Encodings.** The positional encodings that act on attention are
     structured parts of the op, so that a lowering computes them where it
