@@ -27,6 +27,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Remarks.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -487,13 +488,37 @@ static int64_t slotCount(Type t) {
 
 static int64_t resultSlots(const ResultSpec &r) { return 3 + 2 * r.rank; }
 
+/// The name a function of the input has in the JIT: prefixed, so that no
+/// function of the input can take the place of a C library function that the
+/// lowered code calls (LLVM lowers `math.sin` to a call to `sin`; a function
+/// of the input named `sin` would receive it and recurse).
+static std::string jitName(StringRef name) {
+  return ("__pe_run_" + name).str();
+}
+
+/// Renames every function that `module` defines to its jitName.
+static LogicalResult renameFunctionsForJit(ModuleOp module) {
+  SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
+  for (func::FuncOp fn : functions) {
+    if (fn.isExternal())
+      continue; // A declaration names a function of a loaded library.
+    auto newName =
+        StringAttr::get(module.getContext(), jitName(fn.getSymName()));
+    if (failed(SymbolTable::replaceAllSymbolUses(fn, newName, module)))
+      return error("cannot rename function '" + fn.getSymName() +
+                   "' for the JIT");
+    SymbolTable::setSymbolName(fn, newName);
+  }
+  return success();
+}
+
 /// Checks that the lowered function has the calling convention pe-run
 /// assumes, so that a pipeline with another convention fails cleanly instead
 /// of corrupting memory.
 static LogicalResult checkLoweredSignature(ModuleOp module,
                                            const Signature &sig,
                                            StringRef pipeline) {
-  auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(sig.name);
+  auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(jitName(sig.name));
   if (!fn || fn.isExternal())
     return error("pipeline '" + pipeline +
                  "' did not produce an llvm.func named '" + sig.name + "'");
@@ -642,6 +667,8 @@ static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
                                    ArrayRef<std::string> sharedLibs,
                                    bool runtimeChecks) {
   OwningOpRef<ModuleOp> module = original.clone();
+  if (failed(renameFunctionsForJit(*module)))
+    return failure();
   PassManager pm = PassManager::on<ModuleOp>(original.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return error("cannot apply the pass manager options");
@@ -690,7 +717,7 @@ static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
   // ExecutionEngine::invokePacked(name, args) does, without a symbol lookup
   // per call.
   llvm::Expected<void (*)(void **)> fn =
-      compiled.engine->lookupPacked(sig.name);
+      compiled.engine->lookupPacked(jitName(sig.name));
   if (!fn)
     return error("JIT compilation (pipeline '" + pipeline.name +
                  "') failed: " + llvm::toString(fn.takeError()));

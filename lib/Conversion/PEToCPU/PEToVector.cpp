@@ -410,11 +410,22 @@ std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
   };
   const double pio2Hi = 1.5707963267948966;
   const double pio2Lo = 6.123233995736766e-17;
-  Value k = math::RoundEvenOp::create(
-      b, arith::MulFOp::create(b, a, c(0.6366197723675814)));
-  Value negK = arith::NegFOp::create(b, k);
-  Value r = math::FmaOp::create(b, negK, c(pio2Hi), a);
-  r = math::FmaOp::create(b, negK, c(pio2Lo), r);
+  // r = a - k pi/2 with pi/2 in two parts (Cody and Waite), twice. The first
+  // k = round(a 2/pi) is the nearest quadrant only while a 2/pi is exact to
+  // well under 1/2, that is for |a| below about 2^50; beyond (positions up to
+  // 2^63 times frequencies up to 1) its error of up to |a| 2^-53 leaves r
+  // outside [-pi/4, pi/4], but r itself is still exact to about 1e-13, so a
+  // second reduction of r brings it into range.
+  auto reduce = [&](Value x) -> std::pair<Value, Value> {
+    Value k = math::RoundEvenOp::create(
+        b, arith::MulFOp::create(b, x, c(0.6366197723675814)));
+    Value negK = arith::NegFOp::create(b, k);
+    Value r = math::FmaOp::create(b, negK, c(pio2Hi), x);
+    r = math::FmaOp::create(b, negK, c(pio2Lo), r);
+    return {k, r};
+  };
+  auto [k, r1] = reduce(a);
+  auto [k2, r] = reduce(r1);
   Value z = arith::MulFOp::create(b, r, r);
   // fdlibm __kernel_sin / __kernel_cos on [-pi/4, pi/4].
   auto horner = [&](ArrayRef<double> coeffs) {
@@ -436,7 +447,8 @@ std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
   Value z2 = arith::MulFOp::create(b, z, z);
   Value cosR = math::FmaOp::create(b, z2, cosPoly,
                                    math::FmaOp::create(b, z, c(-0.5), c(1.0)));
-  Value q = arith::FPToSIOp::create(b, it, k);
+  Value q = arith::AddIOp::create(b, arith::FPToSIOp::create(b, it, k),
+                                  arith::FPToSIOp::create(b, it, k2));
   if (shift)
     q = arith::AddIOp::create(b, q, shift);
   auto pick = [&](Value quadrant) -> Value {

@@ -109,6 +109,17 @@ def sin_interleaved_offset(d):
 
 
 @case
+def sin_interleaved_huge_offset(d):
+    # Positions 2^62 + 5 + t (see rope_half_huge_offset). Base 2^16 with
+    # C = 16 makes every frequency a power of two (2^-2k), so the f64 angle
+    # p * w is exact however it is formed, and the test checks the sin/cos of
+    # huge angles rather than the last bit of w (which moves such an angle by
+    # radians).
+    _sinusoidal(d, "sin_interleaved_huge_offset", (2, 6, 16), F32, 2**62 + 5,
+                index(2**62 + 5), base=65536.0)
+
+
+@case
 def sin_interleaved_static(d):
     # static_offset 100 only, base 500.
     _sinusoidal(d, "sin_interleaved_static", (3, 8, 32), F32, 100, base=500.0)
@@ -272,6 +283,14 @@ def rope_interleaved_offset(d):
 @case
 def rope_half_offset(d):
     _rope(d, "rope_half_offset", (2, 4, 9, 16), "half", 21, index(21))
+
+
+@case
+def rope_half_huge_offset(d):
+    # Positions 2^60 + 3 + t: the angle p * f needs the kernels' second
+    # argument reduction (the first quadrant estimate is off by dozens).
+    _rope(d, "rope_half_huge_offset", (1, 2, 9, 32), "half", 2**60 + 3, index(2**60 + 3),
+          freq_dtype=F64)
 
 
 @case
@@ -1184,6 +1203,18 @@ def e2e_llama3_decode(d):
     inv = f32(inv)
     qr = ref.rope_inv_freq(q, inv, 12, "half")
     kr = ref.rope_inv_freq(k, inv, 0, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
+def e2e_rope_huge_offset(d):
+    # RoPE on q at positions 2^61 + 7 + i and on k at 2^61 + j, fused into
+    # causal attention: the generated kernel's rotation at huge angles.
+    q, k, v = _qkv("e2e_rope_huge_offset", 2, 2, 4, 8, 32)
+    inv, _ = ref.default_freqs(10000.0, 32)
+    save(d, q=q, k=k, v=v, f=np.asarray(inv, dtype=F64), qo=index(2**61 + 7), ko=index(2**61))
+    qr = ref.rope_inv_freq(q, inv, 2**61 + 7, "half")
+    kr = ref.rope_inv_freq(k, inv, 2**61, "half")
     save(d, expected=ref.attention(qr, kr, v, causal=True))
 
 
