@@ -1,8 +1,18 @@
 // RUN: pe-opt %s --pe-fuse-alibi-into-attention --split-input-file | FileCheck %s
 
 // The ALiBi bias becomes the attention's alibi encoding; no [H, Tq, Tk]
-// tensor remains.
+// tensor remains. Its dynamic sizes could be 1 at run time (a broadcast the
+// encoding does not make), so they are checked against the query and key
+// lengths.
 // CHECK-LABEL: func @alibi
+// CHECK-SAME: (%[[Q:[^:]*]]: {{[^,]*}}, %[[K:[^:]*]]: {{[^,]*}}, %{{[^:]*}}: {{[^,]*}}, %[[TQ:[^:]*]]: index, %[[TK:[^:]*]]: index
+// CHECK-NOT: pe.alibi_bias
+// CHECK: %[[QT:.*]] = tensor.dim %[[Q]], %[[C2:.*]] :
+// CHECK: %[[OKQ:.*]] = arith.cmpi eq, %[[TQ]], %[[QT]]
+// CHECK: cf.assert %[[OKQ]], "{{.*}}fuse-alibi-into-attention.mlir:{{[0-9]+}}:{{[0-9]+}}: pe.alibi_bias fused into pe.attention must have one row per query (it may not broadcast over the queries)"
+// CHECK: %[[KT:.*]] = tensor.dim %[[K]], %[[C2]] :
+// CHECK: %[[OKK:.*]] = arith.cmpi eq, %[[TK]], %[[KT]]
+// CHECK: cf.assert %[[OKK]], "{{.*}}: pe.alibi_bias fused into pe.attention must have one column per key (it may not broadcast over the keys)"
 // CHECK-NOT: pe.alibi_bias
 // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <symmetric, max_bias = 1.600000e+01, query_offset = 2> alibi_offset(%{{.*}} : index) {causal}
 func.func @alibi(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %tq: index, %tk: index, %o: index) -> tensor<1x12x?x64xf32> {
@@ -13,9 +23,11 @@ func.func @alibi(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tenso
 
 // -----
 
-// A mask stays: BLOOM's ALiBi with a padding mask.
+// A mask stays: BLOOM's ALiBi with a padding mask. Static sizes need no
+// check.
 // CHECK-LABEL: func @alibi_and_mask
 // CHECK-NOT: pe.alibi_bias
+// CHECK-NOT: cf.assert
 // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <key> mask(%{{.*}} : tensor<1x1x8x8xi1>) {causal}
 func.func @alibi_and_mask(%q: tensor<1x4x8x16xf32>, %m: tensor<1x1x8x8xi1>) -> tensor<1x4x8x16xf32> {
   %b = pe.alibi_bias key : tensor<4x8x8xf32>

@@ -59,6 +59,14 @@ func.func @alibi_broadcast(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
   return %r : tensor<1x4x8x16xf32>
 }
 
+// ALIBI: Reason="the pe.alibi_bias broadcasts over the keys"
+func.func @alibi_broadcast_keys(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %b = pe.alibi_bias key : tensor<4x8x1xf32>
+  // expected-remark@+1 {{Reason="the pe.alibi_bias broadcasts over the keys"}}
+  %r = pe.attention %q, %q, %q bias(%b : tensor<4x8x1xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return %r : tensor<1x4x8x16xf32>
+}
+
 // ALIBI: Reason="the pe.alibi_bias head count differs from the query's"
 func.func @alibi_heads(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
   %b = pe.alibi_bias key : tensor<1x8x8xf32>

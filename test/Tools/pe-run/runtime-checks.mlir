@@ -19,7 +19,8 @@
 // RUN:   'e=np.ones((2, 6, 16), np.float32)' 'table0=np.ones((0, 16), np.float32)' \
 // RUN:   'table8=np.ones((8, 16), np.float32)' \
 // RUN:   'neg=np.int64(-5)' 'huge=np.int64(2**40)' 'four=np.int64(4)' \
-// RUN:   'v8=np.ones((1, 2, 8, 16), np.float32)'
+// RUN:   'v8=np.ones((1, 2, 8, 16), np.float32)' \
+// RUN:   'q4=np.ones((1, 4, 3, 16), np.float32)' 'k48=np.ones((1, 4, 8, 16), np.float32)'
 
 // K with 8 keys and V with 4; K with 4096 keys and V with 1 (this one read
 // out of bounds before).
@@ -97,6 +98,23 @@ func.func @sinusoidal_positions(%x: tensor<2x?x16xf32>, %p: tensor<?xi64>) -> te
 func.func @alibi(%tq: index, %tk: index) -> tensor<4x?x?xf32> {
   %0 = pe.alibi_bias symmetric [%tq, %tk] : tensor<4x?x?xf32>
   return %0 : tensor<4x?x?xf32>
+}
+
+// A pe.alibi_bias whose dynamic query size is 1 broadcasts its row 0 over
+// the queries: the reference pipeline computes that; pe-cpu-pipeline fuses the
+// bias into the attention, which computes each row's own bias, so it checks
+// that the size is the query length and stops instead of answering
+// differently.
+// RUN: %python %S/Inputs/npy.py %t 'one=np.int64(1)' 'eight=np.int64(8)' 'three=np.int64(3)'
+// RUN: pe-run %s -e alibi_attention --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/one.npy --input=%t/eight.npy --output=%t/o.npy
+// RUN: not pe-run %s -e alibi_attention --pipeline=cpu --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/one.npy --input=%t/eight.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=FUSED
+// RUN: pe-run %s -e alibi_attention --pipeline=cpu --check=reference --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/three.npy --input=%t/eight.npy --output=%t/o.npy
+// FUSED: pe-run: error: run-time check failed: {{.*}}runtime-checks.mlir:[[@LINE+4]]:{{[0-9]+}}: pe.alibi_bias fused into pe.attention must have one row per query
+// FUSED-NOT: error
+func.func @alibi_attention(%q: tensor<1x4x?x16xf32>, %k: tensor<1x4x?x16xf32>, %v: tensor<1x4x?x16xf32>, %tq: index, %tk: index) -> tensor<1x4x?x16xf32> {
+  %b = pe.alibi_bias symmetric [%tq, %tk] : tensor<4x?x?xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x?x?xf32>) {causal} : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x?x16xf32>
+  return %0 : tensor<1x4x?x16xf32>
 }
 
 // Sizes that agree run (and agree between the pipelines).

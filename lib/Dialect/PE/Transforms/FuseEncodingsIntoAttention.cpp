@@ -15,6 +15,9 @@
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -165,8 +168,12 @@ FailureOr<AlibiBiasOp> matchAlibi(AttentionOp op, std::string &reason) {
   else if (qType.isDynamicDim(1) ||
            biasType.getDimSize(0) != qType.getDimSize(1))
     reason = "the pe.alibi_bias head count differs from the query's";
-  else if (biasType.getDimSize(1) == 1 && qType.getDimSize(2) != 1)
+  else if (biasType.getDimSize(1) == 1 &&
+           qType.getDimSize(op.getSequenceAxis()) != 1)
     reason = "the pe.alibi_bias broadcasts over the queries";
+  else if (biasType.getDimSize(2) == 1 &&
+           op.getKey().getType().getDimSize(op.getSequenceAxis()) != 1)
+    reason = "the pe.alibi_bias broadcasts over the keys";
   if (!reason.empty())
     return failure();
   return alibi;
@@ -182,6 +189,34 @@ struct FuseAlibi : OpRewritePattern<AttentionOp> {
     if (failed(alibi))
       return rewriter.notifyMatchFailure(
           op, reason.empty() ? "no fusable pe.alibi_bias producer" : reason);
+    // A dynamic size of the bias may be 1 at run time, and then it
+    // broadcasts (the bias of query row 0 for every row), which the encoding,
+    // computed from each row's own index, does not do: the fused op is the
+    // same function only when the sizes are those of the scores, which is
+    // checked at run time where the types cannot tell.
+    auto biasType = alibi->getResult().getType();
+    Location loc = op.getLoc();
+    unsigned next = 0;
+    for (int64_t d = 1; d <= 2; ++d) {
+      if (!biasType.isDynamicDim(d))
+        continue;
+      Value size = alibi->getDynamicSizes()[next++];
+      Value operand = d == 1 ? op.getQuery() : op.getKey();
+      Value actual =
+          tensor::DimOp::create(rewriter, loc, operand, op.getSequenceAxis());
+      Value same = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, size, actual);
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      if (auto file = dyn_cast<FileLineColLoc>(loc))
+        os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+           << file.getColumn() << ": ";
+      os << (d == 1 ? "pe.alibi_bias fused into pe.attention must have one "
+                      "row per query (it may not broadcast over the queries)"
+                    : "pe.alibi_bias fused into pe.attention must have one "
+                      "column per key (it may not broadcast over the keys)");
+      cf::AssertOp::create(rewriter, loc, same, message);
+    }
     auto encoding = AlibiEncodingAttr::get(
         op.getContext(), alibi->getDistance(), alibi->getMaxBias(),
         static_cast<int64_t>(alibi->getStaticOffset()));

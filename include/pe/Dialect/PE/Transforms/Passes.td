@@ -34,11 +34,20 @@ def FuseAlibiIntoAttention : Pass<"pe-fuse-alibi-into-attention"> {
     that no `[H, Tq, Tk]` tensor is materialised. The attention's mask,
     rope encoding, softcap and causal flag stay as they are.
 
+    Where the bias has dynamic sizes, which could be 1 at run time and
+    broadcast, a `cf.assert` checks before the op that they are the query
+    and key lengths (the fused op computes every row's own bias).
+
     Does not fire (and reports a missed-optimization remark in category
-    `pe-fuse-alibi-into-attention` saying why) when the bias has explicit
-    slopes, has other users, has a head count other than the attention's or
-    broadcasts over the queries.
+    `pe-fuse-alibi-into-attention` saying why) when the bias has other
+    users, has a head count other than the attention's or broadcasts over
+    the queries or the keys.
   }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
 }
 
 def FuseRopeIntoAttention : Pass<"pe-fuse-rope-into-attention"> {
@@ -69,6 +78,11 @@ def FuseEncodingsIntoAttention : Pass<"pe-fuse-encodings-into-attention"> {
     `pe-fuse-encodings-into-attention`. Hosts get the same patterns from
     `populateFuseEncodingsIntoAttentionPatterns`.
   }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
 }
 
 def FoldAttentionScaling : Pass<"pe-fold-attention-scaling"> {
