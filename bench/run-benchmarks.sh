@@ -16,7 +16,8 @@
 #
 #   --no-reference  skip the reference pipeline (W2/W3 take seconds per call)
 #   --repeat N      timed runs per variant after one warm-up (default 5)
-#   --workloads L   comma-separated subset of w1 w2 w3 w4 w4g w5
+#   --workloads L   comma-separated subset of w1 w2 w3 w4 w4g w4h w4b w4gh
+#                   w4gb w5
 #   --no-memory     skip the peak-memory sweep
 #   --keep-inputs   keep the temporary directory (inputs and outputs)
 #
@@ -47,7 +48,7 @@ import npycmp  # noqa: E402
 ap = argparse.ArgumentParser(prog="run-benchmarks.sh")
 ap.add_argument("--no-reference", action="store_true")
 ap.add_argument("--repeat", type=int, default=5)
-ap.add_argument("--workloads", default="w1,w2,w3,w4,w4g,w5")
+ap.add_argument("--workloads", default="w1,w2,w3,w4,w4g,w4h,w4b,w4gh,w4gb,w5")
 ap.add_argument("--no-memory", action="store_true")
 ap.add_argument("--keep-inputs", action="store_true")
 args = ap.parse_args(sys.argv[3:])
@@ -64,8 +65,10 @@ MIB = 1 << 20
 # name, file, function, inputs {file: shape}, results, flops, bytes, basis
 #   flops: 2 H T^2 D (causal attention), 4 H Tk D (decode); None: not counted
 #   bytes: read + write of the tensors (W1, W5), the K and V caches (W4, W4g)
-#   basis: which of the two the "frac" column compares with the machine
-F32 = 4
+#   basis: what the "frac" column compares with the machine: flop (the
+#          2-thread FMA peak), byte (the best copy bandwidth, for read + write
+#          workloads), read (the read bandwidth, for the decode steps)
+F32, F16 = 4, 2
 WORKLOADS = [
     ("w1", "w1_rope.mlir", "w1_rope",
      {"q": (1, 32, 4096, 128), "k": (1, 32, 4096, 128)}, 2,
@@ -78,16 +81,42 @@ WORKLOADS = [
      2 * 8 * 2048 ** 2 * 128, None, "flop"),
     ("w4", "w4_decode.mlir", "w4_decode",
      {"q": (1, 32, 1, 128), "k": (1, 32, 4096, 128), "v": (1, 32, 4096, 128)}, 1,
-     4 * 32 * 4096 * 128, 2 * 32 * 4096 * 128 * F32, "byte"),
+     4 * 32 * 4096 * 128, 2 * 32 * 4096 * 128 * F32, "read"),
     ("w4g", "w4g_decode_gqa.mlir", "w4g_decode_gqa",
      {"q": (1, 32, 1, 128), "k": (1, 8, 4096, 128), "v": (1, 8, 4096, 128)}, 1,
-     4 * 32 * 4096 * 128, 2 * 8 * 4096 * 128 * F32, "byte"),
+     4 * 32 * 4096 * 128, 2 * 8 * 4096 * 128 * F32, "read"),
+    ("w4h", "w4h_decode_f16.mlir", "w4h_decode_f16",
+     {"q": (1, 32, 1, 128), "k": (1, 32, 4096, 128), "v": (1, 32, 4096, 128)}, 1,
+     4 * 32 * 4096 * 128, 2 * 32 * 4096 * 128 * F16, "read"),
+    ("w4b", "w4b_decode_bf16.mlir", "w4b_decode_bf16",
+     {"q": (1, 32, 1, 128), "k": (1, 32, 4096, 128), "v": (1, 32, 4096, 128)}, 1,
+     4 * 32 * 4096 * 128, 2 * 32 * 4096 * 128 * F16, "read"),
+    ("w4gh", "w4gh_decode_gqa_f16.mlir", "w4gh_decode_gqa_f16",
+     {"q": (1, 32, 1, 128), "k": (1, 8, 4096, 128), "v": (1, 8, 4096, 128)}, 1,
+     4 * 32 * 4096 * 128, 2 * 8 * 4096 * 128 * F16, "read"),
+    ("w4gb", "w4gb_decode_gqa_bf16.mlir", "w4gb_decode_gqa_bf16",
+     {"q": (1, 32, 1, 128), "k": (1, 8, 4096, 128), "v": (1, 8, 4096, 128)}, 1,
+     4 * 32 * 4096 * 128, 2 * 8 * 4096 * 128 * F16, "read"),
     ("w5", "w5_sinusoidal.mlir", "w5_sinusoidal",
      {"x": (8192, 4096)}, 1,
      None, 2 * 8192 * 4096 * F32, "byte"),
 ]
 LABEL = {"w1": "W1 rope", "w2": "W2 llama3+attn", "w3": "W3 alibi+attn",
-         "w4": "W4 decode", "w4g": "W4g decode-gqa", "w5": "W5 sinusoidal"}
+         "w4": "W4 decode", "w4g": "W4g decode-gqa", "w4h": "W4 f16 KV",
+         "w4b": "W4 bf16 KV", "w4gh": "W4g f16 KV", "w4gb": "W4g bf16 KV",
+         "w5": "W5 sinusoidal"}
+# Workloads whose K and V caches are stored in half precision: pe-run reads
+# them in that type (f16 .npy, or f32 .npy holding bf16 values, as pe-run
+# takes bf16); the naive C++ version reads the same values as f32.
+KV_DTYPE = {"w4h": "f16", "w4b": "bf16", "w4gh": "f16", "w4gb": "bf16"}
+NAIVE = {"w4h": "w4", "w4b": "w4", "w4gh": "w4g", "w4gb": "w4g"}
+
+
+def round_bf16(a):
+    """Rounds float32 values to bfloat16 (nearest even), as float32."""
+    bits = a.view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
 selected = [w.strip() for w in args.workloads.split(",") if w.strip()]
 unknown = set(selected) - {w[0] for w in WORKLOADS}
 if unknown:
@@ -144,9 +173,23 @@ try:
             continue
         d = os.path.join(tmp, name)
         os.makedirs(d)
+        half = KV_DTYPE.get(name)
+        if half:
+            os.makedirs(os.path.join(d, "naive"))
         for arg, shape in inputs.items():
             a = rng.random(shape, dtype=np.float32) * np.float32(2) - np.float32(1)
-            np.save(os.path.join(d, arg + ".npy"), a)
+            if half and arg in ("k", "v"):
+                if half == "f16":
+                    a16 = a.astype(np.float16)
+                    np.save(os.path.join(d, arg + ".npy"), a16)
+                    a = a16.astype(np.float32)
+                else:
+                    a = round_bf16(a)
+                    np.save(os.path.join(d, arg + ".npy"), a)
+            else:
+                np.save(os.path.join(d, arg + ".npy"), a)
+            if half:
+                np.save(os.path.join(d, "naive", arg + ".npy"), a)
     log(f"inputs generated in {time.time() - t0:.1f} s under {tmp}")
 
     # ---- machine -----------------------------------------------------------
@@ -180,7 +223,9 @@ try:
             res[pipe] = parse_time(p.stdout, f"pe-run {pipe}")
             outs[pipe], others[pipe] = o, p.others
         o = [os.path.join(d, f"naive_{i}.npy") for i in range(nres)]
-        p = run([PE_BENCH, "naive", name, "--inputs", d, "--repeat", str(args.repeat)]
+        naive_dir = os.path.join(d, "naive") if name in KV_DTYPE else d
+        p = run([PE_BENCH, "naive", NAIVE.get(name, name), "--inputs", naive_dir,
+                 "--repeat", str(args.repeat)]
                 + sum([["--output", x] for x in o], []))
         res["naive"] = parse_time(p.stdout, "pe-bench naive")
         outs["naive"], others["naive"] = o, p.others
@@ -201,6 +246,8 @@ try:
             gbs = nbytes / med * 1e-6 if nbytes else None
             if basis == "flop":
                 frac, of = gflops / peak2, "peak2t"
+            elif basis == "read":
+                frac, of = gbs / bw["read_gbs"], "read"
             else:
                 frac, of = gbs / best_bw, "copy"
             speed = "" if v == "cpu" else f"{med / res['cpu'][1]:.2f}x"
@@ -262,10 +309,12 @@ try:
         print(fmt.format(r[0], r[1], f"{r[2]:.2f}", f"{r[3]:.2f}", opt(r[4]),
                          opt(r[5]), f"{r[6]:.3f}", r[7], r[8], r[9], f"{r[10]:.2f}"))
     print()
-    print("GFLOP/s: 2*H*T^2*D (W2, W3) or 4*H*Tk*D (W4, W4g) / median; GB/s: bytes "
-          "(W1, W5: read + write; W4, W4g: K and V caches) / median")
-    print(f"frac: GFLOP/s of peak_gflops_2t ({peak2:.1f}) for W2/W3, GB/s of the best "
-          f"copy bandwidth ({best_bw:.1f}) for the others")
+    print("GFLOP/s: 2*H*T^2*D (W2, W3) or 4*H*Tk*D (W4*) / median; GB/s: bytes "
+          "(W1, W5: read + write; W4*: the K and V caches in their stored type; the "
+          "naive rows of the f16/bf16 KV workloads read f32) / median")
+    print(f"frac: GFLOP/s of peak_gflops_2t ({peak2:.1f}) for W2/W3, GB/s of the read "
+          f"bandwidth ({bw['read_gbs']:.1f}) for W4*, of the best copy bandwidth "
+          f"({best_bw:.1f}) for W1/W5")
     print(f"check: output vs naive within rtol {RTOL:g} atol {ATOL:g} (npycmp); "
           "cpu_speedup: this variant's median / cpu's median")
     print("checks:")

@@ -734,7 +734,7 @@ def alibi_f16(d):
 def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, mask_shape=None,
           bias_dtype=F32, causal=False, softcap=None, softcap_order="before_bias", scale=None,
           mask_fn=None, bias_scale=1.0, kv_lengths=None, causal_offset=None, poison=(),
-          **masking):
+          kv_dtype=None, **masking):
     """``poison``: (tensor name 'q'|'k'|'v'|'bias', index, value) entries
     written after the inputs are drawn (NaN and infinities)."""
     rng = rng_for(name)
@@ -743,11 +743,12 @@ def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, ma
     k = rng.standard_normal((B, Hkv, Tk, D))
     v = uniform(rng, (B, Hkv, Tk, Dv), F64)
 
-    def cast(a):
+    def cast(a, t=dtype):
         a = a.astype(F32)
-        return to_bf16(a) if dtype == "bf16" else a.astype(dtype)
+        return to_bf16(a) if t == "bf16" else a.astype(t)
 
-    q, k, v = cast(q), cast(k), cast(v)
+    kv_dtype = dtype if kv_dtype is None else kv_dtype
+    q, k, v = cast(q), cast(k, kv_dtype), cast(v, kv_dtype)
     bias = mask = None
     if bias_shape is not None:
         bias = (rng.standard_normal(bias_shape) * bias_scale).astype(bias_dtype)
@@ -1017,6 +1018,24 @@ def attn_f16(d):
 @case
 def attn_bf16(d):
     _attn(d, "attn_bf16", 1, 4, 4, 6, 6, 16, dtype="bf16", bias_shape=(6, 6))
+
+
+# Half-precision KV caches read by f32 attention: the reference sees the
+# f16/bf16-rounded keys and values exactly (they are what the cache holds).
+@case
+def attn_f16_cache_decode(d):
+    _attn(d, "attn_f16_cache_decode", 2, 8, 2, 1, 200, 64, kv_dtype=np.float16,
+          causal=True, kv_lengths=[150, 200])
+
+
+@case
+def attn_bf16_cache_decode(d):
+    _attn(d, "attn_bf16_cache_decode", 1, 8, 2, 1, 130, 64, kv_dtype="bf16", causal=True)
+
+
+@case
+def attn_f16_cache_prefill(d):
+    _attn(d, "attn_f16_cache_prefill", 1, 4, 2, 80, 80, 32, kv_dtype=np.float16, causal=True)
 
 
 @case

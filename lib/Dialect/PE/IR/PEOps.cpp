@@ -787,13 +787,17 @@ LogicalResult AttentionOp::verify() {
     if (type.getRank() != 4)
       return emitOpError("expects a rank-4 ")
              << name << " [B, heads, T, D], got rank " << type.getRank();
-  if (k.getElementType() != q.getElementType() ||
-      v.getElementType() != q.getElementType() ||
-      out.getElementType() != q.getElementType())
+  // Key and value share one element type: the query's, or f16/bf16 under
+  // an f32 query (a half-precision KV cache read by f32 attention).
+  Type qe = q.getElementType(), kve = k.getElementType();
+  bool halfCache = qe.isF32() && (kve.isF16() || kve.isBF16());
+  if (v.getElementType() != kve || (kve != qe && !halfCache) ||
+      out.getElementType() != qe)
     return emitOpError("expects query, key, value and result of one "
-                       "element type, got ")
-           << q.getElementType() << ", " << k.getElementType() << ", "
-           << v.getElementType() << " and " << out.getElementType();
+                       "element type, or f16/bf16 key and value with an f32 "
+                       "query and result, got ")
+           << qe << ", " << kve << ", " << v.getElementType() << " and "
+           << out.getElementType();
 
   // Sizes by meaning; the layout says where heads and sequence sit.
   int64_t hA = getHeadsAxis(), sA = getSequenceAxis();
