@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Float64 numpy reference of the pe-raise corpus (test/Raise/Inputs) and the
+inputs of its execution tests.
+
+Usage: raise_ref.py CASE OUTDIR
+
+writes OUTDIR/<argument>.npy for every argument of the corpus function and
+OUTDIR/expected.npy, the block computed in float64 the way Hugging Face's
+LlamaAttention (eager) defines it: rotate_half RoPE with cos/sin of
+position * inv_freq, repeat_kv, softmax(Q K^T / sqrt(D) + mask) V. The
+float32 frequency table is recomputed here from the llama3 formula (Hugging
+Face `_compute_llama3_parameters`) and rounded to float32 as the model does.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+
+F32 = np.float32
+
+
+def llama3_inv_freq(base, dim, factor, low, high, original):
+    inv = 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+    wavelen = 2 * math.pi / inv
+    low_wavelen, high_wavelen = original / low, original / high
+    scaled = np.where(wavelen > low_wavelen, inv / factor, inv)
+    smooth = (original / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen)
+    return np.where(medium, smoothed, scaled).astype(F32).astype(np.float64)
+
+
+def rotate_half(x):
+    h = x.shape[-1] // 2
+    return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
+
+
+def llama_block(q_proj, k_proj, v_proj, positions, mask, heads, kv_heads,
+                inv_freq):
+    """All in float64. positions: [B, T] ints; mask: additive [B, 1, T, T]."""
+    b, t, _ = q_proj.shape
+    d = q_proj.shape[-1] // heads
+    q = q_proj.reshape(b, t, heads, d).transpose(0, 2, 1, 3)
+    k = k_proj.reshape(b, t, kv_heads, d).transpose(0, 2, 1, 3)
+    v = v_proj.reshape(b, t, kv_heads, d).transpose(0, 2, 1, 3)
+    freqs = positions[:, :, None].astype(np.float64) * inv_freq[None, None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = np.cos(emb)[:, None], np.sin(emb)[:, None]
+    q = q * cos + rotate_half(q) * sin
+    k = k * cos + rotate_half(k) * sin
+    g = heads // kv_heads
+    k = np.repeat(k, g, axis=1)
+    v = np.repeat(v, g, axis=1)
+    s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d) + mask
+    s = s - s.max(axis=-1, keepdims=True)
+    p = np.exp(s)
+    p = p / p.sum(axis=-1, keepdims=True)
+    o = p @ v
+    return o.transpose(0, 2, 1, 3).reshape(b, t, heads * d)
+
+
+def causal_mask(t):
+    m = np.zeros((1, 1, t, t))
+    m[0, 0][np.triu_indices(t, 1)] = np.finfo(F32).min
+    return m
+
+
+def save(d, **arrays):
+    os.makedirs(d, exist_ok=True)
+    for name, a in arrays.items():
+        np.save(os.path.join(d, name + ".npy"), a)
+
+
+def llama3(out, arange):
+    rng = np.random.default_rng(20261201)
+    b, t, heads, kv_heads, d = 1, 8, 4, 2, 64
+    q = rng.uniform(-1, 1, (b, t, heads * d)).astype(F32)
+    k = rng.uniform(-1, 1, (b, t, kv_heads * d)).astype(F32)
+    v = rng.uniform(-1, 1, (b, t, kv_heads * d)).astype(F32)
+    inv = llama3_inv_freq(500000.0, d, 8.0, 1.0, 4.0, 8192)
+    if arange:
+        positions = np.arange(t, dtype=np.int64)[None]
+        mask = causal_mask(t)
+        save(out, q=q, k=k, v=v)
+    else:
+        # A decode-like chunk: tokens at positions 1000..1007 (RoPE at large
+        # angles), with a padding-style mask that hides key 2 from everyone
+        # on top of causality.
+        positions = (1000 + np.arange(t, dtype=np.int64))[None]
+        mask = causal_mask(t)
+        mask[..., 2] = np.finfo(F32).min
+        mask[..., 0, 0] = 0.0
+        save(out, q=q, k=k, v=v, positions=positions, mask=mask.astype(F32))
+    expected = llama_block(q.astype(np.float64), k.astype(np.float64),
+                           v.astype(np.float64), positions,
+                           mask.astype(F32).astype(np.float64), heads,
+                           kv_heads, inv)
+    np.save(os.path.join(out, "expected.npy"), expected)
+
+
+CASES = {
+    "llama3_block": lambda out: llama3(out, arange=False),
+    "llama3_block_arange": lambda out: llama3(out, arange=True),
+}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in CASES:
+        sys.exit("usage: raise_ref.py {%s} OUTDIR" % "|".join(CASES))
+    CASES[sys.argv[1]](sys.argv[2])
