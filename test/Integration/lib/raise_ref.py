@@ -60,6 +60,70 @@ def llama_block(q_proj, k_proj, v_proj, positions, mask, heads, kv_heads,
     return o.transpose(0, 2, 1, 3).reshape(b, t, heads * d)
 
 
+def yarn_inv_freq(base, dim, factor, original, beta_fast=32.0, beta_slow=1.0):
+    """Hugging Face `_compute_yarn_parameters` (truncate), float32 table."""
+    def correction_dim(n):
+        return dim * math.log(original / (n * 2 * math.pi)) / (2 * math.log(base))
+    low = max(math.floor(correction_dim(beta_fast)), 0)
+    high = min(math.ceil(correction_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    pos_freqs = base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+    ramp = np.clip((np.arange(dim // 2) - low) / (high - low), 0, 1)
+    extrapolation = 1 - ramp
+    inv = (1 / (factor * pos_freqs)) * (1 - extrapolation) + \
+        (1 / pos_freqs) * extrapolation
+    return inv.astype(F32).astype(np.float64), 0.1 * math.log(factor) + 1
+
+
+def rope(x, positions, inv_freq, rotary, layout, scaling=1.0):
+    """x: [B, H, T, D]; positions [B, T]; pairs (i, i + R/2) or (2i, 2i+1)."""
+    ang = positions[:, None, :, None].astype(np.float64) * inv_freq
+    c, s = np.cos(ang) * scaling, np.sin(ang) * scaling
+    rot, rest = x[..., :rotary], x[..., rotary:]
+    if layout == "half":
+        h = rotary // 2
+        a, b = rot[..., :h], rot[..., h:]
+        out = np.concatenate([a * c - b * s, b * c + a * s], axis=-1)
+    else:
+        a, b = rot[..., 0::2], rot[..., 1::2]
+        out = np.stack([a * c - b * s, a * s + b * c], axis=-1)
+        out = out.reshape(rot.shape)
+    return np.concatenate([out, rest], axis=-1)
+
+
+def block(q_proj, k_proj, v_proj, positions, mask, heads, kv_heads, inv_freq,
+          rotary, layout, scaling=1.0):
+    """Projections [B, T, heads * D] -> rotary -> GQA softmax attention."""
+    b, t, _ = q_proj.shape
+    d = q_proj.shape[-1] // heads
+    q = q_proj.reshape(b, t, heads, d).transpose(0, 2, 1, 3)
+    k = k_proj.reshape(b, t, kv_heads, d).transpose(0, 2, 1, 3)
+    v = v_proj.reshape(b, t, kv_heads, d).transpose(0, 2, 1, 3)
+    q = rope(q, positions, inv_freq, rotary, layout, scaling)
+    k = rope(k, positions, inv_freq, rotary, layout, scaling)
+    g = heads // kv_heads
+    k, v = np.repeat(k, g, axis=1), np.repeat(v, g, axis=1)
+    s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d) + mask
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    o = (p / p.sum(axis=-1, keepdims=True)) @ v
+    return o.transpose(0, 2, 1, 3).reshape(b, t, heads * d)
+
+
+def generic_case(out, seed, b, t, heads, kv_heads, d, inv_freq, rotary,
+                 layout, positions, scaling=1.0):
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(-1, 1, (b, t, heads * d)).astype(F32)
+    k = rng.uniform(-1, 1, (b, t, kv_heads * d)).astype(F32)
+    v = rng.uniform(-1, 1, (b, t, kv_heads * d)).astype(F32)
+    mask = causal_mask(t).astype(F32)
+    save(out, q=q, k=k, v=v, positions=positions, mask=mask)
+    expected = block(q.astype(np.float64), k.astype(np.float64),
+                     v.astype(np.float64), positions, mask.astype(np.float64),
+                     heads, kv_heads, inv_freq, rotary, layout, scaling)
+    np.save(os.path.join(out, "expected.npy"), expected)
+
+
 def causal_mask(t):
     m = np.zeros((1, 1, t, t))
     m[0, 0][np.triu_indices(t, 1)] = np.finfo(F32).min
@@ -99,7 +163,26 @@ def llama3(out, arange):
     np.save(os.path.join(out, "expected.npy"), expected)
 
 
+def default_inv_freq(base, rotary):
+    return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
+
+
 CASES = {
+    # GPT-J: interleaved, rotary 8 of 16, positions gathered from a 32-row
+    # table.
+    "gptj_block": lambda out: generic_case(
+        out, 11, 1, 6, 2, 2, 16, default_inv_freq(10000.0, 8), 8, "interleaved",
+        np.array([[3, 17, 4, 30, 0, 9]], dtype=np.int64)),
+    # GPT-NeoX: split-half on 4 of 16 channels.
+    "neox_block": lambda out: generic_case(
+        out, 12, 1, 6, 2, 2, 16,
+        default_inv_freq(10000.0, 4).astype(F32).astype(np.float64), 4, "half",
+        (50 + np.arange(6, dtype=np.int64))[None]),
+    # Qwen2 with YaRN (cos and sin scaled by the attention factor).
+    "qwen2_yarn_block": lambda out: generic_case(
+        out, 13, 1, 8, 4, 2, 64, *yarn_inv_freq(1e6, 64, 4.0, 32768)[:1], 64,
+        "half", (4000 + 3 * np.arange(8, dtype=np.int64))[None],
+        scaling=yarn_inv_freq(1e6, 64, 4.0, 32768)[1]),
     "llama3_block": lambda out: llama3(out, arange=False),
     "llama3_block_arange": lambda out: llama3(out, arange=True),
 }

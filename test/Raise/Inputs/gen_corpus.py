@@ -314,8 +314,29 @@ def causal_mask(em, T):
         "%r = arith.select %above, %min, %zero : f32"], "%r"))
 
 
+def partial_rope(em, x, shape, cos, sin, R):
+    """cat(rope(x[..., :R]), x[..., R:]) (GPT-NeoX rotary_ndims)."""
+    if R == shape[-1]:
+        return apply_rope_half(em, x, shape, cos, sin, R)
+    pre = shape[:-1]
+    off = ", ".join("0" for _ in pre)
+    sizes = ", ".join(str(v) for v in pre)
+    ones = ", ".join("1" for _ in shape)
+    rot, pas = em.fresh(), em.fresh()
+    em.op(f"{rot} = tensor.extract_slice {x}[{off}, 0] [{sizes}, {R}] [{ones}] : "
+          f"{ttype(shape)} to {ttype(pre + [R])}")
+    em.op(f"{pas} = tensor.extract_slice {x}[{off}, {R}] [{sizes}, {shape[-1] - R}] "
+          f"[{ones}] : {ttype(shape)} to {ttype(pre + [shape[-1] - R])}")
+    r = apply_rope_half(em, rot, pre + [R], cos, sin, R)
+    out = em.fresh()
+    em.op(f"{out} = tensor.concat dim({len(shape) - 1}) {r}, {pas} : "
+          f"({ttype(pre + [R])}, {ttype(pre + [shape[-1] - R])}) -> {ttype(shape)}")
+    return out
+
+
 def llama_block(name, B, H, Hkv, T, D, inv_freq, scaling=1.0, mask_arg=True,
-                comment="", positions="arg", mutation=None, causal=False):
+                comment="", positions="arg", mutation=None, causal=False,
+                rotary=None):
     em = Emitter()
     qs, ks = [B, T, H * D], [B, T, Hkv * D]
     args = [f"%q_proj: {ttype(qs)}", f"%k_proj: {ttype(ks)}",
@@ -334,9 +355,10 @@ def llama_block(name, B, H, Hkv, T, D, inv_freq, scaling=1.0, mask_arg=True,
     k, ksh = transpose(em, k, [B, T, Hkv, D], [0, 2, 1, 3])
     v, vsh = transpose(em, v, [B, T, Hkv, D], [0, 2, 1, 3], named=True)
     pos = "%position_ids" if positions == "arg" else arange_positions(em, T)
-    cos, sin = rotary_tables(em, inv_freq, pos, T, D, D, scaling)
-    q = apply_rope_half(em, q, qsh, cos, sin, D)
-    k = apply_rope_half(em, k, ksh, cos, sin, D)
+    R = rotary or D
+    cos, sin = rotary_tables(em, inv_freq, pos, T, D, R, scaling)
+    q = partial_rope(em, q, qsh, cos, sin, R)
+    k = partial_rope(em, k, ksh, cos, sin, R)
     g = H // Hkv
     k = repeat_kv(em, k, ksh, g)
     v = repeat_kv(em, v, vsh, g)
@@ -410,6 +432,101 @@ def rope_table_args(name, H, T, D):
             + "\n".join(em.lines) + f"\n  return {out} : {ttype(shape)}\n}}\n")
 
 
+def gptj_block(name, B, H, T, D, R, P, comment=""):
+    """Hugging Face GPTJAttention (eager): rotary on [B, T, H, D] with the
+    rows of the constant sinusoid table embed_positions gathered by
+    position_ids, sin/cos repeat_interleave'd, rotate_every_two on the first
+    R channels, then an additive mask and softmax attention."""
+    em = Emitter()
+    h = R // 2
+    qs = [B, T, H * D]
+    args = [f"%q_proj: {ttype(qs)}", f"%k_proj: {ttype(qs)}",
+            f"%v_proj: {ttype(qs)}", f"%position_ids: {ttype([B, T], 'i64')}",
+            f"%attention_mask: {ttype([B, 1, T, T])}"]
+    inv = 1.0 / 10000 ** (np.arange(0, R, 2, dtype=np.int64) / R)
+    inp = np.einsum("i,j->ij", np.arange(P, dtype=np.float64), inv)
+    table = np.concatenate([np.sin(inp), np.cos(inp)], axis=1).astype(np.float32)
+    tab = em.fresh("embed_positions")
+    rows = ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]"
+                     for row in table)
+    em.op(f"{tab} = arith.constant dense<[{rows}]> : {ttype([P, R])}")
+    # sincos = embed_positions[position_ids]: a gather.
+    sincos = generic(em, [("%position_ids", ttype([B, T], "i64"), ["d0", "d1"])],
+                     [B, T, R], lambda: ([
+                         "%p = arith.index_cast %in0 : i64 to index",
+                         "%c = linalg.index 2 : index",
+                         f"%r = tensor.extract {tab}[%p, %c] : {ttype([P, R])}"],
+                         "%r"))
+    halves = []
+    for off in (0, h):
+        sl = em.fresh()
+        em.op(f"{sl} = tensor.extract_slice {sincos}[0, 0, {off}] [{B}, {T}, {h}] "
+              f"[1, 1, 1] : {ttype([B, T, R])} to {ttype([B, T, h])}")
+        # repeat_interleave(sin[:, :, None, :], 2, 3)
+        u = expand(em, sl, [B, T, h], "[[0], [1], [2, 3, 4]]", [B, T, 1, h, 1])
+        bc = generic(em, [(u, ttype([B, T, 1, h, 1]), ["d0", "d1", "d2", "d3", "0"])],
+                     [B, T, 1, h, 2], lambda: ([], "%in0"))
+        halves.append(collapse(em, bc, [B, T, 1, h, 2], "[[0], [1], [2], [3, 4]]",
+                               [B, T, 1, R]))
+    sin, cos = halves
+
+    def rope(x):
+        shape = [B, T, H, D]
+        rot, pas = em.fresh(), em.fresh()
+        em.op(f"{rot} = tensor.extract_slice {x}[0, 0, 0, 0] [{B}, {T}, {H}, {R}] "
+              f"[1, 1, 1, 1] : {ttype(shape)} to {ttype([B, T, H, R])}")
+        em.op(f"{pas} = tensor.extract_slice {x}[0, 0, 0, {R}] [{B}, {T}, {H}, {D - R}] "
+              f"[1, 1, 1, 1] : {ttype(shape)} to {ttype([B, T, H, D - R])}")
+        rs = [B, T, H, R]
+        hs = [B, T, H, h]
+        x1, x2 = em.fresh(), em.fresh()
+        em.op(f"{x1} = tensor.extract_slice {rot}[0, 0, 0, 0] [{B}, {T}, {H}, {h}] "
+              f"[1, 1, 1, 2] : {ttype(rs)} to {ttype(hs)}")
+        em.op(f"{x2} = tensor.extract_slice {rot}[0, 0, 0, 1] [{B}, {T}, {H}, {h}] "
+              f"[1, 1, 1, 2] : {ttype(rs)} to {ttype(hs)}")
+        n = unary(em, x2, ttype(hs), ident(4), hs, "arith.negf")
+        # stack((-x2, x1), -1).flatten(-2)
+        a = expand(em, n, hs, "[[0], [1], [2], [3, 4]]", hs + [1])
+        b = expand(em, x1, hs, "[[0], [1], [2], [3, 4]]", hs + [1])
+        st = em.fresh()
+        em.op(f"{st} = tensor.concat dim(4) {a}, {b} : ({ttype(hs + [1])}, "
+              f"{ttype(hs + [1])}) -> {ttype(hs + [2])}")
+        every_two = collapse(em, st, hs + [2], "[[0], [1], [2], [3, 4]]", rs)
+        bmap = ["d0", "d1", "0", "d3"]
+        xc = binary(em, rot, ttype(rs), ident(4), cos, ttype([B, T, 1, R]), bmap,
+                    rs, "arith.mulf")
+        xs = binary(em, every_two, ttype(rs), ident(4), sin, ttype([B, T, 1, R]),
+                    bmap, rs, "arith.mulf")
+        y = binary(em, xc, ttype(rs), ident(4), xs, ttype(rs), ident(4), rs,
+                   "arith.addf")
+        out = em.fresh()
+        em.op(f"{out} = tensor.concat dim(3) {y}, {pas} : ({ttype(rs)}, "
+              f"{ttype([B, T, H, D - R])}) -> {ttype(shape)}")
+        return out
+
+    q = rope(expand(em, "%q_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D]))
+    k = rope(expand(em, "%k_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D]))
+    v = expand(em, "%v_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
+    q, _ = transpose(em, q, [B, T, H, D], [0, 2, 1, 3])
+    k, _ = transpose(em, k, [B, T, H, D], [0, 2, 1, 3], named=True)
+    v, _ = transpose(em, v, [B, T, H, D], [0, 2, 1, 3])
+    kt, kts = transpose(em, k, [B, H, T, D], [0, 1, 3, 2])
+    s, ss = matmul4(em, q, [B, H, T, D], kt, kts)
+    # attn_weights / scale_attn
+    s = generic(em, [(s, ttype(ss), ident(4))], ss, lambda: (
+        [f"%c = arith.constant {float(np.float32(math.sqrt(D)))!r} : f32",
+         "%r = arith.divf %in0, %c : f32"], "%r"))
+    s = binary(em, s, ttype(ss), ident(4), "%attention_mask", ttype([B, 1, T, T]),
+               ["d0", "0", "d2", "d3"], ss, "arith.addf")
+    p = emit_softmax(em, s, ss)
+    o, osh = matmul4(em, p, ss, v, [B, H, T, D])
+    o, osh = transpose(em, o, osh, [0, 2, 1, 3])
+    out = collapse(em, o, osh, "[[0], [1], [2, 3]]", [B, T, H * D])
+    head = "".join(f"// {line}\n" for line in comment.strip().splitlines())
+    return (head + f"func.func @{name}({', '.join(args)}) -> {ttype(qs)} {{\n"
+            + "\n".join(em.lines) + f"\n  return {out} : {ttype(qs)}\n}}\n")
+
+
 def write(fname, text):
     with open(os.path.join(HERE, fname), "w") as f:
         f.write("// Generated by gen_corpus.py; do not edit.\n" + text)
@@ -473,6 +590,31 @@ T = 2048, D = 128.
                           comment=what, inv=inv, scaling=scale) + "\n"
     write("rope_frequencies.mlir", text)
     write("rope_table_args.mlir", rope_table_args("rope_table_args", 2, 4, 16))
+    write("gptj_block.mlir", gptj_block("gptj_block", 1, 2, 6, 16, 8, 32, comment="""
+GPT-J attention (Hugging Face GPTJAttention, eager) as TorchToLinalg lowers
+it: rotary_dim 8 of head_dim 16, interleaved (rotate_every_two: strided
+slices, negate, stack, flatten), sin/cos rows of the constant sinusoid table
+embed_positions [32, 8] gathered by position_ids and repeat_interleave'd,
+rotation on [B, T, H, D] before the transpose; Q K^T / sqrt(D) + mask,
+softmax, P V. B = 1, H = 2, T = 6.
+"""))
+    write("neox_block.mlir", llama_block(
+        "neox_block", 1, 2, 2, 6, 16,
+        (1.0 / 10000.0 ** (np.arange(0, 4, 2) / 4)).astype(np.float32),
+        rotary=4, comment="""
+GPT-NeoX attention (Hugging Face GPTNeoXAttention, eager): split-half
+rotary on rotary_ndims = 0.25 * head_dim = 4 of 16 channels (q[..., :4]
+rotated, q[..., 4:] passed through and concatenated back), default
+frequencies (base 10000), multi-head. B = 1, H = 2, T = 6.
+"""))
+    yarn64, mscale64 = yarn_inv_freq(1000000.0, 64, 4.0, 32768)
+    write("qwen2_yarn_block.mlir", llama_block(
+        "qwen2_yarn_block", 1, 4, 2, 8, 64, yarn64, scaling=mscale64,
+        comment="""
+Qwen2 attention with YaRN rope_scaling (factor 4 over 32768, base 1e6): the
+Llama block with the YaRN inv_freq table and cos/sin multiplied by the
+attention factor 0.1 ln 4 + 1; GQA 4 over 2 heads. B = 1, T = 8, D = 64.
+"""))
     write("attention_softmax_dim.mlir", llama_block(
         "softmax_wrong_dim", 1, 2, 2, 4, 16,
         (1.0 / 10000.0 ** (np.arange(0, 16, 2) / 16)).astype(np.float32),

@@ -421,17 +421,9 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
   std::optional<unsigned> sequenceDim;
   MLIRContext *ctx = rewriter.getContext();
 
-  if (cosOf[0].computed) {
-    // Positions: an affine function t + c of one root dimension, or an
-    // integer tensor read at the token (and batch) index.
-    const Expr *p = stripCasts(cosOf[0].angle.position);
-    if (p->kind == ExprKind::IntToFp)
-      p = p->operands[0];
-    else if (p->isConst())
-      ; // a constant position
-    else
-      return rewriter.notifyMatchFailure(root.getLoc(),
-                                         "positions are not integers");
+  // Positions: an affine function t + c of one root dimension, or an
+  // integer tensor read at the token (and batch) index.
+  auto positionsFrom = [&](const Expr *p) -> LogicalResult {
     if (p->isConst() || p->kind == ExprKind::Index) {
       AffineExpr e =
           p->isConst()
@@ -497,6 +489,17 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
     } else {
       return rewriter.notifyMatchFailure(loc, "unsupported positions");
     }
+    return success();
+  };
+
+  if (cosOf[0].computed) {
+    const Expr *p = stripCasts(cosOf[0].angle.position);
+    if (p->kind == ExprKind::IntToFp)
+      p = p->operands[0];
+    else if (!p->isConst())
+      return rewriter.notifyMatchFailure(loc, "positions are not integers");
+    if (failed(positionsFrom(p)))
+      return failure();
 
     // Frequencies: constants (maybe a frequency op) or a tensor's elements.
     Type angleType =
@@ -568,7 +571,10 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
                            {half});
     }
   } else {
-    // Tables read from tensors: cos[..., token, ..., k(i)] for pair i.
+    // Tables read from tensors: cos[..., token, ..., k(i)] for pair i, the
+    // token index either the token itself (+ an offset) or a position
+    // gathered from a tensor.
+    const Expr *gatherPositions = nullptr;
     auto cacheOf = [&](std::vector<TableFactor> &tables, Value &cache,
                        bool &perToken, int64_t &offset) -> LogicalResult {
       const Expr *l0 = tables[firstOfPair(layout, 0)].leaf;
@@ -582,6 +588,15 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
           continue;
         }
         start.push_back(0);
+        if (const Expr *gathered = tracer.symbolValue(s)) {
+          // Rows gathered at positions read from a tensor.
+          if (tokenAt ||
+              (gatherPositions && !tracer.equal(gatherPositions, gathered)))
+            return failure();
+          tokenAt = i;
+          gatherPositions = gathered;
+          continue;
+        }
         AffineExpr var = s;
         if (auto add = dyn_cast<AffineBinaryOpExpr>(s);
             add && add.getKind() == AffineExprKind::Add &&
@@ -678,6 +693,11 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
         cosCache.getType() != sinCache.getType())
       return rewriter.notifyMatchFailure(loc, "unsupported table indexing");
     staticOffset = cosOffset;
+    if (gatherPositions) {
+      if (cosPerToken || cosOffset != 0 ||
+          failed(positionsFrom(gatherPositions)))
+        return rewriter.notifyMatchFailure(loc, "unsupported gather");
+    }
   }
   if (!attentionScaling && scaling != 1)
     attentionScaling =

@@ -218,7 +218,7 @@ bool linearize(AffineExpr e, int64_t scale, LinearForm &form) {
 } // namespace
 
 AffineExpr Tracer::simplify(AffineExpr e) const {
-  return simplifyAffineExpr(simplifyBounded(e), extents.size(), 0);
+  return simplifyAffineExpr(simplifyBounded(e), extents.size(), symbols.size());
 }
 
 AffineExpr Tracer::simplifyBounded(AffineExpr e) const {
@@ -594,9 +594,10 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
     auto it = env.find(x);
     if (it != env.end())
       return it->second;
-    // Values defined above the op (captured scalars, constants).
+    // Values defined above the op: captured scalars and constants; a
+    // captured tensor is only read by a gather (tensor.extract).
     if (x.getParentRegion() != &op->getRegion(0))
-      return trace(x, {});
+      return isa<ShapedType>(x.getType()) ? leaf(x, {}) : trace(x, {});
     return nullptr;
   };
 
@@ -618,6 +619,28 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
       Expr *n = make(ExprKind::Index, type);
       n->index = simplify(loops[index.getDim()]);
       e = n;
+    } else if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      // A gather: the table read at indices computed in the payload. An
+      // index that is not affine in the loops becomes a symbol standing for
+      // its expression.
+      SmallVector<AffineExpr> at;
+      for (const Expr *index : ArrayRef(args).drop_front()) {
+        if (index->kind == ExprKind::Index) {
+          at.push_back(index->index);
+          continue;
+        }
+        if (!isa<IntegerType, IndexType>(index->type))
+          return fallback();
+        // One symbol per distinct index expression (the same positions read
+        // by several gathers are one symbol).
+        unsigned sym = 0;
+        while (sym < symbols.size() && !equal(symbols[sym], index))
+          ++sym;
+        if (sym == symbols.size())
+          symbols.push_back(index);
+        at.push_back(getAffineSymbolExpr(sym, context));
+      }
+      e = trace(extract.getTensor(), at);
     } else if (isa<arith::AddFOp>(inner)) {
       e = binary(ExprKind::Add, args[0], args[1], type);
     } else if (isa<arith::SubFOp>(inner)) {

@@ -104,6 +104,13 @@ public:
   /// The expression of the element `v[indices]` (no indices for a scalar).
   const Expr *trace(Value v, ArrayRef<AffineExpr> indices);
 
+  /// The expression a symbol of an index stands for: an index read from a
+  /// tensor (a gather: `tensor.extract` inside a linalg payload).
+  const Expr *symbolValue(AffineExpr e) const {
+    auto s = dyn_cast<AffineSymbolExpr>(e);
+    return s ? symbols[s.getPosition()] : nullptr;
+  }
+
   /// Every access the tracer visited that yields `e`, in visiting order
   /// (data movement visits several: an operand, the transpose it reads, ...).
   ArrayRef<Access> origins(const Expr *e) const;
@@ -141,6 +148,7 @@ private:
 
   MLIRContext *context;
   SmallVector<int64_t> extents;
+  SmallVector<const Expr *> symbols;
   std::deque<Expr> nodes;
   std::map<std::pair<const void *, std::vector<const void *>>, const Expr *>
       cache;
