@@ -163,11 +163,44 @@ def llama3(out, arange):
     np.save(os.path.join(out, "expected.npy"), expected)
 
 
+def alibi_slopes(n):
+    """The ALiBi paper's get_slopes (ofirpress/attention_with_linear_biases)."""
+    def power_of_2(m):
+        start = 2 ** (-2 ** -(math.log2(m) - 3))
+        return [start * start ** k for k in range(m)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    c = 2 ** math.floor(math.log2(n))
+    return power_of_2(c) + alibi_slopes(2 * c)[0::2][:n - c]
+
+
+def alibi_case(out, seed, b, t, heads, d, key_shift):
+    """softmax(Q K^T / sqrt(D) + slope_h * (j + key_shift) + causal) V: BLOOM
+    (key position, shift 0) and MPT (arange(1 - T, 1): shift 1 - T)."""
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.uniform(-1, 1, (b, t, heads * d)).astype(F32)
+               for _ in range(3))
+    save(out, q=q, k=k, v=v)
+    q4, k4, v4 = (x.astype(np.float64).reshape(b, t, heads, d)
+                  .transpose(0, 2, 1, 3) for x in (q, k, v))
+    slopes = np.array(alibi_slopes(heads)).astype(F32).astype(np.float64)
+    dist = np.arange(t, dtype=np.float64) + key_shift
+    s = q4 @ k4.transpose(0, 1, 3, 2) / math.sqrt(d)
+    s = s + slopes[None, :, None, None] * dist[None, None, None, :]
+    s = s + causal_mask(t)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    o = (p / p.sum(axis=-1, keepdims=True)) @ v4
+    np.save(os.path.join(out, "expected.npy"),
+            o.transpose(0, 2, 1, 3).reshape(b, t, heads * d))
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "bloom_block": lambda out: alibi_case(out, 21, 1, 5, 6, 16, 0),
+    "mpt_block": lambda out: alibi_case(out, 22, 1, 6, 4, 16, 1 - 6),
     # GPT-J: interleaved, rotary 8 of 16, positions gathered from a 32-row
     # table.
     "gptj_block": lambda out: generic_case(

@@ -527,6 +527,125 @@ def gptj_block(name, B, H, T, D, R, P, comment=""):
             + "\n".join(em.lines) + f"\n  return {out} : {ttype(qs)}\n}}\n")
 
 
+def alibi_slopes_paper(n):
+    """The ALiBi paper's get_slopes (BLOOM's build_alibi_tensor agrees)."""
+    def pow2(m):
+        start = 2 ** (-2 ** -(math.log2(m) - 3))
+        return [start * start ** k for k in range(m)]
+    if math.log2(n).is_integer():
+        return pow2(n)
+    c = 2 ** math.floor(math.log2(n))
+    return pow2(c) + alibi_slopes_paper(2 * c)[0::2][:n - c]
+
+
+def mpt_slopes(n, alibi_bias_max=8):
+    """MPT gen_slopes."""
+    m = 2 ** math.ceil(math.log2(n))
+    s = 1.0 / 2 ** (np.arange(1, m + 1) * (alibi_bias_max / m))
+    if m != n:
+        s = np.concatenate([s[1::2], s[::2]])[:n]
+    return list(s)
+
+
+def bloom_block(name, B, H, T, D, comment=""):
+    """Hugging Face BloomAttention (eager): heads merged into the batch
+    ([B * H, T, D]), alibi = slopes[h] * key position as [B * H, 1, T],
+    scores = alibi.baddbmm(q, k, alpha = 1/sqrt(D)), + the causal mask
+    (computed in the model), softmax, bmm with V, heads split back."""
+    em = Emitter()
+    qs = [B, T, H * D]
+    args = [f"%q_proj: {ttype(qs)}", f"%k_proj: {ttype(qs)}",
+            f"%v_proj: {ttype(qs)}"]
+    q = expand(em, "%q_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
+    k = expand(em, "%k_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
+    v = expand(em, "%v_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
+    q, _ = transpose(em, q, [B, T, H, D], [0, 2, 1, 3])
+    k, _ = transpose(em, k, [B, T, H, D], [0, 2, 3, 1], named=True)
+    v, _ = transpose(em, v, [B, T, H, D], [0, 2, 1, 3])
+    q3 = collapse(em, q, [B, H, T, D], "[[0, 1], [2], [3]]", [B * H, T, D])
+    k3 = collapse(em, k, [B, H, D, T], "[[0, 1], [2], [3]]", [B * H, D, T])
+    v3 = collapse(em, v, [B, H, T, D], "[[0, 1], [2], [3]]", [B * H, T, D])
+    sl = em.fresh("slopes")
+    vals = ", ".join(repr(float(np.float32(x))) for x in alibi_slopes_paper(H))
+    em.op(f"{sl} = arith.constant dense<[{vals}]> : {ttype([H])}")
+    # arange_tensor [B, 1, T] (all tokens valid), alibi = slopes[..., None] * it
+    ar = generic(em, [], [B, 1, T], lambda: ([
+        "%i = linalg.index 2 : index",
+        "%ii = arith.index_cast %i : index to i64",
+        "%r = arith.sitofp %ii : i64 to f32"], "%r"))
+    al = binary(em, sl, ttype([H]), ["d1"], ar, ttype([B, 1, T]),
+                ["d0", "0", "d2"], [B, H, T], "arith.mulf")
+    al = collapse(em, al, [B, H, T], "[[0, 1], [2]]", [B * H, T])
+    al = expand(em, al, [B * H, T], "[[0], [1, 2]]", [B * H, 1, T])
+    sc, ss3 = bmm(em, q3, [B * H, T, D], k3, [B * H, D, T])
+    sc = scalar_mul(em, sc, ttype(ss3), ss3, float(np.float32(1 / math.sqrt(D))))
+    sc = binary(em, al, ttype([B * H, 1, T]), ["d0", "0", "d2"], sc, ttype(ss3),
+                ident(3), ss3, "arith.addf")
+    ss = [B, H, T, T]
+    sc = expand(em, sc, ss3, "[[0, 1], [2], [3]]", ss)
+    m = causal_mask(em, T)
+    sc = binary(em, sc, ttype(ss), ident(4), m, ttype([1, 1, T, T]),
+                ["0", "0", "d2", "d3"], ss, "arith.addf")
+    p = emit_softmax(em, sc, ss)
+    p3 = collapse(em, p, ss, "[[0, 1], [2], [3]]", ss3)
+    o, os3 = bmm(em, p3, ss3, v3, [B * H, T, D])
+    o = expand(em, o, os3, "[[0, 1], [2], [3]]", [B, H, T, D])
+    o, osh = transpose(em, o, [B, H, T, D], [0, 2, 1, 3])
+    out = collapse(em, o, osh, "[[0], [1], [2, 3]]", qs)
+    head = "".join(f"// {line}\n" for line in comment.strip().splitlines())
+    return (head + f"func.func @{name}({', '.join(args)}) -> {ttype(qs)} {{\n"
+            + "\n".join(em.lines) + f"\n  return {out} : {ttype(qs)}\n}}\n")
+
+
+def mpt_block(name, B, H, T, D, comment=""):
+    """MPT scaled_multihead_dot_product_attention: q [B, H, T, D],
+    k [B, H, D, T]; scores * softmax_scale + alibi_bias with
+    alibi_bias = slopes[h] * arange(1 - T, 1)[j] ([1, H, 1, T]); the causal
+    mask as masked_fill(~tril, finfo.min); softmax; P V."""
+    em = Emitter()
+    qs = [B, T, H * D]
+    args = [f"%q_proj: {ttype(qs)}", f"%k_proj: {ttype(qs)}",
+            f"%v_proj: {ttype(qs)}"]
+    q = expand(em, "%q_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
+    k = expand(em, "%k_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
+    v = expand(em, "%v_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
+    q, _ = transpose(em, q, [B, T, H, D], [0, 2, 1, 3], named=True)
+    k, _ = transpose(em, k, [B, T, H, D], [0, 2, 3, 1])
+    v, _ = transpose(em, v, [B, T, H, D], [0, 2, 1, 3], named=True)
+    s, ss = matmul4(em, q, [B, H, T, D], k, [B, H, D, T])
+    s = scalar_mul(em, s, ttype(ss), ss, float(np.float32(1 / math.sqrt(D))))
+    sl = em.fresh("slopes")
+    vals = ", ".join(repr(float(np.float32(x))) for x in mpt_slopes(H))
+    em.op(f"{sl} = arith.constant dense<[[[[{vals}]]]]> : {ttype([1, 1, 1, H])}")
+    sl = generic(em, [(sl, ttype([1, 1, 1, H]), ["d0", "d2", "d3", "d1"])],
+                 [1, H, 1, 1], lambda: ([], "%in0"))
+    ar = generic(em, [], [1, 1, 1, T], lambda: ([
+        "%i = linalg.index 3 : index",
+        "%ii = arith.index_cast %i : index to i32",
+        f"%o = arith.constant {1 - T} : i32",
+        "%r = arith.addi %ii, %o : i32"], "%r"), out_et="i32")
+    bias = generic(em, [(ar, ttype([1, 1, 1, T], "i32"), ["0", "0", "0", "d3"]),
+                        (sl, ttype([1, H, 1, 1]), ["0", "d1", "0", "0"])],
+                   [1, H, 1, T], lambda: ([
+                       "%f = arith.sitofp %in0 : i32 to f32",
+                       "%r = arith.mulf %f, %in1 : f32"], "%r"))
+    s = binary(em, s, ttype(ss), ident(4), bias, ttype([1, H, 1, T]),
+               ["0", "d1", "0", "d3"], ss, "arith.addf")
+    s = generic(em, [(s, ttype(ss), ident(4))], ss, lambda: ([
+        "%i = linalg.index 2 : index",
+        "%j = linalg.index 3 : index",
+        "%above = arith.cmpi ugt, %j, %i : index",
+        "%min = arith.constant -3.40282347E+38 : f32",
+        "%r = arith.select %above, %min, %in0 : f32"], "%r"))
+    p = emit_softmax(em, s, ss)
+    o, osh = matmul4(em, p, ss, v, [B, H, T, D])
+    o, osh = transpose(em, o, osh, [0, 2, 1, 3])
+    out = collapse(em, o, osh, "[[0], [1], [2, 3]]", qs)
+    head = "".join(f"// {line}\n" for line in comment.strip().splitlines())
+    return (head + f"func.func @{name}({', '.join(args)}) -> {ttype(qs)} {{\n"
+            + "\n".join(em.lines) + f"\n  return {out} : {ttype(qs)}\n}}\n")
+
+
 def write(fname, text):
     with open(os.path.join(HERE, fname), "w") as f:
         f.write("// Generated by gen_corpus.py; do not edit.\n" + text)
@@ -606,6 +725,18 @@ GPT-NeoX attention (Hugging Face GPTNeoXAttention, eager): split-half
 rotary on rotary_ndims = 0.25 * head_dim = 4 of 16 channels (q[..., :4]
 rotated, q[..., 4:] passed through and concatenated back), default
 frequencies (base 10000), multi-head. B = 1, H = 2, T = 6.
+"""))
+    write("bloom_block.mlir", bloom_block("bloom_block", 1, 6, 5, 16, comment="""
+BLOOM attention (Hugging Face BloomAttention, eager) as TorchToLinalg lowers
+it: heads merged into the batch, ALiBi built by build_alibi_tensor (slopes
+of 6 heads times the key position, all tokens valid) added by baddbmm, the
+causal mask full(finfo.min).triu(1) added, softmax, bmm. B = 1, H = 6,
+T = 5, D = 16.
+"""))
+    write("mpt_block.mlir", mpt_block("mpt_block", 1, 4, 6, 16, comment="""
+MPT attention (scaled_multihead_dot_product_attention with alibi): slopes
+from gen_slopes(4, 8) times arange(1 - T, 1) added to the scaled scores,
+causal masked_fill with finfo.min, softmax, P V. B = 1, H = 4, T = 6, D = 16.
 """))
     yarn64, mscale64 = yarn_inv_freq(1000000.0, 64, 4.0, 32768)
     write("qwen2_yarn_block.mlir", llama_block(

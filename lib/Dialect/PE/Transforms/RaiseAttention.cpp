@@ -25,6 +25,7 @@
 
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -57,10 +58,21 @@ public:
 private:
   bool matchScores(const Expr *s);
   bool matchBias(const Term &term);
+  bool matchAlibi(const Term &term);
+  bool parseCausal(const Expr *cond, bool maskedWhenTrue);
   /// An access of `e` that reads a rank-4 tensor at `indices` (after
   /// simplification).
   std::optional<Access> accessAt(const Expr *e, ArrayRef<AffineExpr> indices,
                                  bool allowBroadcast = false);
+  /// A tensor whose elements `e` reads at `want`, maybe in another
+  /// dimension order (`permutation`, for a linalg.transpose to `want`'s).
+  struct Operand {
+    Value value;
+    SmallVector<int64_t> permutation; // empty: already in order
+  };
+  std::optional<Operand> operandAt(const Expr *e, ArrayRef<AffineExpr> want);
+  /// K or V: [B, H / g, Tk, last] read at head h / g, for some g.
+  std::optional<Operand> groupedOperandAt(const Expr *e, AffineExpr last);
 
   Value root;
   Tracer tracer;
@@ -69,13 +81,70 @@ private:
 
 public:
   Value query, key, value, bias;
+  SmallVector<int64_t> queryPerm, keyPerm, valuePerm;
   double scale = 1;
   std::optional<int64_t> causalOffset; // j <= i + offset
+  /// slope[h] * distance(i, j) added to the scores.
+  struct AlibiMatch {
+    AlibiDistance distance;
+    Value table; // the slopes, read at [start with h at headAt]
+    SmallVector<int64_t> start;
+    unsigned headAt;
+    double coefficient;
+    SmallVector<double> values; // when the table is a constant (scaled)
+  };
+  std::optional<AlibiMatch> alibi;
 };
 
 /// The single variable of a Reduce node's body products that is `var`.
 static AffineExpr varExpr(Tracer &t, unsigned var) {
   return getAffineDimExpr(var, t.getContext());
+}
+
+std::optional<AttentionMatcher::Operand>
+AttentionMatcher::operandAt(const Expr *x, ArrayRef<AffineExpr> want) {
+  if (std::optional<Access> a = accessAt(x, want))
+    return Operand{a->value, {}};
+  // The same elements in another dimension order: transposed at rewrite.
+  for (const Access &a : tracer.origins(x)) {
+    auto t = dyn_cast<RankedTensorType>(a.value.getType());
+    if (!t || t.getRank() != static_cast<int64_t>(want.size()))
+      continue;
+    SmallVector<int64_t> perm;
+    for (AffineExpr w : want) {
+      AffineExpr sw = tracer.simplify(w);
+      for (auto [k, index] : llvm::enumerate(a.indices))
+        if (tracer.simplify(index) == sw) {
+          perm.push_back(k);
+          break;
+        }
+    }
+    if (perm.size() == want.size())
+      return Operand{a.value, perm};
+  }
+  return std::nullopt;
+}
+
+std::optional<AttentionMatcher::Operand>
+AttentionMatcher::groupedOperandAt(const Expr *x, AffineExpr last) {
+  int64_t heads = type.getDimSize(1);
+  if (ShapedType::isDynamic(heads))
+    return std::nullopt;
+  x = stripCasts(x);
+  // The fewest KV heads first: the tensor before a repeat_kv expansion.
+  for (int64_t g = heads; g >= 1; --g) {
+    if (heads % g != 0)
+      continue;
+    SmallVector<AffineExpr> want = {b, g == 1 ? h : h.floorDiv(g), j, last};
+    std::optional<Operand> o = operandAt(x, want);
+    if (!o)
+      continue;
+    auto t = cast<RankedTensorType>(o->value.getType());
+    if (t.getDimSize(o->permutation.empty() ? 1 : o->permutation[1]) ==
+        heads / g)
+      return o;
+  }
+  return std::nullopt;
 }
 
 std::optional<Access> AttentionMatcher::accessAt(const Expr *x,
@@ -102,61 +171,130 @@ std::optional<Access> AttentionMatcher::accessAt(const Expr *x,
   return std::nullopt;
 }
 
+bool AttentionMatcher::parseCausal(const Expr *cond, bool maskedWhenTrue) {
+  if (cond->kind != ExprKind::CmpI)
+    return false;
+  const Expr *l = cond->operands[0], *r = cond->operands[1];
+  if (l->kind != ExprKind::Index || r->kind != ExprKind::Index)
+    return false;
+  // Normalise to "masked iff E > k".
+  AffineExpr diff = l->index - r->index;
+  int64_t k = 0;
+  switch (static_cast<arith::CmpIPredicate>(cond->predicate)) {
+  case arith::CmpIPredicate::sgt:
+  case arith::CmpIPredicate::ugt:
+    break;
+  case arith::CmpIPredicate::sge:
+  case arith::CmpIPredicate::uge:
+    k = -1;
+    break;
+  case arith::CmpIPredicate::slt:
+  case arith::CmpIPredicate::ult:
+    diff = -diff;
+    break;
+  case arith::CmpIPredicate::sle:
+  case arith::CmpIPredicate::ule:
+    diff = -diff;
+    k = -1;
+    break;
+  default:
+    return false;
+  }
+  if (!maskedWhenTrue) {
+    // masked iff !(E > k) iff -E > -k - 1
+    diff = -diff;
+    k = -k - 1;
+  }
+  // E = j - i + c: masked iff j > i + k - c.
+  std::optional<int64_t> c = tracer.constantOf(diff - j + i);
+  if (!c || causalOffset)
+    return false;
+  causalOffset = k - *c;
+  return true;
+}
+
+bool AttentionMatcher::matchAlibi(const Term &term) {
+  if (alibi || term.factors.size() != 2)
+    return false;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const Expr *slope = stripCasts(term.factors[attempt]);
+    const Expr *dist = stripCasts(term.factors[1 - attempt]);
+    if (dist->kind != ExprKind::IntToFp ||
+        dist->operands[0]->kind != ExprKind::Index ||
+        slope->kind != ExprKind::Leaf)
+      continue;
+    // distance = j + c (key) or j - i + c (signed); c shifts every score of
+    // a row by the same amount, which softmax ignores.
+    AffineExpr e = dist->operands[0]->index;
+    AlibiDistance distance;
+    if (tracer.constantOf(e - j))
+      distance = AlibiDistance::Key;
+    else if (tracer.constantOf(e - j + i))
+      distance = AlibiDistance::Signed;
+    else
+      continue;
+    // The slope: a tensor read at the head index.
+    auto slopeType = dyn_cast<RankedTensorType>(slope->value.getType());
+    if (!slopeType)
+      continue;
+    std::optional<unsigned> headAt;
+    SmallVector<int64_t> start;
+    bool ok = true;
+    for (auto [k, index] : llvm::enumerate(slope->indices)) {
+      AffineExpr si = tracer.simplify(index);
+      if (si == h) {
+        headAt = k;
+        start.push_back(0);
+      } else if (std::optional<int64_t> c = tracer.constantOf(si)) {
+        start.push_back(*c);
+      } else {
+        ok = false;
+      }
+    }
+    int64_t heads = type.getDimSize(1);
+    if (!ok || !headAt || slopeType.getDimSize(*headAt) != heads)
+      continue;
+    AlibiMatch m;
+    m.distance = distance;
+    m.table = slope->value;
+    m.start = start;
+    m.headAt = *headAt;
+    m.coefficient = term.coefficient;
+    if (auto cst = slope->value.getDefiningOp<arith::ConstantOp>())
+      if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue()))
+        for (int64_t hh = 0; hh < heads; ++hh) {
+          SmallVector<uint64_t> at(start.begin(), start.end());
+          at[*headAt] = hh;
+          m.values.push_back(dense.getValues<APFloat>()[at].convertToDouble() *
+                             term.coefficient);
+        }
+    if (m.values.empty() &&
+        (term.coefficient != 1 ||
+         !isa<Float32Type, Float64Type>(slopeType.getElementType())))
+      continue;
+    alibi = std::move(m);
+    return true;
+  }
+  return false;
+}
+
 bool AttentionMatcher::matchBias(const Term &term) {
+  // ALiBi: slope[h] * distance(i, j).
+  if (matchAlibi(term))
+    return true;
   if (term.factors.size() != 1)
     return false;
   const Expr *f = stripCasts(term.factors[0]);
   // The causal mask: select(cmp(j, i), -big, 0) (or the other way round).
   if (f->kind == ExprKind::Select && term.coefficient == 1) {
-    const Expr *cond = f->operands[0];
     const Expr *t = stripCasts(f->operands[1]), *o = stripCasts(f->operands[2]);
-    if (cond->kind != ExprKind::CmpI || !t->isConst() || !o->isConst())
+    if (!t->isConst() || !o->isConst())
       return false;
-    bool maskedWhenTrue;
     if (t->constant <= kMaskedScore && o->constant == 0)
-      maskedWhenTrue = true;
-    else if (o->constant <= kMaskedScore && t->constant == 0)
-      maskedWhenTrue = false;
-    else
-      return false;
-    const Expr *l = cond->operands[0], *r = cond->operands[1];
-    if (l->kind != ExprKind::Index || r->kind != ExprKind::Index)
-      return false;
-    // Normalise to "masked iff E > k".
-    AffineExpr diff = l->index - r->index;
-    int64_t k = 0;
-    switch (static_cast<arith::CmpIPredicate>(cond->predicate)) {
-    case arith::CmpIPredicate::sgt:
-    case arith::CmpIPredicate::ugt:
-      break;
-    case arith::CmpIPredicate::sge:
-    case arith::CmpIPredicate::uge:
-      k = -1;
-      break;
-    case arith::CmpIPredicate::slt:
-    case arith::CmpIPredicate::ult:
-      diff = -diff;
-      break;
-    case arith::CmpIPredicate::sle:
-    case arith::CmpIPredicate::ule:
-      diff = -diff;
-      k = -1;
-      break;
-    default:
-      return false;
-    }
-    if (!maskedWhenTrue) {
-      // masked iff !(E > k) iff -E > -k - 1
-      diff = -diff;
-      k = -k - 1;
-    }
-    // E = j - i + c: masked iff j > i + k - c.
-    AffineExpr rest = tracer.simplify(diff - j + i);
-    std::optional<int64_t> c = tracer.constantOf(rest);
-    if (!c || causalOffset)
-      return false;
-    causalOffset = k - *c;
-    return true;
+      return parseCausal(f->operands[0], /*maskedWhenTrue=*/true);
+    if (o->constant <= kMaskedScore && t->constant == 0)
+      return parseCausal(f->operands[0], /*maskedWhenTrue=*/false);
+    return false;
   }
   // An additive bias tensor, broadcast numpy-style to [B, H, Tq, Tk].
   if (f->kind != ExprKind::Leaf || term.coefficient != 1 || bias)
@@ -173,6 +311,21 @@ bool AttentionMatcher::matchBias(const Term &term) {
 }
 
 bool AttentionMatcher::matchScores(const Expr *s) {
+  // masked_fill(mask, -big): select(cond, -big, scores) around the scores.
+  while (s->kind == ExprKind::Select) {
+    const Expr *t = stripCasts(s->operands[1]), *o = stripCasts(s->operands[2]);
+    if (t->isConst() && t->constant <= kMaskedScore && !o->isConst()) {
+      if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/true))
+        return false;
+      s = o;
+    } else if (o->isConst() && o->constant <= kMaskedScore && !t->isConst()) {
+      if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/false))
+        return false;
+      s = t;
+    } else {
+      return false;
+    }
+  }
   SmallVector<Term> terms;
   if (!expandTerms(s, terms, 8))
     return false;
@@ -192,30 +345,17 @@ bool AttentionMatcher::matchScores(const Expr *s) {
           body[0].factors.size() != 2)
         return false;
       scale = term.coefficient * body[0].coefficient;
-      int64_t heads = type.getDimSize(1);
       const Expr *qf = body[0].factors[0], *kf = body[0].factors[1];
       for (int attempt = 0; attempt < 2; ++attempt, std::swap(qf, kf)) {
-        std::optional<Access> q = accessAt(stripCasts(qf), {b, h, i, d});
+        std::optional<Operand> q = operandAt(stripCasts(qf), {b, h, i, d});
         if (!q)
           continue;
         // K: [B, Hkv, Tk, D] read at head h / g.
-        for (const Access &a : tracer.origins(stripCasts(kf))) {
-          auto kt = dyn_cast<RankedTensorType>(a.value.getType());
-          if (!kt || kt.getRank() != 4 || ShapedType::isDynamic(heads) ||
-              ShapedType::isDynamic(kt.getDimSize(1)) ||
-              heads % kt.getDimSize(1) != 0)
-            continue;
-          int64_t g = heads / kt.getDimSize(1);
-          SmallVector<AffineExpr> want = {b, h.floorDiv(g), j, d};
-          if (accessAt(stripCasts(kf), want) && a.value) {
-            std::optional<Access> k = accessAt(stripCasts(kf), want);
-            if (cast<RankedTensorType>(k->value.getType()).getDimSize(1) !=
-                kt.getDimSize(1))
-              continue;
-            query = q->value;
-            key = k->value;
-            break;
-          }
+        if (std::optional<Operand> k = groupedOperandAt(kf, d)) {
+          query = q->value;
+          queryPerm = q->permutation;
+          key = k->value;
+          keyPerm = k->permutation;
         }
         if (key)
           break;
@@ -251,22 +391,9 @@ bool AttentionMatcher::match() {
   for (const Expr *f : pv[0].factors) {
     const Expr *s = stripCasts(f);
     if (!value && s->kind != ExprKind::Div && s->kind != ExprKind::Exp) {
-      int64_t heads = type.getDimSize(1);
-      for (const Access &a : tracer.origins(s)) {
-        auto vt = dyn_cast<RankedTensorType>(a.value.getType());
-        if (!vt || vt.getRank() != 4 || ShapedType::isDynamic(heads) ||
-            ShapedType::isDynamic(vt.getDimSize(1)) ||
-            heads % vt.getDimSize(1) != 0)
-          continue;
-        int64_t g = heads / vt.getDimSize(1);
-        SmallVector<AffineExpr> want = {b, h.floorDiv(g), j, e};
-        if (std::optional<Access> v = accessAt(s, want)) {
-          if (cast<RankedTensorType>(v->value.getType()).getDimSize(1) ==
-              vt.getDimSize(1)) {
-            value = v->value;
-            break;
-          }
-        }
+      if (std::optional<Operand> v = groupedOperandAt(s, e)) {
+        value = v->value;
+        valuePerm = v->permutation;
       }
       if (value)
         continue;
@@ -318,6 +445,11 @@ bool AttentionMatcher::match() {
   }
   if (!matchScores(scores))
     return false;
+  if (alibi && bias) {
+    reason = "the scores add both an ALiBi term and a bias tensor; "
+             "pe.attention takes one bias";
+    return false;
+  }
   // Result, query, key and value of one element type.
   Type et = type.getElementType();
   for (Value v : {query, key, value})
@@ -325,19 +457,38 @@ bool AttentionMatcher::match() {
       reason = "query, key, value and the result differ in element type";
       return false;
     }
-  auto qt = cast<RankedTensorType>(query.getType());
-  auto vt = cast<RankedTensorType>(value.getType());
-  if (qt.getDimSize(0) != type.getDimSize(0) ||
-      qt.getDimSize(1) != type.getDimSize(1) ||
-      qt.getDimSize(2) != type.getDimSize(2) ||
-      vt.getDimSize(3) != type.getDimSize(3))
+  auto dim = [](Value v, ArrayRef<int64_t> perm, unsigned i) {
+    return cast<RankedTensorType>(v.getType())
+        .getDimSize(perm.empty() ? i : perm[i]);
+  };
+  if (alibi && (!cast<RankedTensorType>(query.getType()).hasStaticShape() ||
+                !cast<RankedTensorType>(key.getType()).hasStaticShape()))
     return false;
-  return true;
+  for (unsigned k = 0; k < 3; ++k)
+    if (dim(query, queryPerm, k) != type.getDimSize(k))
+      return false;
+  return dim(value, valuePerm, 3) == type.getDimSize(3);
 }
 
 LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
   Location loc = root.getLoc();
   MLIRContext *ctx = rewriter.getContext();
+  // Operands read in another dimension order are transposed to [B, H, S, D].
+  auto ordered = [&](Value v, ArrayRef<int64_t> perm) -> Value {
+    if (perm.empty())
+      return v;
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(t.getDimSize(p));
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, shape, t.getElementType());
+    return linalg::TransposeOp::create(rewriter, loc, v, init, perm)
+        .getResult()[0];
+  };
+  query = ordered(query, queryPerm);
+  key = ordered(key, keyPerm);
+  value = ordered(value, valuePerm);
   auto qt = cast<RankedTensorType>(query.getType());
   auto kt = cast<RankedTensorType>(key.getType());
   FloatAttr scaleAttr;
@@ -356,6 +507,52 @@ LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
         causalOffsetValue = arith::ConstantOp::create(
             rewriter, loc, rewriter.getIndexAttr(*causalOffset));
     }
+  }
+  if (alibi) {
+    int64_t heads = type.getDimSize(1);
+    Value slopes;
+    std::optional<double> maxBias;
+    if (!alibi->values.empty()) {
+      // The paper's slopes for some max_bias (ggml's closed form): slope 0
+      // is 2^(-max_bias / n), n = 2^floor(log2 H).
+      double n = std::exp2(std::floor(std::log2(static_cast<double>(heads))));
+      double estimate = -n * std::log2(alibi->values[0]);
+      for (double mb : {std::round(estimate), estimate}) {
+        std::vector<double> paper = formula::alibiSlopes(heads, mb);
+        bool same = mb > 0 && paper.size() == alibi->values.size();
+        for (size_t k = 0; same && k < paper.size(); ++k)
+          same = nearlyEqual(paper[k], alibi->values[k], 1e-6);
+        if (same) {
+          maxBias = mb;
+          break;
+        }
+      }
+      if (!maxBias) {
+        auto t = RankedTensorType::get({heads}, rewriter.getF32Type());
+        SmallVector<float> v(alibi->values.begin(), alibi->values.end());
+        slopes = arith::ConstantOp::create(
+            rewriter, loc, DenseElementsAttr::get(t, ArrayRef<float>(v)));
+      }
+    } else {
+      auto t = cast<RankedTensorType>(alibi->table.getType());
+      SmallVector<OpFoldResult> o, sz, st;
+      for (auto [k, s0] : llvm::enumerate(alibi->start)) {
+        o.push_back(rewriter.getIndexAttr(s0));
+        sz.push_back(rewriter.getIndexAttr(k == alibi->headAt ? heads : 1));
+        st.push_back(rewriter.getIndexAttr(1));
+      }
+      slopes = alibi->table;
+      if (t.getRank() != 1)
+        slopes = tensor::ExtractSliceOp::create(
+            rewriter, loc, RankedTensorType::get({heads}, t.getElementType()),
+            alibi->table, o, sz, st);
+    }
+    auto biasType = RankedTensorType::get(
+        {heads, qt.getDimSize(2), kt.getDimSize(2)}, rewriter.getF32Type());
+    bias = AlibiBiasOp::create(
+        rewriter, loc, biasType, ValueRange(), slopes, Value(),
+        AlibiDistanceAttr::get(ctx, alibi->distance),
+        rewriter.getF64FloatAttr(maxBias.value_or(8.0)), IntegerAttr());
   }
   auto op = AttentionOp::create(
       rewriter, loc, type, /*lse=*/Type(), query, key, value, bias,
