@@ -18,7 +18,9 @@
 // slopes * arange(1 - T, 1) (a per-row shift of the key distance, which
 // softmax ignores), the causal mask as masked_fill.
 // MPT-LABEL: func.func @mpt_block(
-// MPT: %[[K:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x6x4x16xf32>) outs(%{{.*}} : tensor<1x4x6x16xf32>) permutation = [0, 2, 1, 3]
+// MPT-SAME: %{{[^:]*}}: tensor<1x6x64xf32>, %[[KP:[^:]*]]: tensor<1x6x64xf32>
+// MPT: %[[KE:.*]] = tensor.expand_shape %[[KP]]
+// MPT: %[[K:.*]] = linalg.transpose ins(%[[KE]] : tensor<1x6x4x16xf32>) outs(%{{.*}} : tensor<1x4x6x16xf32>) permutation = [0, 2, 1, 3]
 // MPT: %[[B:.*]] = pe.alibi_bias key : tensor<4x6x6xf32>
 // MPT: pe.attention %{{.*}}, %[[K]], %{{.*}} bias(%[[B]] : tensor<4x6x6xf32>) {causal}
 // MPT-NOT: math.exp
