@@ -13,8 +13,9 @@
 // GPTJ: %[[TAB:.*]] = arith.constant dense<{{.*}}> : tensor<32x8xf32>
 // GPTJ-DAG: %[[COS:.*]] = tensor.extract_slice %[[TAB]][0, 4] [32, 4] [1, 1] : tensor<32x8xf32> to tensor<32x4xf32>
 // GPTJ-DAG: %[[SIN:.*]] = tensor.extract_slice %[[TAB]][0, 0] [32, 4] [1, 1] : tensor<32x8xf32> to tensor<32x4xf32>
-// GPTJ: %[[Q:.*]] = pe.rope interleaved %{{.*}} cache(%[[COS]], %[[SIN]] : tensor<32x4xf32>, tensor<32x4xf32>) positions(%[[P]] : tensor<1x6xi64>) {rotary_dim = 8 : i64, sequence_dim = 1 : i64} : tensor<1x6x2x16xf32>
-// GPTJ: pe.rope interleaved %{{.*}} positions(%[[P]] : tensor<1x6xi64>) {rotary_dim = 8 : i64, sequence_dim = 1 : i64} : tensor<1x6x2x16xf32>
+// GPTJ: %[[POS:.*]] = tensor.extract_slice %[[P]][0, 0] [1, 6] [1, 1] : tensor<1x6xi64> to tensor<6xi64>
+// GPTJ: %[[Q:.*]] = pe.rope interleaved %{{.*}} cache(%[[COS]], %[[SIN]] : tensor<32x4xf32>, tensor<32x4xf32>) positions(%[[POS]] : tensor<6xi64>) {rotary_dim = 8 : i64, sequence_dim = 1 : i64} : tensor<1x6x2x16xf32>
+// GPTJ: pe.rope interleaved %{{.*}} positions(%{{.*}} : tensor<6xi64>) {rotary_dim = 8 : i64, sequence_dim = 1 : i64} : tensor<1x6x2x16xf32>
 // GPTJ: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%[[M]] : tensor<1x1x6x6xf32>) : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
 // GPTJ-NOT: tensor.extract %
 

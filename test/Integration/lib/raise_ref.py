@@ -194,11 +194,32 @@ def alibi_case(out, seed, b, t, heads, d, key_shift):
             o.transpose(0, 2, 1, 3).reshape(b, t, heads * d))
 
 
+def tosa_llama(out):
+    """Inputs/tosa_llama.mlir: q [1, 4, 8, 16], k, v [1, 2, 8, 16] (already
+    per head), positions [8] i32, rotate_half RoPE base 10000, scale 1/4."""
+    rng = np.random.default_rng(31)
+    q = rng.uniform(-1, 1, (1, 4, 8, 16)).astype(F32)
+    k = rng.uniform(-1, 1, (1, 2, 8, 16)).astype(F32)
+    v = rng.uniform(-1, 1, (1, 2, 8, 16)).astype(F32)
+    positions = np.array([5, 6, 7, 8, 9, 10, 11, 12], dtype=np.int32)
+    save(out, q=q, k=k, v=v, positions=positions)
+    inv = (1.0 / 10000.0 ** (np.arange(0, 16, 2) / 16)).astype(F32)
+    pos = positions[None].astype(np.int64)
+    qr = rope(q.astype(np.float64), pos, inv.astype(np.float64), 16, "half")
+    kr = rope(k.astype(np.float64), pos, inv.astype(np.float64), 16, "half")
+    kr, vr = np.repeat(kr, 2, axis=1), np.repeat(v.astype(np.float64), 2, axis=1)
+    s = qr @ kr.transpose(0, 1, 3, 2) / 4.0
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.save(os.path.join(out, "expected.npy"),
+            (p / p.sum(axis=-1, keepdims=True)) @ vr)
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "tosa_llama": tosa_llama,
     "bloom_block": lambda out: alibi_case(out, 21, 1, 5, 6, 16, 0),
     "mpt_block": lambda out: alibi_case(out, 22, 1, 6, 4, 16, 1 - 6),
     # GPT-J: interleaved, rotary 8 of 16, positions gathered from a 32-row

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/Debug.h"
 
 #include <cmath>
@@ -110,12 +111,16 @@ AttentionMatcher::operandAt(const Expr *x, ArrayRef<AffineExpr> want) {
     auto t = dyn_cast<RankedTensorType>(a.value.getType());
     if (!t || t.getRank() != static_cast<int64_t>(want.size()))
       continue;
+    // A permutation: each dimension of the tensor used once (several may
+    // read index 0 where the extent is 1).
     SmallVector<int64_t> perm;
+    llvm::SmallBitVector used(want.size());
     for (AffineExpr w : want) {
       AffineExpr sw = tracer.simplify(w);
       for (auto [k, index] : llvm::enumerate(a.indices))
-        if (tracer.simplify(index) == sw) {
+        if (!used.test(k) && tracer.simplify(index) == sw) {
           perm.push_back(k);
+          used.set(k);
           break;
         }
     }
@@ -242,7 +247,7 @@ bool AttentionMatcher::matchAlibi(const Term &term) {
     bool ok = true;
     for (auto [k, index] : llvm::enumerate(slope->indices)) {
       AffineExpr si = tracer.simplify(index);
-      if (si == h) {
+      if (si == tracer.simplify(h)) {
         headAt = k;
         start.push_back(0);
       } else if (std::optional<int64_t> c = tracer.constantOf(si)) {

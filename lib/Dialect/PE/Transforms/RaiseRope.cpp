@@ -133,7 +133,7 @@ static std::optional<int64_t> channelRead(Tracer &tracer, const Expr *f,
       continue;
     bool same = true;
     for (size_t i = 0; i + 1 < vars.size(); ++i)
-      same &= tracer.simplify(a.indices[i]) == vars[i];
+      same &= tracer.simplify(a.indices[i]) == tracer.simplify(vars[i]);
     if (same)
       if (std::optional<int64_t> c = tracer.constantOf(a.indices.back()))
         return c;

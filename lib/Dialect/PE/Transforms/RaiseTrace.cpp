@@ -218,6 +218,12 @@ bool linearize(AffineExpr e, int64_t scale, LinearForm &form) {
 } // namespace
 
 AffineExpr Tracer::simplify(AffineExpr e) const {
+  // A variable of extent 1 is 0.
+  SmallVector<AffineExpr> dims;
+  for (auto [i, extent] : llvm::enumerate(extents))
+    dims.push_back(extent == 1 ? getAffineConstantExpr(0, context)
+                               : getAffineDimExpr(i, context));
+  e = e.replaceDims(dims);
   return simplifyAffineExpr(simplifyBounded(e), extents.size(), symbols.size());
 }
 
@@ -404,6 +410,42 @@ const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
       src.push_back(indices[next++] * strides[d] + offsets[d]);
     }
     return trace(slice.getSource(), src);
+  }
+
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
+    // The inserted tile where the indices fall into it, the destination
+    // elsewhere (tosa-to-tensor spells a concat as a chain of these).
+    ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+    ArrayRef<int64_t> sizes = insert.getStaticSizes();
+    ArrayRef<int64_t> strides = insert.getStaticStrides();
+    if (llvm::any_of(llvm::concat<const int64_t>(offsets, sizes, strides),
+                     ShapedType::isDynamic))
+      return leaf(v, indices);
+    llvm::SmallBitVector dropped = insert.getDroppedDims();
+    bool inside = true;
+    SmallVector<AffineExpr> src;
+    for (unsigned d = 0; d < offsets.size(); ++d) {
+      bool whole = offsets[d] == 0 && strides[d] == 1 &&
+                   sizes[d] == tensorType.getDimSize(d);
+      if (whole) {
+        if (!dropped.test(d))
+          src.push_back(indices[d]);
+        continue;
+      }
+      std::optional<int64_t> at = constantOf(indices[d]);
+      if (!at)
+        return leaf(v, indices);
+      int64_t rel = *at - offsets[d];
+      if (rel < 0 || rel % strides[d] != 0 || rel / strides[d] >= sizes[d]) {
+        inside = false;
+        continue;
+      }
+      if (!dropped.test(d))
+        src.push_back(getAffineConstantExpr(rel / strides[d], context));
+    }
+    if (!inside)
+      return trace(insert.getDest(), indices);
+    return trace(insert.getSource(), src);
   }
 
   if (auto concat = dyn_cast<tensor::ConcatOp>(def)) {
