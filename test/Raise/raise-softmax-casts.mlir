@@ -5,6 +5,7 @@
 // pe.rope (which computes in f32 and rounds once).
 // RUN: pe-opt --pe-raise %s | FileCheck %s
 
+// The scale is the f32 constant 0.1, exactly 0.10000000149011612.
 // CHECK-LABEL: func.func @softmax_op(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<1x2x4x16xf32>, %[[K:[^:]*]]: tensor<1x2x4x16xf32>, %[[V:[^:]*]]: tensor<1x2x4x16xf32>)
 // CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] {scale = 0.10000000149011612 : f64} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
@@ -39,7 +40,6 @@ func.func @softmax_op(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: te
 }
 
 // The softmax over dimension 2 (the queries) is a near miss.
-// The f32 0.1 is exactly 0.10000000149011612.
 // CHECK-LABEL: func.func @softmax_op_wrong_dim(
 // CHECK-NOT: pe.attention
 // CHECK: linalg.softmax dimension(2)
