@@ -28,6 +28,15 @@ void populateFuseEncodingsIntoAttentionPatterns(RewritePatternSet &patterns);
 /// The rewrite behind pe-fold-attention-scaling.
 void populateFoldAttentionScalingPatterns(RewritePatternSet &patterns);
 
+/// The rewrites behind pe-raise: rotary embeddings computed in linalg IR
+/// become pe.rope (with a frequency op where a constant table matches one).
+void populateRaiseRopePatterns(RewritePatternSet &patterns,
+                               const RaiseOptions &options = {});
+/// Softmax attention computed in linalg IR becomes pe.attention. Apply after
+/// the rope patterns: rotated queries and keys must be pe.rope results by then.
+void populateRaiseAttentionPatterns(RewritePatternSet &patterns,
+                                    const RaiseOptions &options = {});
+
 /// Replaces a frequency op whose operands are constants by the constants its
 /// folder computes; fails (changing nothing) otherwise.
 LogicalResult foldFrequencyOp(Operation *op, RewriterBase &rewriter);

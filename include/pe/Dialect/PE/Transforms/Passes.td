@@ -154,4 +154,56 @@ def InsertRuntimeChecks : Pass<"pe-insert-runtime-checks"> {
   ];
 }
 
+def Raise : Pass<"pe-raise"> {
+  let summary = "Raise frontend linalg IR to pe.rope and pe.attention";
+  let description = [{
+    Recognises, in linalg-on-tensors IR with tensor, arith and math ops (what
+    torch-mlir's TorchToLinalg and upstream `tosa-to-linalg-pipeline` emit),
+    the computations the pe ops name, and replaces them by those ops:
+
+    * rotary embeddings, `x * cos + rotate(x) * sin` with the split-half or
+      interleaved pairing, full or partial (pass-through channels), with the
+      tables computed in the IR from positions and frequencies
+      (`pe.rope ... inv_freq(...)`) or read from tensors (`pe.rope ...
+      cache(...)`); a constant frequency table is recognised as the frequency
+      op (default, linear, llama3 or YaRN scaling) that computes it, within
+      `tolerance`;
+    * scaled dot-product attention: `softmax(scale * Q K^T + bias) V`, with
+      the softmax as `linalg.softmax` or decomposed (max, subtract, exp, sum,
+      divide), over grouped-query keys and values expanded per head
+      (`repeat_kv`) → `pe.attention`.
+
+    The patterns match what the IR computes, element by element, not how it
+    is spelled: named ops and generics, broadcasts, transposes, reshapes,
+    slices and concats, commuted operands and float casts all give the same
+    result. They do not fire on near misses (a wrong sign, swapped halves,
+    cosine and sine of different angles, a softmax over another dimension).
+
+    Run `pe-raise` before `pe-cpu-pipeline`; hosts get the patterns from
+    `populateRaiseRopePatterns` and `populateRaiseAttentionPatterns`. When a
+    rotary embedding reads its cos/sin tables from function arguments, whose
+    two halves the pass cannot see, it raises only with
+    `assume-duplicated-tables` (and otherwise reports a missed remark in
+    category `pe-raise`).
+  }];
+  let options = [
+    Option<"assumeDuplicatedTables", "assume-duplicated-tables", "bool",
+           /*default=*/"false",
+           "Assume that cos/sin tables the pass cannot see hold the same "
+           "values for both channels of a rotated pair (Hugging Face's "
+           "cat(freqs, freqs))">,
+    Option<"recoverScaling", "recover-scaling", "bool", /*default=*/"true",
+           "Replace a constant frequency table by the frequency op that "
+           "computes it, when one matches">,
+    Option<"tolerance", "tolerance", "double", /*default=*/"1e-5",
+           "Relative tolerance of a constant frequency table against a "
+           "frequency op">,
+  ];
+  let dependentDialects = [
+    "::mlir::pe::PEDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // PE_DIALECT_PE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,629 @@
+//===- RaiseAttention.cpp - softmax attention in linalg IR to pe.attention ===//
+//
+// Part of the pe-mlir project.
+//
+// Scaled dot-product attention computes, for a result [B, H, Tq, Dv],
+//
+//   out[b,h,i,e] = sum_j P[b,h,i,j] * V[b,h/g,j,e]
+//   P = exp(S - max_j S) / sum_j exp(S - max_j S)        (softmax over j)
+//   S[b,h,i,j] = scale * sum_d Q[b,h,i,d] * K[b,h/g,j,d] + bias[b,h,i,j]
+//
+// with g = H / Hkv query heads per key/value head (grouped-query attention:
+// a repeat_kv expansion of K and V is only an index h/g). The pattern traces
+// the element out[b,h,i,e] of a contraction's result (RaiseTrace.h) and
+// matches that formula: the softmax's max and sum must reduce over the very
+// variable the product with V sums over and normalise the same scores, the
+// bias terms must not depend on the reduction, and Q, K and V must be read
+// at exactly these indices (through whatever transposes, reshapes and
+// broadcasts). A bias term of the form `j - i > k ? -big : 0` is the causal
+// mask. The result is one pe.attention on the untransposed, unexpanded
+// tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RaiseTrace.h"
+
+#include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Support/PEMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/Debug.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "pe-raise"
+
+using namespace mlir;
+using namespace mlir::pe;
+using namespace mlir::pe::raise;
+
+namespace {
+
+/// A masked-out score: anything at or below this underflows exp to 0.
+constexpr double kMaskedScore = -1e4;
+
+class AttentionMatcher {
+public:
+  AttentionMatcher(Value root) : root(root), tracer(root.getContext()) {}
+
+  bool match();
+  LogicalResult rewrite(PatternRewriter &rewriter);
+
+  std::string reason;
+
+private:
+  bool matchScores(const Expr *s);
+  bool matchBias(const Term &term);
+  bool matchAlibi(const Term &term);
+  bool parseCausal(const Expr *cond, bool maskedWhenTrue);
+  /// An access of `e` that reads a rank-4 tensor at `indices` (after
+  /// simplification).
+  std::optional<Access> accessAt(const Expr *e, ArrayRef<AffineExpr> indices,
+                                 bool allowBroadcast = false);
+  /// A tensor whose elements `e` reads at `want`, maybe in another
+  /// dimension order (`permutation`, for a linalg.transpose to `want`'s).
+  struct Operand {
+    Value value;
+    SmallVector<int64_t> permutation; // empty: already in order
+  };
+  std::optional<Operand> operandAt(const Expr *e, ArrayRef<AffineExpr> want);
+  /// K or V: [B, H / g, Tk, last] read at head h / g, for some g.
+  std::optional<Operand> groupedOperandAt(const Expr *e, AffineExpr last);
+
+  Value root;
+  Tracer tracer;
+  RankedTensorType type;
+  AffineExpr b, h, i, e, j, d;
+
+public:
+  Value query, key, value, bias;
+  SmallVector<int64_t> queryPerm, keyPerm, valuePerm;
+  double scale = 1;
+  std::optional<int64_t> causalOffset; // j <= i + offset
+  /// slope[h] * distance(i, j) added to the scores.
+  struct AlibiMatch {
+    AlibiDistance distance;
+    Value table; // the slopes, read at [start with h at headAt]
+    SmallVector<int64_t> start;
+    unsigned headAt;
+    double coefficient;
+    SmallVector<double> values; // when the table is a constant (scaled)
+  };
+  std::optional<AlibiMatch> alibi;
+};
+
+/// The single variable of a Reduce node's body products that is `var`.
+static AffineExpr varExpr(Tracer &t, unsigned var) {
+  return getAffineDimExpr(var, t.getContext());
+}
+
+std::optional<AttentionMatcher::Operand>
+AttentionMatcher::operandAt(const Expr *x, ArrayRef<AffineExpr> want) {
+  if (std::optional<Access> a = accessAt(x, want))
+    return Operand{a->value, {}};
+  // The same elements in another dimension order: transposed at rewrite.
+  for (const Access &a : tracer.origins(x)) {
+    auto t = dyn_cast<RankedTensorType>(a.value.getType());
+    if (!t || t.getRank() != static_cast<int64_t>(want.size()))
+      continue;
+    // A permutation: each dimension of the tensor used once (several may
+    // read index 0 where the extent is 1).
+    SmallVector<int64_t> perm;
+    llvm::SmallBitVector used(want.size());
+    for (AffineExpr w : want) {
+      AffineExpr sw = tracer.simplify(w);
+      for (auto [k, index] : llvm::enumerate(a.indices))
+        if (!used.test(k) && tracer.simplify(index) == sw) {
+          perm.push_back(k);
+          used.set(k);
+          break;
+        }
+    }
+    if (perm.size() == want.size())
+      return Operand{a.value, perm};
+  }
+  return std::nullopt;
+}
+
+std::optional<AttentionMatcher::Operand>
+AttentionMatcher::groupedOperandAt(const Expr *x, AffineExpr last) {
+  int64_t heads = type.getDimSize(1);
+  if (ShapedType::isDynamic(heads))
+    return std::nullopt;
+  x = stripCasts(x);
+  // The fewest KV heads first: the tensor before a repeat_kv expansion.
+  for (int64_t g = heads; g >= 1; --g) {
+    if (heads % g != 0)
+      continue;
+    SmallVector<AffineExpr> want = {b, g == 1 ? h : h.floorDiv(g), j, last};
+    std::optional<Operand> o = operandAt(x, want);
+    if (!o)
+      continue;
+    auto t = cast<RankedTensorType>(o->value.getType());
+    if (t.getDimSize(o->permutation.empty() ? 1 : o->permutation[1]) ==
+        heads / g)
+      return o;
+  }
+  return std::nullopt;
+}
+
+std::optional<Access> AttentionMatcher::accessAt(const Expr *x,
+                                                 ArrayRef<AffineExpr> indices,
+                                                 bool allowBroadcast) {
+  for (const Access &a : tracer.origins(x)) {
+    auto t = dyn_cast<RankedTensorType>(a.value.getType());
+    if (!t || t.getRank() != static_cast<int64_t>(indices.size()))
+      continue;
+    bool ok = true;
+    for (auto [k, pair] : llvm::enumerate(llvm::zip(a.indices, indices))) {
+      auto [got, want] = pair;
+      AffineExpr g = tracer.simplify(got);
+      if (g == tracer.simplify(want))
+        continue;
+      // A broadcast dimension: index 0 of a size-1 dimension.
+      if (allowBroadcast && t.getDimSize(k) == 1 && tracer.constantOf(g) == 0)
+        continue;
+      ok = false;
+    }
+    if (ok)
+      return a;
+  }
+  return std::nullopt;
+}
+
+bool AttentionMatcher::parseCausal(const Expr *cond, bool maskedWhenTrue) {
+  if (cond->kind != ExprKind::CmpI)
+    return false;
+  const Expr *l = cond->operands[0], *r = cond->operands[1];
+  if (l->kind != ExprKind::Index || r->kind != ExprKind::Index)
+    return false;
+  // Normalise to "masked iff E > k".
+  AffineExpr diff = l->index - r->index;
+  int64_t k = 0;
+  switch (static_cast<arith::CmpIPredicate>(cond->predicate)) {
+  case arith::CmpIPredicate::sgt:
+  case arith::CmpIPredicate::ugt:
+    break;
+  case arith::CmpIPredicate::sge:
+  case arith::CmpIPredicate::uge:
+    k = -1;
+    break;
+  case arith::CmpIPredicate::slt:
+  case arith::CmpIPredicate::ult:
+    diff = -diff;
+    break;
+  case arith::CmpIPredicate::sle:
+  case arith::CmpIPredicate::ule:
+    diff = -diff;
+    k = -1;
+    break;
+  default:
+    return false;
+  }
+  if (!maskedWhenTrue) {
+    // masked iff !(E > k) iff -E > -k - 1
+    diff = -diff;
+    k = -k - 1;
+  }
+  // E = j - i + c: masked iff j > i + k - c.
+  std::optional<int64_t> c = tracer.constantOf(diff - j + i);
+  if (!c || causalOffset)
+    return false;
+  causalOffset = k - *c;
+  return true;
+}
+
+bool AttentionMatcher::matchAlibi(const Term &term) {
+  if (alibi || term.factors.size() != 2)
+    return false;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const Expr *slope = stripCasts(term.factors[attempt]);
+    const Expr *dist = stripCasts(term.factors[1 - attempt]);
+    if (dist->kind != ExprKind::IntToFp ||
+        dist->operands[0]->kind != ExprKind::Index ||
+        slope->kind != ExprKind::Leaf)
+      continue;
+    // distance = j + c (key) or j - i + c (signed); c shifts every score of
+    // a row by the same amount, which softmax ignores.
+    AffineExpr e = dist->operands[0]->index;
+    AlibiDistance distance;
+    if (tracer.constantOf(e - j))
+      distance = AlibiDistance::Key;
+    else if (tracer.constantOf(e - j + i))
+      distance = AlibiDistance::Signed;
+    else
+      continue;
+    // The slope: a tensor read at the head index.
+    auto slopeType = dyn_cast<RankedTensorType>(slope->value.getType());
+    if (!slopeType)
+      continue;
+    std::optional<unsigned> headAt;
+    SmallVector<int64_t> start;
+    bool ok = true;
+    for (auto [k, index] : llvm::enumerate(slope->indices)) {
+      AffineExpr si = tracer.simplify(index);
+      if (si == tracer.simplify(h)) {
+        headAt = k;
+        start.push_back(0);
+      } else if (std::optional<int64_t> c = tracer.constantOf(si)) {
+        start.push_back(*c);
+      } else {
+        ok = false;
+      }
+    }
+    int64_t heads = type.getDimSize(1);
+    if (!ok || !headAt || slopeType.getDimSize(*headAt) != heads)
+      continue;
+    AlibiMatch m;
+    m.distance = distance;
+    m.table = slope->value;
+    m.start = start;
+    m.headAt = *headAt;
+    m.coefficient = term.coefficient;
+    if (auto cst = slope->value.getDefiningOp<arith::ConstantOp>())
+      if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue()))
+        for (int64_t hh = 0; hh < heads; ++hh) {
+          SmallVector<uint64_t> at(start.begin(), start.end());
+          at[*headAt] = hh;
+          m.values.push_back(dense.getValues<APFloat>()[at].convertToDouble() *
+                             term.coefficient);
+        }
+    if (m.values.empty() &&
+        (term.coefficient != 1 ||
+         !isa<Float32Type, Float64Type>(slopeType.getElementType())))
+      continue;
+    alibi = std::move(m);
+    return true;
+  }
+  return false;
+}
+
+bool AttentionMatcher::matchBias(const Term &term) {
+  // ALiBi: slope[h] * distance(i, j).
+  if (matchAlibi(term))
+    return true;
+  if (term.factors.size() != 1)
+    return false;
+  const Expr *f = stripCasts(term.factors[0]);
+  // The causal mask: select(cmp(j, i), -big, 0) (or the other way round).
+  if (f->kind == ExprKind::Select && term.coefficient == 1) {
+    const Expr *t = stripCasts(f->operands[1]), *o = stripCasts(f->operands[2]);
+    if (!t->isConst() || !o->isConst())
+      return false;
+    if (t->constant <= kMaskedScore && o->constant == 0)
+      return parseCausal(f->operands[0], /*maskedWhenTrue=*/true);
+    if (o->constant <= kMaskedScore && t->constant == 0)
+      return parseCausal(f->operands[0], /*maskedWhenTrue=*/false);
+    return false;
+  }
+  // An additive bias tensor, broadcast numpy-style to [B, H, Tq, Tk].
+  if (f->kind != ExprKind::Leaf || term.coefficient != 1 || bias)
+    return false;
+  for (int rank = 4; rank >= 2; --rank) {
+    SmallVector<AffineExpr> want = {b, h, i, j};
+    if (auto a = accessAt(f, ArrayRef(want).take_back(rank),
+                          /*allowBroadcast=*/true)) {
+      bias = a->value;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool AttentionMatcher::matchScores(const Expr *s) {
+  // masked_fill(mask, -big): select(cond, -big, scores) around the scores.
+  while (s->kind == ExprKind::Select) {
+    const Expr *t = stripCasts(s->operands[1]), *o = stripCasts(s->operands[2]);
+    if (t->isConst() && t->constant <= kMaskedScore && !o->isConst()) {
+      if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/true))
+        return false;
+      s = o;
+    } else if (o->isConst() && o->constant <= kMaskedScore && !t->isConst()) {
+      if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/false))
+        return false;
+      s = t;
+    } else {
+      return false;
+    }
+  }
+  SmallVector<Term> terms;
+  if (!expandTerms(s, terms, 8))
+    return false;
+  bool haveDot = false;
+  for (const Term &term : terms) {
+    // The dot product term: coefficient * sum_d (c * Q * K).
+    if (term.factors.size() == 1 &&
+        stripCasts(term.factors[0])->kind == ExprKind::Reduce &&
+        stripCasts(term.factors[0])->reduction == ReductionKind::Add) {
+      if (haveDot)
+        return false;
+      haveDot = true;
+      const Expr *dot = stripCasts(term.factors[0]);
+      d = varExpr(tracer, dot->var);
+      SmallVector<Term> body;
+      if (!expandTerms(dot->operands[0], body, 1) || body.size() != 1 ||
+          body[0].factors.size() != 2)
+        return false;
+      scale = term.coefficient * body[0].coefficient;
+      const Expr *qf = body[0].factors[0], *kf = body[0].factors[1];
+      for (int attempt = 0; attempt < 2; ++attempt, std::swap(qf, kf)) {
+        std::optional<Operand> q = operandAt(stripCasts(qf), {b, h, i, d});
+        if (!q)
+          continue;
+        // K: [B, Hkv, Tk, D] read at head h / g.
+        if (std::optional<Operand> k = groupedOperandAt(kf, d)) {
+          query = q->value;
+          queryPerm = q->permutation;
+          key = k->value;
+          keyPerm = k->permutation;
+        }
+        if (key)
+          break;
+      }
+      if (!query || !key)
+        return false;
+      continue;
+    }
+    if (!matchBias(term))
+      return false;
+  }
+  return haveDot;
+}
+
+bool AttentionMatcher::match() {
+  type = dyn_cast<RankedTensorType>(root.getType());
+  if (!type || type.getRank() != 4 || !isa<FloatType>(type.getElementType()))
+    return false;
+  SmallVector<AffineExpr> vars = tracer.addVariables(type);
+  b = vars[0], h = vars[1], i = vars[2], e = vars[3];
+  const Expr *out = stripCasts(tracer.trace(root, vars));
+  // sum_j P * V
+  if (out->kind != ExprKind::Reduce || out->reduction != ReductionKind::Add)
+    return false;
+  j = varExpr(tracer, out->var);
+  SmallVector<Term> pv;
+  if (!expandTerms(out->operands[0], pv, 1) || pv.size() != 1 ||
+      pv[0].coefficient != 1)
+    return false;
+  // V: the factor read at [b, h/g, j, e]; the rest is the softmax.
+  const Expr *numerator = nullptr, *denominator = nullptr;
+  SmallVector<const Expr *> rest;
+  for (const Expr *f : pv[0].factors) {
+    const Expr *s = stripCasts(f);
+    if (!value && s->kind != ExprKind::Div && s->kind != ExprKind::Exp) {
+      if (std::optional<Operand> v = groupedOperandAt(s, e)) {
+        value = v->value;
+        valuePerm = v->permutation;
+      }
+      if (value)
+        continue;
+    }
+    rest.push_back(s);
+  }
+  if (!value)
+    return false;
+  // P = E / Z, or E * (1 / Z).
+  if (rest.size() == 1 && rest[0]->kind == ExprKind::Div) {
+    numerator = stripCasts(rest[0]->operands[0]);
+    denominator = stripCasts(rest[0]->operands[1]);
+  } else if (rest.size() == 2) {
+    for (int k = 0; k < 2; ++k) {
+      const Expr *r = rest[k];
+      if (r->kind == ExprKind::Div && stripCasts(r->operands[0])->isConst(1)) {
+        denominator = stripCasts(r->operands[1]);
+        numerator = rest[1 - k];
+      }
+    }
+  }
+  if (!numerator || !denominator || numerator->kind != ExprKind::Exp ||
+      denominator->kind != ExprKind::Reduce ||
+      denominator->reduction != ReductionKind::Add)
+    return false;
+  // Z = sum_j' exp(x[j']) with the numerator's x at j'.
+  llvm::SmallDenseMap<unsigned, unsigned> toJ;
+  toJ[denominator->var] = out->var;
+  if (!tracer.equal(stripCasts(denominator->operands[0]), numerator, toJ)) {
+    reason = "the softmax's sum does not run over the keys that the product "
+             "with V sums over";
+    return false;
+  }
+  // x = S - max_j' S, or just S.
+  const Expr *x = stripCasts(numerator->operands[0]);
+  const Expr *scores = x;
+  if (x->kind == ExprKind::Sub) {
+    const Expr *m = stripCasts(x->operands[1]);
+    if (m->kind == ExprKind::Reduce && m->reduction == ReductionKind::Max) {
+      scores = stripCasts(x->operands[0]);
+      llvm::SmallDenseMap<unsigned, unsigned> rename;
+      rename[m->var] = out->var;
+      if (!tracer.equal(stripCasts(m->operands[0]), scores, rename)) {
+        reason = "the softmax's maximum is not over the keys that the "
+                 "product with V sums over";
+        return false;
+      }
+    }
+  }
+  if (!matchScores(scores))
+    return false;
+  if (alibi && bias) {
+    reason = "the scores add both an ALiBi term and a bias tensor; "
+             "pe.attention takes one bias";
+    return false;
+  }
+  // Result, query, key and value of one element type.
+  Type et = type.getElementType();
+  for (Value v : {query, key, value})
+    if (getElementTypeOrSelf(v.getType()) != et) {
+      reason = "query, key, value and the result differ in element type";
+      return false;
+    }
+  auto dim = [](Value v, ArrayRef<int64_t> perm, unsigned i) {
+    return cast<RankedTensorType>(v.getType())
+        .getDimSize(perm.empty() ? i : perm[i]);
+  };
+  if (alibi && (!cast<RankedTensorType>(query.getType()).hasStaticShape() ||
+                !cast<RankedTensorType>(key.getType()).hasStaticShape()))
+    return false;
+  for (unsigned k = 0; k < 3; ++k)
+    if (dim(query, queryPerm, k) != type.getDimSize(k))
+      return false;
+  return dim(value, valuePerm, 3) == type.getDimSize(3);
+}
+
+LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
+  Location loc = root.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  // Operands read in another dimension order are transposed to [B, H, S, D].
+  auto ordered = [&](Value v, ArrayRef<int64_t> perm) -> Value {
+    if (perm.empty())
+      return v;
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(t.getDimSize(p));
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, shape, t.getElementType());
+    return linalg::TransposeOp::create(rewriter, loc, v, init, perm)
+        .getResult()[0];
+  };
+  query = ordered(query, queryPerm);
+  key = ordered(key, keyPerm);
+  value = ordered(value, valuePerm);
+  auto qt = cast<RankedTensorType>(query.getType());
+  auto kt = cast<RankedTensorType>(key.getType());
+  FloatAttr scaleAttr;
+  int64_t headDim = qt.getDimSize(3);
+  if (!nearlyEqual(scale, 1.0 / std::sqrt(static_cast<double>(headDim)), 1e-6))
+    scaleAttr = rewriter.getF64FloatAttr(scale);
+  CausalAlignment alignment = CausalAlignment::BottomRight;
+  Value causalOffsetValue;
+  if (causalOffset) {
+    int64_t tq = qt.getDimSize(2), tk = kt.getDimSize(2);
+    bool bottomRight = !ShapedType::isDynamic(tq) &&
+                       !ShapedType::isDynamic(tk) && *causalOffset == tk - tq;
+    if (!bottomRight) {
+      alignment = CausalAlignment::TopLeft;
+      if (*causalOffset != 0)
+        causalOffsetValue = arith::ConstantOp::create(
+            rewriter, loc, rewriter.getIndexAttr(*causalOffset));
+    }
+  }
+  if (alibi) {
+    int64_t heads = type.getDimSize(1);
+    Value slopes;
+    std::optional<double> maxBias;
+    if (!alibi->values.empty()) {
+      // The paper's slopes for some max_bias (ggml's closed form): slope 0
+      // is 2^(-max_bias / n), n = 2^floor(log2 H).
+      double n = std::exp2(std::floor(std::log2(static_cast<double>(heads))));
+      double estimate = -n * std::log2(alibi->values[0]);
+      for (double mb : {std::round(estimate), estimate}) {
+        std::vector<double> paper = formula::alibiSlopes(heads, mb);
+        bool same = mb > 0 && paper.size() == alibi->values.size();
+        for (size_t k = 0; same && k < paper.size(); ++k)
+          same = nearlyEqual(paper[k], alibi->values[k], 1e-6);
+        if (same) {
+          maxBias = mb;
+          break;
+        }
+      }
+      if (!maxBias) {
+        auto t = RankedTensorType::get({heads}, rewriter.getF32Type());
+        SmallVector<float> v(alibi->values.begin(), alibi->values.end());
+        slopes = arith::ConstantOp::create(
+            rewriter, loc, DenseElementsAttr::get(t, ArrayRef<float>(v)));
+      }
+    } else {
+      auto t = cast<RankedTensorType>(alibi->table.getType());
+      SmallVector<OpFoldResult> o, sz, st;
+      for (auto [k, s0] : llvm::enumerate(alibi->start)) {
+        o.push_back(rewriter.getIndexAttr(s0));
+        sz.push_back(rewriter.getIndexAttr(k == alibi->headAt ? heads : 1));
+        st.push_back(rewriter.getIndexAttr(1));
+      }
+      slopes = alibi->table;
+      if (t.getRank() != 1)
+        slopes = tensor::ExtractSliceOp::create(
+            rewriter, loc, RankedTensorType::get({heads}, t.getElementType()),
+            alibi->table, o, sz, st);
+    }
+    auto biasType = RankedTensorType::get(
+        {heads, qt.getDimSize(2), kt.getDimSize(2)}, rewriter.getF32Type());
+    bias = AlibiBiasOp::create(
+        rewriter, loc, biasType, ValueRange(), slopes, Value(),
+        AlibiDistanceAttr::get(ctx, alibi->distance),
+        rewriter.getF64FloatAttr(maxBias.value_or(8.0)), IntegerAttr());
+  }
+  auto op = AttentionOp::create(
+      rewriter, loc, type, /*lse=*/Type(), query, key, value, bias,
+      /*mask=*/Value(), /*kv_lengths=*/Value(), causalOffsetValue,
+      /*inv_freq=*/Value(), Value(), Value(), Value(), Value(), Value(),
+      Value(), Value(), /*rope=*/RopeEncodingAttr(), AlibiEncodingAttr(),
+      scaleAttr, causalOffset ? UnitAttr::get(ctx) : UnitAttr(),
+      CausalAlignmentAttr::get(ctx, alignment), IntegerAttr(),
+      AttentionLayoutAttr::get(ctx, AttentionLayout::BHSD), FloatAttr(),
+      SoftcapOrderAttr::get(ctx, SoftcapOrder::BeforeBias));
+  rewriter.replaceAllUsesWith(root, op.getResult());
+  return success();
+}
+
+/// The value a contraction's result stands for: the result itself, or the
+/// [B, H, Tq, Dv] tensor it is reshaped into.
+static Value attentionRoot(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() != 1 ||
+      linalgOp.getNumReductionLoops() != 1 ||
+      !linalgOp.hasPureTensorSemantics())
+    return {};
+  Value v = op->getResult(0);
+  while (v.hasOneUse())
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(*v.getUsers().begin()))
+      v = expand.getResult();
+    else
+      break;
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || t.getRank() != 4)
+    return {};
+  return v;
+}
+
+struct RaiseAttention : RewritePattern {
+  RaiseAttention(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    Value root = attentionRoot(op);
+    if (!root)
+      return failure();
+    AttentionMatcher matcher(root);
+    if (!matcher.match())
+      return rewriter.notifyMatchFailure(op, "not softmax attention");
+    if (Operation *def = root.getDefiningOp(); def != op)
+      rewriter.setInsertionPoint(def);
+    return matcher.rewrite(rewriter);
+  }
+};
+
+} // namespace
+
+std::string mlir::pe::raise::whyAttentionNotRaised(Operation *op,
+                                                   const RaiseOptions &) {
+  Value root = attentionRoot(op);
+  if (!root)
+    return "";
+  AttentionMatcher matcher(root);
+  if (matcher.match())
+    return "";
+  return matcher.reason;
+}
+
+void mlir::pe::populateRaiseAttentionPatterns(RewritePatternSet &patterns,
+                                              const RaiseOptions &) {
+  patterns.add<RaiseAttention>(patterns.getContext());
+}

@@ -1,0 +1,213 @@
+//===- RaiseTrace.h - what one element of a tensor value computes -*- C++
+//-*-===//
+//
+// Part of the pe-mlir project.
+//
+// The analysis behind pe-raise. A frontend spells one computation in many
+// ways: a named op or a linalg.generic, a broadcast as an indexing map or as
+// a linalg.broadcast, a transpose as a map or an op, a slice of a concat or a
+// reshape to pairs. The tracer looks through all of them: trace(v, idx)
+// returns a scalar expression tree for the element `v[idx]`, where each
+// index is an affine expression over the trace's variables (the dimensions of
+// the value the caller starts from, plus one variable per reduction loop it
+// crosses). Elementwise payloads become arithmetic nodes, reductions become
+// Reduce nodes over a fresh variable, and data movement (slices, concats,
+// reshapes, transposes, broadcasts) only changes indices. What the tracer does
+// not understand is a Leaf: the value read at those indices.
+//
+// So the raising patterns match what is computed, not how it is spelled: the
+// same tree comes out of torch-mlir's generics and of tosa-to-linalg's named
+// ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PE_LIB_DIALECT_PE_TRANSFORMS_RAISETRACE_H
+#define PE_LIB_DIALECT_PE_TRANSFORMS_RAISETRACE_H
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace pe {
+namespace raise {
+
+enum class ExprKind {
+  Leaf,  // `value` read at `indices` (a scalar value: no indices)
+  Const, // `constant`
+  Index, // the integer `index` (an affine expression of the variables)
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Neg,
+  Max,
+  Exp,
+  Cos,
+  Sin,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Cast,    // extf / truncf: a change of float precision
+  IntToFp, // sitofp / uitofp (also of an index_cast)
+  Reduce,  // `reduction` of operands[0] over variable `var`
+  Select,  // operands: condition, true value, false value
+  CmpF,    // `predicate` (arith::CmpFPredicate) of two floats
+  CmpI,    // `predicate` (arith::CmpIPredicate) of two integers
+};
+
+enum class ReductionKind { Add, Max };
+
+struct Expr {
+  ExprKind kind;
+  Type type;
+  Value value;                     // Leaf
+  SmallVector<AffineExpr> indices; // Leaf
+  double constant = 0;             // Const
+  AffineExpr index;                // Index
+  SmallVector<const Expr *> operands;
+  unsigned var = 0;                             // Reduce
+  ReductionKind reduction = ReductionKind::Add; // Reduce
+  int64_t predicate = 0;                        // CmpF, CmpI
+
+  bool isConst() const { return kind == ExprKind::Const; }
+  bool isConst(double c) const { return isConst() && constant == c; }
+};
+
+/// A (value, indices) pair the tracer visited on its way to an expression:
+/// the element `value[indices]` equals that expression.
+struct Access {
+  Value value;
+  SmallVector<AffineExpr> indices;
+};
+
+class Tracer {
+public:
+  explicit Tracer(MLIRContext *context) : context(context) {}
+
+  /// A new variable with this extent (ShapedType::kDynamic if unknown).
+  AffineExpr addVariable(int64_t extent);
+  /// One variable per dimension of `type`, in order.
+  SmallVector<AffineExpr> addVariables(ShapedType type);
+  int64_t extent(unsigned var) const { return extents[var]; }
+  unsigned numVariables() const { return extents.size(); }
+
+  /// The expression of the element `v[indices]` (no indices for a scalar).
+  const Expr *trace(Value v, ArrayRef<AffineExpr> indices);
+
+  /// The expression a symbol of an index stands for: an index read from a
+  /// tensor (a gather: `tensor.extract` inside a linalg payload).
+  const Expr *symbolValue(AffineExpr e) const {
+    auto s = dyn_cast<AffineSymbolExpr>(e);
+    return s ? symbols[s.getPosition()] : nullptr;
+  }
+
+  /// Every access the tracer visited that yields `e`, in visiting order
+  /// (data movement visits several: an operand, the transpose it reads, ...).
+  ArrayRef<Access> origins(const Expr *e) const;
+
+  /// `e` with floordiv / mod simplified where the variables' extents prove
+  /// the remainder in range.
+  AffineExpr simplify(AffineExpr e) const;
+  /// The constant value of `e` after simplification, if it is one.
+  std::optional<int64_t> constantOf(AffineExpr e) const;
+
+  /// Nodes, for the matchers (simplifying as they build).
+  const Expr *constant(double c, Type type);
+  const Expr *unary(ExprKind kind, const Expr *a, Type type);
+  const Expr *binary(ExprKind kind, const Expr *a, const Expr *b, Type type);
+
+  /// True when `a` equals `b` with variable `from` of `a` read as `to`
+  /// (structurally, after simplification).
+  bool equal(const Expr *a, const Expr *b) const {
+    return equal(a, b, llvm::SmallDenseMap<unsigned, unsigned>());
+  }
+  bool equal(const Expr *a, const Expr *b,
+             llvm::SmallDenseMap<unsigned, unsigned> rename) const;
+
+  MLIRContext *getContext() const { return context; }
+
+private:
+  const Expr *traceUncached(Value v, ArrayRef<AffineExpr> indices);
+  const Expr *leaf(Value v, ArrayRef<AffineExpr> indices);
+  const Expr *traceLinalg(Operation *op, unsigned resultNumber,
+                          ArrayRef<AffineExpr> indices);
+  const Expr *traceSoftmax(Operation *op, ArrayRef<AffineExpr> indices);
+  Expr *make(ExprKind kind, Type type);
+  void bounds(AffineExpr e, int64_t &lo, int64_t &hi) const;
+  AffineExpr simplifyBounded(AffineExpr e) const;
+
+  MLIRContext *context;
+  SmallVector<int64_t> extents;
+  SmallVector<const Expr *> symbols;
+  std::deque<Expr> nodes;
+  std::map<std::pair<const void *, std::vector<const void *>>, const Expr *>
+      cache;
+  llvm::DenseMap<const Expr *, SmallVector<Access, 2>> originMap;
+  unsigned depth = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Sums of products
+//===----------------------------------------------------------------------===//
+
+/// One product of a sum: `coefficient * factors[0] * factors[1] * ...`, the
+/// factors being non-constant expressions that are not sums, products or
+/// negations (casts between float types are looked through).
+struct Term {
+  double coefficient = 1;
+  SmallVector<const Expr *> factors;
+};
+
+/// `e` as a sum of products, distributing products over sums; fails (returns
+/// false) when that takes more than `maxTerms` terms.
+bool expandTerms(const Expr *e, SmallVectorImpl<Term> &terms,
+                 unsigned maxTerms = 16);
+
+/// `e` without the float casts around it.
+const Expr *stripCasts(const Expr *e);
+
+/// True when `a` and `b` agree to `relTol` (relative) or both are 0.
+bool nearlyEqual(double a, double b, double relTol);
+
+//===----------------------------------------------------------------------===//
+// Entry points of the raising patterns (for the pass's remarks)
+//===----------------------------------------------------------------------===//
+
+/// A frequency op that computes a given inv_freq table.
+struct FrequencyOpMatch {
+  /// Creates the op (results: inv_freq with this element type, the attention
+  /// scaling).
+  std::function<Operation *(OpBuilder &, Location, Type)> build;
+  /// The attention scaling the op computes.
+  double attentionScaling;
+};
+
+/// The frequency op whose inv_freq table matches `freqs` (each entry within
+/// `tolerance`, relative), if one does (RaiseFrequencies.cpp).
+std::optional<FrequencyOpMatch>
+matchFrequencyOp(ArrayRef<double> freqs, int64_t rotaryDim, double tolerance);
+
+} // namespace raise
+
+struct RaiseOptions;
+namespace raise {
+/// Why `op`, which computes something close to a rotary embedding, was not
+/// raised; empty if it was not close (or would be raised).
+std::string whyRopeNotRaised(Operation *op, const RaiseOptions &options);
+/// The same for attention.
+std::string whyAttentionNotRaised(Operation *op, const RaiseOptions &options);
+} // namespace raise
+} // namespace pe
+} // namespace mlir
+
+#endif // PE_LIB_DIALECT_PE_TRANSFORMS_RAISETRACE_H
