@@ -12,6 +12,7 @@
 namespace mlir {
 class RewritePatternSet;
 class RewriterBase;
+class SymbolTableCollection;
 namespace pe {
 
 #define GEN_PASS_DECL
@@ -40,6 +41,13 @@ void populateWidenRopeFrequenciesPatterns(RewritePatternSet &patterns);
 /// Applies it (greedy, without folding, to the frequency ops only) in `root`;
 /// pe-fold-frequencies and convert-pe-to-linalg start with this.
 LogicalResult widenRopeFrequencies(Operation *root);
+
+/// The rewrites behind pe-lower-shard-collectives: shard.all_gather,
+/// shard.all_to_all and shard.reduce_scatter on static shapes in terms of
+/// shard.all_reduce and tensor slices (shard.all_slice is upstream's
+/// populateAllSliceOpLoweringPatterns).
+void populateLowerShardCollectivesPatterns(RewritePatternSet &patterns,
+                                           SymbolTableCollection &symbolTable);
 
 } // namespace pe
 } // namespace mlir
