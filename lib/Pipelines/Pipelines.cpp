@@ -155,6 +155,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm) {
 }
 
 void mlir::pe::registerPipelineDialects(DialectRegistry &registry) {
+  registerShardPipelineDialects(registry);
   registry
       .insert<PEDialect, affine::AffineDialect, arith::ArithDialect,
               bufferization::BufferizationDialect, cf::ControlFlowDialect,
@@ -194,4 +195,12 @@ void mlir::pe::registerPipelines() {
       "unfused reference semantics (convert-pe-to-linalg, bufferization, "
       "scalar loops)",
       [](OpPassManager &pm) { buildReferencePipeline(pm); });
+  PassPipelineRegistration<ShardPipelineOptions>(
+      "pe-shard-pipeline",
+      "Partition a sharded program (shard dialect) into the program of each "
+      "MPI rank and lower it to the LLVM dialect with MPI calls and the CPU "
+      "pipeline's kernels",
+      [](OpPassManager &pm, const ShardPipelineOptions &options) {
+        buildShardPipeline(pm, options);
+      });
 }
