@@ -142,42 +142,93 @@ getCheckedShardingOption(Operation *op, ArrayRef<Sharding> operandShardings,
   return ShardingOption(shard::ShardingArray(), opt->grid);
 }
 
-/// In partition: the loops' axes under the shardings the partitioner gives
-/// (which may be annotations that propagation could not change), and an
-/// error when the model does not support them.
+/// Why `op` does not support the split that these operand and result
+/// shardings give its loops (nullopt when it does).
 template <typename Model>
-static LogicalResult checkPartition(Operation *op,
-                                    ArrayRef<Sharding> operandShardings,
-                                    ArrayRef<Sharding> resultShardings,
-                                    SymbolTableCollection &symbolTable) {
+static std::optional<std::string>
+refusalFor(Operation *op, ArrayRef<Sharding> operandShardings,
+           ArrayRef<Sharding> resultShardings,
+           SymbolTableCollection &symbolTable) {
   // (Upstream's getGridAxisAssignmentForLoopIterators reads the operands'
   // shardings only.)
   auto iface = cast<shard::ShardingInterface>(op);
   SmallVector<AffineMap> maps = iface.getIndexingMaps();
   shard::ShardingArray loops(iface.getLoopIteratorTypes().size());
+  FlatSymbolRefAttr gridAttr;
   for (auto [s, map] : llvm::zip(
            llvm::concat<const Sharding>(operandShardings, resultShardings),
            maps)) {
     if (!s)
       continue;
+    gridAttr = s.getGridAttr();
     for (auto [axes, expr] : llvm::zip(s.getSplitAxes(), map.getResults()))
       if (auto dim = dyn_cast<AffineDimExpr>(expr);
           dim && !axes.empty() && loops[dim.getPosition()].empty())
         loops[dim.getPosition()].assign(axes.asArrayRef().begin(),
                                         axes.asArrayRef().end());
   }
-  FlatSymbolRefAttr gridAttr;
-  for (const Sharding &s :
-       llvm::concat<const Sharding>(operandShardings, resultShardings))
-    if (s)
-      gridAttr = s.getGridAttr();
   shard::GridOp grid =
       gridAttr ? shard::getGridOrNull(op, gridAttr, symbolTable) : nullptr;
-  if (std::optional<std::string> why = Model::refusal(op, grid, loops))
+  return Model::refusal(op, grid, loops);
+}
+
+/// In partition: an error when the op's own annotations ask for a split the
+/// model does not support (IR annotated by hand; propagation drops such
+/// splits), and a missed-optimization remark when propagation dropped one:
+/// the sharding a value had before the op's annotation resharded it (an
+/// operand's source, what a result's users ask for) is unsupported.
+template <typename Model>
+static LogicalResult checkPartition(Operation *op,
+                                    ArrayRef<Sharding> operandShardings,
+                                    ArrayRef<Sharding> resultShardings,
+                                    SymbolTableCollection &symbolTable) {
+  if (std::optional<std::string> why =
+          refusalFor<Model>(op, operandShardings, resultShardings, symbolTable))
     return op->emitOpError("cannot be partitioned with these shardings: ")
            << *why
            << " (annotate it with a supported sharding, e.g. replicated, and "
               "reshard the value for its users)";
+  std::vector<Sharding> operands(operandShardings.begin(),
+                                 operandShardings.end());
+  std::vector<Sharding> results(resultShardings.begin(), resultShardings.end());
+  bool resharded = false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto forOp = operand.get().getDefiningOp<shard::ShardOp>();
+    auto source =
+        forOp ? forOp.getSrc().getDefiningOp<shard::ShardOp>() : nullptr;
+    if (!source || source.getAnnotateForUsers())
+      continue;
+    Sharding before(source.getSharding());
+    if (before != operands[operand.getOperandNumber()]) {
+      operands[operand.getOperandNumber()] = before;
+      resharded = true;
+    }
+  }
+  for (OpResult result : op->getResults()) {
+    if (!result.hasOneUse())
+      continue;
+    auto own = dyn_cast<shard::ShardOp>(*result.getUsers().begin());
+    if (!own)
+      continue;
+    for (Operation *user : own->getUsers()) {
+      auto next = dyn_cast<shard::ShardOp>(user);
+      if (!next)
+        continue;
+      Sharding after(next.getSharding());
+      if (after != results[result.getResultNumber()]) {
+        results[result.getResultNumber()] = after;
+        resharded = true;
+      }
+      break;
+    }
+  }
+  if (!resharded)
+    return success();
+  if (std::optional<std::string> why =
+          refusalFor<Model>(op, operands, results, symbolTable))
+    emitMissedRemark(op, DEBUG_TYPE, "split-dropped",
+                     *why + "; the op computes on resharded (gathered or "
+                            "whole) values instead");
   return success();
 }
 
