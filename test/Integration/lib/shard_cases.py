@@ -180,6 +180,22 @@ def attention_heads_gqa(d):
 
 
 @case
+def attention_heads_mqa_alibi(d):
+    """MQA (4 query heads, 1 KV head) with a symmetric ALiBi encoding at
+    query offset 8, bottom-right causal (Tq = 8, Tk = 16); heads split. The
+    naive shard uses the slopes of 2 heads."""
+    q, k, v = _qkv("attention_heads_mqa_alibi", 1, 4, 1, 8, 16, 16)
+
+    def run(slopes):
+        bias = ref.alibi_bias(4, 8, 16, "symmetric", 8, slopes)
+        return ref.attention(q, k, v, bias=bias[None], causal=True)
+
+    local = ref.alibi_slopes(2)
+    save(d, q=q, k=k, v=v, expected=run(ref.alibi_slopes(4)),
+         naive=run(np.concatenate([local, local])))
+
+
+@case
 def attention_rows_causal(d):
     """RoPE on Q and K, causal (bottom-right, Tq = Tk); query rows split. The
     naive shard rotates its queries from position 0 and masks them as the

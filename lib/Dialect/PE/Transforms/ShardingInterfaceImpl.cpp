@@ -555,7 +555,8 @@ struct AlibiBiasSharding
 /// query/key channels, the value channels, and a private loop. Key and value
 /// heads are mapped to h: splitting the query heads into n equal blocks
 /// splits the KV heads into n equal blocks of the same groups when n divides
-/// the KV head count (checked), which is the GQA-consistent split.
+/// the KV head count (checked), which is the GQA-consistent split. A single
+/// KV head (MQA) is replicated instead.
 struct AttentionSharding
     : public shard::ShardingInterface::ExternalModel<AttentionSharding,
                                                      AttentionOp> {
@@ -602,9 +603,9 @@ struct AttentionSharding
       if (n == 0)
         maps.push_back(layoutMap(H, I, D));
       else if (n == 1)
-        maps.push_back(layoutMap(H, J, D));
+        maps.push_back(layoutMap(kvHeadLoop(att), J, D));
       else if (n == 2)
-        maps.push_back(layoutMap(H, J, E));
+        maps.push_back(layoutMap(kvHeadLoop(att), J, E));
       else if (v == att.getBias() || v == att.getMask())
         maps.push_back(scoresMap(v));
       else if (v == att.getKvLengths())
@@ -618,6 +619,16 @@ struct AttentionSharding
     if (att.getLse())
       maps.push_back(loopsMap(ctx, NumLoops, {B, H, I}));
     return maps;
+  }
+
+  /// The loop of the key/value heads: the query heads' (their blocks are
+  /// split together), or, with a single KV head (MQA) under several query
+  /// heads, the private loop: every block of query heads reads that head.
+  static unsigned kvHeadLoop(AttentionOp att) {
+    SmallVector<int64_t> perm = att.getOperandPermutation();
+    int64_t kvHeads = att.getKey().getType().getDimSize(perm[1]);
+    int64_t heads = att.getQuery().getType().getDimSize(perm[1]);
+    return kvHeads == 1 && heads != 1 ? unsigned(P) : unsigned(H);
   }
 
   /// Extents of the loops (kDynamic when unknown).
@@ -642,8 +653,10 @@ struct AttentionSharding
     if (std::optional<std::string> why =
             unevenSplit(grid, loops, loopExtents(att)))
       return why;
-    // Heads: the KV heads must split into the same number of blocks.
-    if (ArrayRef<GridAxis> axes = loopAxes(loops, H); !axes.empty()) {
+    // Heads: the KV heads must split into the same number of blocks (or be
+    // the single head of MQA).
+    if (ArrayRef<GridAxis> axes = loopAxes(loops, H);
+        !axes.empty() && kvHeadLoop(att) == H) {
       int64_t kvHeads =
           att.getKey().getType().getDimSize(att.getOperandPermutation()[1]);
       std::optional<int64_t> n =

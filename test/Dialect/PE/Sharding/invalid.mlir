@@ -54,20 +54,21 @@ func.func @attention_keys_kv_lengths(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8
 
 // -----
 
-shard.grid @grid(shape = 2) {sym_visibility = "private"}
+shard.grid @grid4(shape = 4) {sym_visibility = "private"}
 
-// MQA: the single KV head cannot follow a split of the query heads.
-func.func @attention_mqa_heads(%q: tensor<1x4x8x8xf32>, %k: tensor<1x1x8x8xf32>, %v: tensor<1x1x8x8xf32>) -> tensor<1x4x8x8xf32> {
-  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
-  %r = shard.sharding @grid split_axes = [[]] : !shard.sharding
-  %q0 = shard.shard %q to %s : tensor<1x4x8x8xf32>
-  %k0 = shard.shard %k to %r : tensor<1x1x8x8xf32>
-  %v0 = shard.shard %v to %r : tensor<1x1x8x8xf32>
-  %qs = shard.shard %q0 to %s annotate_for_users : tensor<1x4x8x8xf32>
-  %ks = shard.shard %k0 to %r annotate_for_users : tensor<1x1x8x8xf32>
-  %vs = shard.shard %v0 to %r annotate_for_users : tensor<1x1x8x8xf32>
+// 8 query heads over 2 KV heads cannot be split over 4 processes: a group
+// of 2 query heads would need half a KV head's block.
+func.func @attention_gqa_heads_uneven(%q: tensor<1x8x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %s = shard.sharding @grid4 split_axes = [[], [0]] : !shard.sharding
+  %r = shard.sharding @grid4 split_axes = [[]] : !shard.sharding
+  %q0 = shard.shard %q to %s : tensor<1x8x8x8xf32>
+  %k0 = shard.shard %k to %r : tensor<1x2x8x8xf32>
+  %v0 = shard.shard %v to %r : tensor<1x2x8x8xf32>
+  %qs = shard.shard %q0 to %s annotate_for_users : tensor<1x8x8x8xf32>
+  %ks = shard.shard %k0 to %r annotate_for_users : tensor<1x2x8x8xf32>
+  %vs = shard.shard %v0 to %r annotate_for_users : tensor<1x2x8x8xf32>
   // expected-error@+1 {{'pe.attention' op cannot be partitioned with these shardings: a head split must also split the key/value heads evenly (GQA groups stay on one process)}}
-  %o = pe.attention %qs, %ks, %vs : tensor<1x4x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x4x8x8xf32>
-  %os = shard.shard %o to %s : tensor<1x4x8x8xf32>
-  return %os : tensor<1x4x8x8xf32>
+  %o = pe.attention %qs, %ks, %vs : tensor<1x8x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x8x8x8xf32>
+  %os = shard.shard %o to %s : tensor<1x8x8x8xf32>
+  return %os : tensor<1x8x8x8xf32>
 }

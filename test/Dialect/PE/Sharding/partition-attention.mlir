@@ -97,3 +97,21 @@ func.func @keys_bshd_lse(%q: tensor<1x4x2x8xf32>, %k: tensor<1x8x2x8xf32>, %v: t
   %o, %l = pe.attention %q, %ks, %vs alibi <signed> {causal, layout = #pe<attention_layout bshd>} : tensor<1x4x2x8xf32>, tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32> -> tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
   return %o, %l : tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
 }
+
+// -----
+
+shard.grid @grid(shape = 2) {sym_visibility = "private"}
+
+// MQA: 4 query heads over one KV head, heads split: each process has 2 query
+// heads and the (replicated) KV head.
+// CHECK-LABEL: func @heads_mqa
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x8xf32>, %[[K:.*]]: tensor<1x1x8x8xf32>, %[[V:.*]]: tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
+// CHECK-NOT: shard.all
+// CHECK: pe.attention %[[Q]], %[[K]], %[[V]] : tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x2x8x8xf32>
+func.func @heads_mqa(%q: tensor<1x4x8x8xf32>, %k: tensor<1x1x8x8xf32>, %v: tensor<1x1x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
+  %qs = shard.shard %q to %s : tensor<1x4x8x8xf32>
+  %o = pe.attention %qs, %k, %v : tensor<1x4x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x4x8x8xf32>
+  %os = shard.shard %o to %s : tensor<1x4x8x8xf32>
+  return %os : tensor<1x4x8x8xf32>
+}
