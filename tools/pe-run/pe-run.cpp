@@ -21,6 +21,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -978,7 +979,17 @@ static FailureOr<Distribution> distributionOf(shard::ShardOp shardOp,
   return d;
 }
 
-static FailureOr<ShardedSignature> readShardedSignature(func::FuncOp fn) {
+/// The layout of each argument and result of `fn` over the processes, as
+/// sharding propagation completes the annotations (what shard-partition
+/// then gives the per-process function): it runs on a clone of the module.
+static FailureOr<ShardedSignature> readShardedSignature(func::FuncOp original) {
+  OwningOpRef<ModuleOp> clone =
+      cast<ModuleOp>(original->getParentOp()->clone());
+  PassManager pm(clone->getContext());
+  pm.nest<func::FuncOp>().addPass(shard::createShardingPropagation());
+  if (failed(pm.run(*clone)))
+    return error("--ranks: sharding propagation failed");
+  auto fn = clone->lookupSymbol<func::FuncOp>(original.getSymName());
   SymbolTableCollection symbols;
   ShardedSignature sig;
   auto note = [&](const Distribution &d) -> LogicalResult {
@@ -996,8 +1007,10 @@ static FailureOr<ShardedSignature> readShardedSignature(func::FuncOp fn) {
   for (BlockArgument arg : fn.getArguments()) {
     Distribution d;
     for (Operation *user : arg.getUsers()) {
+      // (Partitioning reads an argument's layout from its shard.shard user,
+      // whether it annotates the argument or its users.)
       auto shardOp = dyn_cast<shard::ShardOp>(user);
-      if (!shardOp || shardOp.getAnnotateForUsers())
+      if (!shardOp)
         continue;
       FailureOr<Distribution> found = distributionOf(shardOp, symbols);
       if (failed(found))
@@ -1222,6 +1235,50 @@ static FailureOr<OwningOpRef<ModuleOp>> unshardedModule(ModuleOp module) {
   return clone;
 }
 
+/// Checks that the per-process function pe-shard-pipeline makes of `sig`
+/// takes and returns the blocks `sharded` describes (for process 0; the
+/// splits are even), before any process is started.
+static LogicalResult checkPartitionedSignature(ModuleOp module,
+                                               const Signature &sig,
+                                               const ShardedSignature &sharded,
+                                               ArrayRef<npy::Array> args) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  PassManager pm(module.getContext());
+  mlir::pe::ShardPipelineOptions options;
+  options.lowerToLLVM = false;
+  mlir::pe::buildShardPipeline(pm, options);
+  if (failed(pm.run(*clone)))
+    return error("pe-shard-pipeline failed");
+  auto fn = clone->lookupSymbol<func::FuncOp>(sig.name);
+  if (!fn)
+    return error("pe-shard-pipeline removed function '" + sig.name + "'");
+  FunctionType type = fn.getFunctionType();
+  auto check = [&](Type t, const Distribution &d, ArrayRef<int64_t> shape,
+                   const Twine &what) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor)
+      return success();
+    SmallVector<int64_t> offsets, sizes;
+    if (failed(blockOf(d, shape, 0, offsets, sizes)))
+      return failure();
+    if (tensor.getShape() != ArrayRef<int64_t>(sizes))
+      return error("--ranks: the partitioned function's " + what + " is " +
+                   typeString(t) + ", but its annotations give blocks " +
+                   shapeString(sizes));
+    return success();
+  };
+  for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    if (i < args.size() && failed(check(t, sharded.args[i], args[i].shape,
+                                        "argument " + Twine(i))))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(type.getResults()))
+    if (failed(check(t, sharded.results[i],
+                     cast<RankedTensorType>(sig.results[i].type).getShape(),
+                     "result " + Twine(i))))
+      return failure();
+  return success();
+}
+
 /// The launching process of a --ranks run.
 static int runRanks(ModuleOp module, const Signature &sig,
                     const ShardedSignature &sharded, ArrayRef<npy::Array> args,
@@ -1233,6 +1290,8 @@ static int runRanks(ModuleOp module, const Signature &sig,
   if (ranks != sharded.processes)
     return fail("--ranks=" + Twine(ranks) + " but the function's grid has " +
                 Twine(sharded.processes) + " processes");
+  if (failed(checkPartitionedSignature(module, sig, sharded, args)))
+    return 1;
   llvm::ErrorOr<std::string> exe = llvm::sys::findProgramByName(mpiexec);
   if (!exe)
     return fail("cannot find '" + mpiexec +

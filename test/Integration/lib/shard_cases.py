@@ -231,6 +231,27 @@ def attention_keys_alibi_lse(d):
     save(d, q=q, k=k, v=v, expected=out, expected_lse=lse)
 
 
+@case
+def attention_batch_kv_lengths(d):
+    """Causal attention with per-batch valid key lengths; the batch split
+    (annotated on the queries only, propagated to the other operands)."""
+    q, k, v = _qkv("attention_batch_kv_lengths", 2, 4, 4, 8, 8, 16)
+    lengths = np.array([5, 8], dtype=np.int32)
+    out = ref.attention(q, k, v, causal=True, kv_lengths=lengths)
+    save(d, q=q, k=k, v=v, l=lengths, expected=out)
+
+
+@case
+def attention_rows_keys_alibi(d):
+    """A signed ALiBi bias (pe.alibi_bias, query offset 8) added to causal
+    GQA attention (Tq = 8, Tk = 16); query rows split on grid axis 0 and keys
+    on axis 1 of a 2x2 grid."""
+    q, k, v = _qkv("attention_rows_keys_alibi", 1, 4, 2, 8, 16, 16)
+    bias = ref.alibi_bias(4, 8, 16, "signed", 8)
+    save(d, q=q, k=k, v=v,
+         expected=ref.attention(q, k, v, bias=bias[None], causal=True))
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in CASES:
         sys.exit("usage: shard_cases.py CASE DIR; cases: " + " ".join(sorted(CASES)))
