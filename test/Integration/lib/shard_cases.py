@@ -252,6 +252,20 @@ def attention_rows_keys_alibi(d):
          expected=ref.attention(q, k, v, bias=bias[None], causal=True))
 
 
+@case
+def attention_keys_kv_lengths(d):
+    """Top-left causal GQA attention at causal offset 8 with valid key
+    lengths [11, 0]; keys split over 2 ranks. Batch 0's second block is
+    partly valid; batch 1 has no valid key at all (rows of 0, lse -inf on
+    every shard)."""
+    q, k, v = _qkv("attention_keys_kv_lengths", 2, 4, 2, 8, 16, 16)
+    lengths = np.array([11, 0], dtype=np.int64)
+    out, lse = ref.attention(q, k, v, causal=True, causal_alignment="top_left",
+                             causal_offset=8, kv_lengths=lengths,
+                             return_lse=True)
+    save(d, q=q, k=k, v=v, l=lengths, expected=out, expected_lse=lse)
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in CASES:
         sys.exit("usage: shard_cases.py CASE DIR; cases: " + " ".join(sorted(CASES)))

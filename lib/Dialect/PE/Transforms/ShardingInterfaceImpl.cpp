@@ -665,12 +665,15 @@ struct AttentionSharding
         return std::string("a head split must also split the key/value heads "
                            "evenly (GQA groups stay on one process)");
     }
-    // Keys: each shard's keys are a contiguous block with a known start;
-    // per-batch valid lengths would need clamping per shard, and the `key`
-    // ALiBi distance has no key offset.
+    // Keys: each shard's keys are a contiguous block with a known start. A
+    // valid length L becomes L - k0 on the block (clamped by the op), but the
+    // bottom-right causal base L - Tq would then use the clamped length; the
+    // `key` ALiBi distance has no key offset.
     if (!loopAxes(loops, J).empty()) {
-      if (att.getKvLengths())
-        return std::string("the key sequence is not split with kv_lengths");
+      if (att.getKvLengths() && att.getCausal() &&
+          att.getCausalAlignment() == CausalAlignment::BottomRight)
+        return std::string("the key sequence is not split with kv_lengths "
+                           "and bottom-right causal alignment");
       if (att.getAlibiAttr() &&
           att.getAlibiAttr().getDistance() == AlibiDistance::Key)
         return std::string("the key sequence is not split with the `key` "
@@ -764,6 +767,11 @@ struct AttentionSharding
         local.getKeyOffsetMutable().assign(
             addIndex(b, local.getKeyOffset(), keyStart));
     }
+    // Valid key lengths: the block's keys are valid up to L - k0 (the op
+    // clamps it to the block).
+    if (keyStart && att.getKvLengths())
+      local.getKvLengthsMutable().assign(
+          shiftLengths(b, local.getKvLengths(), keyStart));
     // ALiBi: the distance of query ao + i to key j, with both blocks moved.
     if (att.getAlibiAttr() && (rowStart || keyStart)) {
       Value offset = local.getAlibiOffset();
@@ -802,6 +810,25 @@ struct AttentionSharding
       map.map(op->getResult(1), lse);
     builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
     return success();
+  }
+
+  /// `lengths - start` elementwise (a 1-D i32 or i64 tensor).
+  static Value shiftLengths(ImplicitLocOpBuilder &b, Value lengths,
+                            Value start) {
+    auto type = cast<RankedTensorType>(lengths.getType());
+    Type et = type.getElementType();
+    Value delta = arith::IndexCastOp::create(b, et, start);
+    AffineMap id = AffineMap::getMultiDimIdentityMap(1, b.getContext());
+    Value init = tensor::EmptyOp::create(b, type.getShape(), et);
+    return linalg::GenericOp::create(
+               b, TypeRange{type}, ValueRange{lengths}, ValueRange{init},
+               ArrayRef<AffineMap>{id, id},
+               ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+               [&](OpBuilder &nb, Location loc, ValueRange args) {
+                 Value r = arith::SubIOp::create(nb, loc, args[0], delta);
+                 linalg::YieldOp::create(nb, loc, r);
+               })
+        .getResult(0);
   }
 
   /// The exact combination of the per-shard attention outputs `o_s` and

@@ -115,3 +115,28 @@ func.func @heads_mqa(%q: tensor<1x4x8x8xf32>, %k: tensor<1x1x8x8xf32>, %v: tenso
   %os = shard.shard %o to %s : tensor<1x4x8x8xf32>
   return %os : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+shard.grid @grid(shape = 2) {sym_visibility = "private"}
+
+// Keys split with valid lengths, top-left causal: each block's keys are
+// valid below L - 8 idx (the op clamps it to the block), and its causal
+// offset is -8 idx.
+// CHECK-LABEL: func @keys_kv_lengths_top_left
+// CHECK-SAME: (%{{.*}}: tensor<1x2x8x8xf32>, %{{.*}}: tensor<1x2x8x8xf32>, %{{.*}}: tensor<1x2x8x8xf32>, %[[L:.*]]: tensor<1xi64>)
+// CHECK: %[[IDX:.*]] = shard.process_multi_index on @grid axes = [0] : index
+// CHECK: %[[START:.*]] = arith.muli %[[IDX]], %{{.*}} : index
+// CHECK: %[[D:.*]] = arith.index_cast %[[START]] : index to i64
+// CHECK: %[[NL:.*]] = linalg.generic {{.*}} ins(%[[L]] : tensor<1xi64>)
+// CHECK:   arith.subi %{{.*}}, %[[D]] : i64
+// CHECK: %[[CO:.*]] = arith.subi %{{.*}}, %[[START]] : index
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%[[NL]] : tensor<1xi64>) causal_offset(%[[CO]] : index) {causal, causal_alignment = #pe<causal_alignment top_left>}
+// CHECK: shard.all_reduce {{.*}} reduction = max
+func.func @keys_kv_lengths_top_left(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x16x8xf32>, %v: tensor<1x2x16x8xf32>, %l: tensor<1xi64>) -> tensor<1x2x8x8xf32> {
+  %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
+  %ks = shard.shard %k to %s : tensor<1x2x16x8xf32>
+  %vs = shard.shard %v to %s : tensor<1x2x16x8xf32>
+  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi64>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x2x8x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x8x8xf32>
+  return %o : tensor<1x2x8x8xf32>
+}

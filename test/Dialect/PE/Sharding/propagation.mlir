@@ -86,7 +86,7 @@ func.func @attention_keys(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: 
 
 shard.grid @grid(shape = 2) {sym_visibility = "private"}
 
-// With kv_lengths the key split is dropped: the attention is replicated and
+// With kv_lengths and bottom-right causal alignment the key split is dropped: the attention is replicated and
 // its key and value operands are annotated whole (gathered at partitioning).
 // CHECK-LABEL: func @attention_keys_kv_lengths
 // CHECK: %[[REP:.*]] = shard.sharding @grid split_axes = {{\[\[}}]] : !shard.sharding
@@ -98,7 +98,7 @@ func.func @attention_keys_kv_lengths(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %ks = shard.shard %k to %s : tensor<1x2x8x8xf32>
   %vs = shard.shard %v to %s : tensor<1x2x8x8xf32>
-  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi32>) : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
 }
 

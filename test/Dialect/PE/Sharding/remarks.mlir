@@ -23,8 +23,8 @@ func.func @attention_keys_kv_lengths(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %ks = shard.shard %k to %s : tensor<1x2x8x8xf32>
   %vs = shard.shard %v to %s : tensor<1x2x8x8xf32>
-  // expected-remark@+1 {{Reason="the key sequence is not split with kv_lengths; the op computes on resharded (gathered or whole) values instead"}}
-  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi32>) : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  // expected-remark@+1 {{Reason="the key sequence is not split with kv_lengths and bottom-right causal alignment; the op computes on resharded (gathered or whole) values instead"}}
+  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
 }
 
