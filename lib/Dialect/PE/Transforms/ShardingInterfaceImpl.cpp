@@ -280,6 +280,13 @@ static Operation *cloneLocal(Operation *op, ArrayRef<Value> operands,
   return map.lookup(op->getResult(0)).getDefiningOp();
 }
 
+/// True when operand `range` of an op (an ODS operand group, possibly
+/// optional) is the op's operand number `n`. (Operands are told apart by
+/// position: one value may be passed as two operands.)
+static bool isOperand(MutableOperandRange range, unsigned n) {
+  return range.size() == 1 && range[0].getOperandNumber() == n;
+}
+
 /// A map of `numLoops` loops onto the given loops.
 static AffineMap loopsMap(MLIRContext *ctx, unsigned numLoops,
                           ArrayRef<unsigned> loops) {
@@ -360,6 +367,14 @@ struct SequenceOpSharding
       return op.hasPerTokenCaches();
     return false;
   }
+  /// True when operand `number` is a per-token [B, T, R/2] cos/sin cache.
+  static bool isPerTokenCache(OpTy op, unsigned number) {
+    if constexpr (std::is_same_v<OpTy, RopeOp>)
+      return op.hasPerTokenCaches() &&
+             (isOperand(op.getCosCacheMutable(), number) ||
+              isOperand(op.getSinCacheMutable(), number));
+    return false;
+  }
 
   SmallVector<utils::IteratorType> getLoopIteratorTypes(Operation *op) const {
     return SmallVector<utils::IteratorType>(rankOf(cast<OpTy>(op)) + 1,
@@ -376,14 +391,14 @@ struct SequenceOpSharding
     SmallVector<AffineMap> maps;
     for (OpOperand &operand : op->getOpOperands()) {
       Value v = operand.get();
-      if (v == seqOp.getInput()) {
+      unsigned number = operand.getOperandNumber();
+      if (seqOp.getInputMutable().getOperandNumber() == number) {
         maps.push_back(identity);
-      } else if (v == seqOp.getPositions()) {
+      } else if (isOperand(seqOp.getPositionsMutable(), number)) {
         auto posType = cast<RankedTensorType>(v.getType());
         maps.push_back(posType.getRank() == 2 ? loopsMap(ctx, n, {0, seq})
                                               : loopsMap(ctx, n, {seq}));
-      } else if (perTokenCaches(seqOp) && isa<RankedTensorType>(v.getType()) &&
-                 cast<RankedTensorType>(v.getType()).getRank() == 3) {
+      } else if (isPerTokenCache(seqOp, number)) {
         // [B, T, R/2]: one row per token.
         maps.push_back(loopsMap(ctx, n, {0, seq, priv}));
       } else {
@@ -606,11 +621,12 @@ struct AttentionSharding
         maps.push_back(layoutMap(kvHeadLoop(att), J, D));
       else if (n == 2)
         maps.push_back(layoutMap(kvHeadLoop(att), J, E));
-      else if (v == att.getBias() || v == att.getMask())
+      else if (isOperand(att.getBiasMutable(), n) ||
+               isOperand(att.getMaskMutable(), n))
         maps.push_back(scoresMap(v));
-      else if (v == att.getKvLengths())
+      else if (isOperand(att.getKvLengthsMutable(), n))
         maps.push_back(loopsMap(ctx, NumLoops, {B}));
-      else if (v == att.getAlibiSlopes())
+      else if (isOperand(att.getAlibiSlopesMutable(), n))
         maps.push_back(loopsMap(ctx, NumLoops, {H}));
       else
         maps.push_back(privateMap(ctx, NumLoops, P, v.getType()));
