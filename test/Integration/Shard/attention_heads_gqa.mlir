@@ -1,5 +1,5 @@
 // Sharded execution test: RoPE on queries and keys, then causal GQA attention
-// (8 query heads over 2 KV heads, T = 16, D = 16) with the heads split over 2
+// (8 query heads over 2 KV heads, T = 16, D = 32) with the heads split over 2
 // ranks: each rank holds 4 query heads and their KV head. pe-shard-pipeline
 // fuses the rotations into the attention kernel on each rank. pe-run
 // --ranks=2 gathers the result; --check=cpu compares it with the unsharded
@@ -19,15 +19,15 @@
 
 shard.grid @grid(shape = 2) {sym_visibility = "private"}
 
-func.func @attention_heads_gqa(%q: tensor<1x8x16x16xf32>, %k: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x16xf32>) -> tensor<1x8x16x16xf32> {
+func.func @attention_heads_gqa(%q: tensor<1x8x16x32xf32>, %k: tensor<1x2x16x32xf32>, %v: tensor<1x2x16x32xf32>) -> tensor<1x8x16x32xf32> {
   %heads = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
-  %qs = shard.shard %q to %heads : tensor<1x8x16x16xf32>
-  %ks = shard.shard %k to %heads : tensor<1x2x16x16xf32>
-  %vs = shard.shard %v to %heads : tensor<1x2x16x16xf32>
-  %f, %m = pe.rope_frequencies : tensor<8xf64>
-  %qr = pe.rope half %qs inv_freq(%f : tensor<8xf64>) : tensor<1x8x16x16xf32>
-  %kr = pe.rope half %ks inv_freq(%f : tensor<8xf64>) : tensor<1x2x16x16xf32>
-  %o = pe.attention %qr, %kr, %vs {causal} : tensor<1x8x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x8x16x16xf32>
-  %os = shard.shard %o to %heads : tensor<1x8x16x16xf32>
-  return %os : tensor<1x8x16x16xf32>
+  %qs = shard.shard %q to %heads : tensor<1x8x16x32xf32>
+  %ks = shard.shard %k to %heads : tensor<1x2x16x32xf32>
+  %vs = shard.shard %v to %heads : tensor<1x2x16x32xf32>
+  %f, %m = pe.rope_frequencies : tensor<16xf64>
+  %qr = pe.rope half %qs inv_freq(%f : tensor<16xf64>) : tensor<1x8x16x32xf32>
+  %kr = pe.rope half %ks inv_freq(%f : tensor<16xf64>) : tensor<1x2x16x32xf32>
+  %o = pe.attention %qr, %kr, %vs {causal} : tensor<1x8x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32> -> tensor<1x8x16x32xf32>
+  %os = shard.shard %o to %heads : tensor<1x8x16x32xf32>
+  return %os : tensor<1x8x16x32xf32>
 }

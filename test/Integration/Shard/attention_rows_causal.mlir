@@ -24,16 +24,16 @@
 
 shard.grid @grid(shape = 2) {sym_visibility = "private"}
 
-func.func @attention_rows_causal(%q: tensor<1x4x16x16xf32>, %k: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x16xf32>) -> tensor<1x4x16x16xf32> {
+func.func @attention_rows_causal(%q: tensor<1x4x16x32xf32>, %k: tensor<1x2x16x32xf32>, %v: tensor<1x2x16x32xf32>) -> tensor<1x4x16x32xf32> {
   %rows = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %rep = shard.sharding @grid split_axes = [[]] : !shard.sharding
-  %qs = shard.shard %q to %rows : tensor<1x4x16x16xf32>
-  %ks = shard.shard %k to %rep : tensor<1x2x16x16xf32>
-  %vs = shard.shard %v to %rep : tensor<1x2x16x16xf32>
-  %f, %m = pe.rope_frequencies : tensor<8xf64>
-  %qr = pe.rope half %qs inv_freq(%f : tensor<8xf64>) : tensor<1x4x16x16xf32>
-  %kr = pe.rope half %ks inv_freq(%f : tensor<8xf64>) : tensor<1x2x16x16xf32>
-  %o = pe.attention %qr, %kr, %vs {causal} : tensor<1x4x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x4x16x16xf32>
-  %os = shard.shard %o to %rows : tensor<1x4x16x16xf32>
-  return %os : tensor<1x4x16x16xf32>
+  %qs = shard.shard %q to %rows : tensor<1x4x16x32xf32>
+  %ks = shard.shard %k to %rep : tensor<1x2x16x32xf32>
+  %vs = shard.shard %v to %rep : tensor<1x2x16x32xf32>
+  %f, %m = pe.rope_frequencies : tensor<16xf64>
+  %qr = pe.rope half %qs inv_freq(%f : tensor<16xf64>) : tensor<1x4x16x32xf32>
+  %kr = pe.rope half %ks inv_freq(%f : tensor<16xf64>) : tensor<1x2x16x32xf32>
+  %o = pe.attention %qr, %kr, %vs {causal} : tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32> -> tensor<1x4x16x32xf32>
+  %os = shard.shard %o to %rows : tensor<1x4x16x32xf32>
+  return %os : tensor<1x4x16x32xf32>
 }

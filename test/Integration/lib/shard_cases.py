@@ -173,8 +173,8 @@ def _rope_all(a, inv, start=0):
 @case
 def attention_heads_gqa(d):
     """RoPE on Q and K, 8 query heads over 2 KV heads, causal; heads split."""
-    q, k, v = _qkv("attention_heads_gqa", 1, 8, 2, 16, 16, 16)
-    inv = ref.default_freqs(10000.0, 16)[0]
+    q, k, v = _qkv("attention_heads_gqa", 1, 8, 2, 16, 16, 32)
+    inv = ref.default_freqs(10000.0, 32)[0]
     out = ref.attention(_rope_all(q, inv), _rope_all(k, inv), v, causal=True)
     save(d, q=q, k=k, v=v, expected=out)
 
@@ -200,8 +200,8 @@ def attention_rows_causal(d):
     """RoPE on Q and K, causal (bottom-right, Tq = Tk); query rows split. The
     naive shard rotates its queries from position 0 and masks them as the
     first rows."""
-    q, k, v = _qkv("attention_rows_causal", 1, 4, 2, 16, 16, 16)
-    inv = ref.default_freqs(10000.0, 16)[0]
+    q, k, v = _qkv("attention_rows_causal", 1, 4, 2, 16, 16, 32)
+    inv = ref.default_freqs(10000.0, 32)[0]
     kr = _rope_all(k, inv)
     out = ref.attention(_rope_all(q, inv), kr, v, causal=True)
     naive = blocks(q, 2, lambda p, r: ref.attention(_rope_all(p, inv), kr, v,
@@ -213,8 +213,8 @@ def attention_rows_causal(d):
 def attention_keys_split(d):
     """RoPE on Q and K, GQA, causal; keys and values split over the key
     sequence, combined through the log-sum-exp."""
-    q, k, v = _qkv("attention_keys_split", 1, 4, 2, 16, 16, 16)
-    inv = ref.default_freqs(10000.0, 16)[0]
+    q, k, v = _qkv("attention_keys_split", 1, 4, 2, 16, 16, 32)
+    inv = ref.default_freqs(10000.0, 32)[0]
     out = ref.attention(_rope_all(q, inv), _rope_all(k, inv), v, causal=True)
     save(d, q=q, k=k, v=v, expected=out)
 
