@@ -46,6 +46,13 @@ if getattr(config, "pe_sanitize", False):
         ("UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1"),
     ]:
         config.environment.setdefault(var, val)
+# MPICH (mpiexec.mpich and libmpich): feature `mpi`, for the sharded
+# execution tests (pe-run --ranks).
+if lit.util.which("mpiexec.mpich") and any(
+        os.path.exists(os.path.join(d, "libmpich.so"))
+        for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+                  "/usr/lib64", "/usr/lib")):
+    config.available_features.add("mpi")
 # Prefix for a host binary that is not sanitized but loads a pe shared object
 # (mlir-opt --load-*-plugin): in sanitized builds, preload the ASan runtime.
 if getattr(config, "pe_sanitize", False) and config.pe_asan_runtime:

@@ -4,7 +4,7 @@
 |* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                    *|
 |*                                                                            *|
 |* Constructors and registration of every pe pass (generated, as upstream's   *|
-|* mlir-c/Transforms.h), and the two pipelines added to a pass manager with   *|
+|* mlir-c/Transforms.h), and the pipelines added to a pass manager with       *|
 |* options.                                                                   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -44,6 +44,14 @@ mlirPEAddCPUPipeline(MlirOpPassManager pm, MlirStringRef options,
 
 /// Appends pe-reference-pipeline (it has no options) to `pm`.
 MLIR_CAPI_EXPORTED void mlirPEAddReferencePipeline(MlirOpPassManager pm);
+
+/// Appends pe-shard-pipeline (a module with shard annotations to the LLVM
+/// dialect program of one MPI rank) to `pm`, configured by `options` in the
+/// textual form of its options (`"openmp=true mpi-implementation=MPICH"`;
+/// empty for the defaults). Errors as for mlirPEAddCPUPipeline.
+MLIR_CAPI_EXPORTED MlirLogicalResult
+mlirPEAddShardPipeline(MlirOpPassManager pm, MlirStringRef options,
+                       MlirStringCallback errorCallback, void *userData);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEDialect.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Dialect/PE/Transforms/ShardingInterfaceImpl.h"
 #include "pe/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -17,9 +18,11 @@
 namespace mlir {
 namespace pe {
 
-/// Registers the pe dialect.
+/// Registers the pe dialect and its external interface models (the
+/// ShardingInterface of its ops).
 inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<PEDialect>();
+  registerShardingInterfaceExternalModels(registry);
 }
 
 /// Registers every pe pass and named pipeline.

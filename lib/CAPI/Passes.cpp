@@ -44,3 +44,19 @@ MlirLogicalResult mlirPEAddCPUPipeline(MlirOpPassManager pm,
 void mlirPEAddReferencePipeline(MlirOpPassManager pm) {
   buildReferencePipeline(*unwrap(pm));
 }
+
+MlirLogicalResult mlirPEAddShardPipeline(MlirOpPassManager pm,
+                                         MlirStringRef options,
+                                         MlirStringCallback errorCallback,
+                                         void *userData) {
+  ShardPipelineOptions parsed;
+  std::string message;
+  llvm::raw_string_ostream errors(message);
+  if (failed(parsed.parseFromString(unwrap(options), errors))) {
+    if (errorCallback)
+      errorCallback(wrap(StringRef(message)), userData);
+    return mlirLogicalResultFailure();
+  }
+  buildShardPipeline(*unwrap(pm), parsed);
+  return mlirLogicalResultSuccess();
+}

@@ -166,6 +166,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm) {
 }
 
 void mlir::pe::registerPipelineDialects(DialectRegistry &registry) {
+  registerShardPipelineDialects(registry);
   registry
       .insert<PEDialect, affine::AffineDialect, arith::ArithDialect,
               bufferization::BufferizationDialect, cf::ControlFlowDialect,
@@ -206,5 +207,13 @@ void mlir::pe::registerPipelines() {
       "scalar loops)",
       [](OpPassManager &pm, const ReferencePipelineOptions &options) {
         buildReferencePipeline(pm, options);
+      });
+  PassPipelineRegistration<ShardPipelineOptions>(
+      "pe-shard-pipeline",
+      "Partition a sharded program (shard dialect) into the program of each "
+      "MPI rank and lower it to the LLVM dialect with MPI calls and the CPU "
+      "pipeline's kernels",
+      [](OpPassManager &pm, const ShardPipelineOptions &options) {
+        buildShardPipeline(pm, options);
       });
 }

@@ -44,6 +44,17 @@ static const char *kModule =
     "  return %o : tensor<1x4x32x64xf32>\n"
     "}\n";
 
+static const char *kSharded =
+    "shard.grid @grid(shape = 2) {sym_visibility = \"private\"}\n"
+    "func.func @seq(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {\n"
+    "  %s = shard.sharding @grid split_axes = [[], [], [0]] : "
+    "!shard.sharding\n"
+    "  %xs = shard.shard %x to %s : tensor<1x2x8x8xf32>\n"
+    "  %y = pe.add_sinusoidal interleaved %xs : tensor<1x2x8x8xf32>\n"
+    "  %ys = shard.shard %y to %s : tensor<1x2x8x8xf32>\n"
+    "  return %ys : tensor<1x2x8x8xf32>\n"
+    "}\n";
+
 /* What the lowered module holds: pe ops, omp.parallel, llvm.func names. */
 static MlirWalkResult summarize(MlirOperation op, void *userData) {
   int *peOps = (int *)userData;
@@ -194,6 +205,23 @@ static void testPipeline(MlirContext ctx) {
         "run pe-reference-pipeline");
   // CHECK: reference pipeline: lowered
   printf("reference pipeline: lowered\n");
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+
+  /* pe-shard-pipeline on a module with shard annotations. */
+  module = mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kSharded));
+  check(!mlirModuleIsNull(module), "parse the sharded module");
+  pm = mlirPassManagerCreate(ctx);
+  check(mlirLogicalResultIsSuccess(mlirPEAddShardPipeline(
+            mlirPassManagerGetAsOpPassManager(pm),
+            mlirStringRefCreateFromCString("approximate-math=false"),
+            printToStdout, NULL)),
+        "add pe-shard-pipeline");
+  check(mlirLogicalResultIsSuccess(
+            mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))),
+        "run pe-shard-pipeline");
+  // CHECK: shard pipeline: lowered
+  printf("shard pipeline: lowered\n");
   mlirPassManagerDestroy(pm);
   mlirModuleDestroy(module);
 }

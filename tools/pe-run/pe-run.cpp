@@ -19,6 +19,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -37,14 +40,17 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -61,6 +67,7 @@
 #include <malloc.h>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +80,10 @@ using llvm::Twine;
 
 static_assert(sizeof(void *) == 8 && sizeof(int64_t) == 8,
               "pe-run assumes 64-bit pointers (memref descriptor layout)");
+
+#ifndef PE_MPI_LIBRARY
+#define PE_MPI_LIBRARY ""
+#endif
 
 #ifndef PE_MLIR_LIB_DIR
 #define PE_MLIR_LIB_DIR "/usr/lib/llvm-22/lib"
@@ -1030,6 +1041,460 @@ static FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c,
 }
 
 //===----------------------------------------------------------------------===//
+// Sharded runs on MPI ranks (--ranks)
+//===----------------------------------------------------------------------===//
+//
+// `pe-run --ranks=N` starts N copies of itself with mpiexec (MPICH). Each
+// rank reads the global inputs, keeps its block of every argument (from the
+// argument's shard.shard annotation), compiles the module with
+// pe-shard-pipeline, calls MPI_Init, runs its program and writes its result
+// blocks to a scratch directory. The launching process then assembles the
+// global results from the blocks (checking that replicated blocks agree) and
+// compares them with the unsharded program (--check).
+
+namespace {
+/// How a function argument or result is laid out over the processes: the
+/// grid's shape and, per dimension, the grid axes it is split on. An empty
+/// grid shape: the whole value on every process.
+struct Distribution {
+  SmallVector<int64_t> gridShape;
+  SmallVector<SmallVector<shard::GridAxis>> splitAxes;
+};
+
+struct ShardedSignature {
+  SmallVector<Distribution> args, results;
+  int64_t processes = 0;
+};
+} // namespace
+
+static FailureOr<Distribution> distributionOf(shard::ShardOp shardOp,
+                                              SymbolTableCollection &symbols) {
+  shard::Sharding s(shardOp.getSharding());
+  shard::GridOp grid = shard::getGridOrNull(shardOp, s.getGridAttr(), symbols);
+  if (!grid)
+    return error("a shard.shard annotation refers to an unknown grid");
+  if (!s.getStaticHaloSizes().empty() || !s.getDynamicHaloSizes().empty() ||
+      !s.getStaticShardedDimsOffsets().empty() ||
+      !s.getDynamicShardedDimsOffsets().empty())
+    return error("--ranks supports shardings without halos or explicit "
+                 "shard offsets");
+  Distribution d;
+  for (int64_t size : grid.getShape()) {
+    if (ShapedType::isDynamic(size))
+      return error("--ranks needs a grid of static shape");
+    d.gridShape.push_back(size);
+  }
+  for (shard::GridAxesAttr axes : s.getSplitAxes())
+    d.splitAxes.emplace_back(axes.asArrayRef());
+  return d;
+}
+
+/// The layout of each argument and result of `fn` over the processes, as
+/// sharding propagation completes the annotations (what shard-partition
+/// then gives the per-process function): it runs on a clone of the module.
+static FailureOr<ShardedSignature> readShardedSignature(func::FuncOp original) {
+  OwningOpRef<ModuleOp> clone =
+      cast<ModuleOp>(original->getParentOp()->clone());
+  PassManager pm(clone->getContext());
+  pm.nest<func::FuncOp>().addPass(shard::createShardingPropagation());
+  if (failed(pm.run(*clone)))
+    return error("--ranks: sharding propagation failed");
+  auto fn = clone->lookupSymbol<func::FuncOp>(original.getSymName());
+  SymbolTableCollection symbols;
+  ShardedSignature sig;
+  auto note = [&](const Distribution &d) -> LogicalResult {
+    if (d.gridShape.empty())
+      return success();
+    int64_t n = 1;
+    for (int64_t s : d.gridShape)
+      n *= s;
+    if (sig.processes && sig.processes != n)
+      return error("--ranks: the function's annotations use grids of " +
+                   Twine(sig.processes) + " and " + Twine(n) + " processes");
+    sig.processes = n;
+    return success();
+  };
+  for (BlockArgument arg : fn.getArguments()) {
+    Distribution d;
+    for (Operation *user : arg.getUsers()) {
+      // (Partitioning reads an argument's layout from its shard.shard user,
+      // whether it annotates the argument or its users.)
+      auto shardOp = dyn_cast<shard::ShardOp>(user);
+      if (!shardOp)
+        continue;
+      FailureOr<Distribution> found = distributionOf(shardOp, symbols);
+      if (failed(found))
+        return failure();
+      d = *found;
+      break;
+    }
+    if (failed(note(d)))
+      return failure();
+    sig.args.push_back(std::move(d));
+  }
+  Operation *ret = fn.getBody().back().getTerminator();
+  for (Value v : ret->getOperands()) {
+    Distribution d;
+    if (auto shardOp = v.getDefiningOp<shard::ShardOp>()) {
+      FailureOr<Distribution> found = distributionOf(shardOp, symbols);
+      if (failed(found))
+        return failure();
+      d = *found;
+    }
+    if (failed(note(d)))
+      return failure();
+    sig.results.push_back(std::move(d));
+  }
+  if (!sig.processes)
+    return error("--ranks: function '" + fn.getSymName() +
+                 "' has no shard.shard annotation on its arguments or "
+                 "results");
+  return sig;
+}
+
+/// The offsets and sizes of process `rank`'s block of a value of `shape`.
+static LogicalResult blockOf(const Distribution &d, ArrayRef<int64_t> shape,
+                             int64_t rank, SmallVector<int64_t> &offsets,
+                             SmallVector<int64_t> &sizes) {
+  offsets.assign(shape.size(), 0);
+  sizes.assign(shape.begin(), shape.end());
+  if (d.gridShape.empty())
+    return success();
+  // Row-major multi-index of the process on the grid.
+  SmallVector<int64_t> index(d.gridShape.size());
+  for (int64_t a = d.gridShape.size() - 1, r = rank; a >= 0; --a) {
+    index[a] = r % d.gridShape[a];
+    r /= d.gridShape[a];
+  }
+  for (auto [dim, axes] : llvm::enumerate(d.splitAxes)) {
+    if (axes.empty() || dim >= shape.size())
+      continue;
+    int64_t block = 0, count = 1;
+    for (shard::GridAxis a : axes) {
+      block = block * d.gridShape[a] + index[a];
+      count *= d.gridShape[a];
+    }
+    if (ShapedType::isDynamic(shape[dim]) || shape[dim] % count != 0)
+      return error("--ranks: dimension " + Twine(dim) + " of size " +
+                   Twine(shape[dim]) + " is not split evenly over " +
+                   Twine(count) + " processes");
+    sizes[dim] = shape[dim] / count;
+    offsets[dim] = block * sizes[dim];
+  }
+  return success();
+}
+
+/// Calls `fn(src, dst, bytes)` for each contiguous innermost row of the block
+/// [offsets, offsets + sizes) of a row-major array of `shape`: `src` is the
+/// row's byte offset in the array, `dst` in the packed block.
+static void
+forEachBlockRow(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
+                ArrayRef<int64_t> sizes, int64_t elemSize,
+                llvm::function_ref<void(int64_t, int64_t, int64_t)> fn) {
+  int64_t rank = shape.size();
+  if (rank == 0) {
+    fn(0, 0, elemSize);
+    return;
+  }
+  for (int64_t s : sizes)
+    if (s == 0)
+      return;
+  SmallVector<int64_t> strides(rank, elemSize);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  int64_t rowBytes = sizes[rank - 1] * elemSize, dst = 0;
+  SmallVector<int64_t> idx(rank, 0);
+  while (true) {
+    int64_t src = offsets[rank - 1] * elemSize;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      src += (offsets[d] + idx[d]) * strides[d];
+    fn(src, dst, rowBytes);
+    dst += rowBytes;
+    int64_t d = rank - 2;
+    for (; d >= 0; --d) {
+      if (++idx[d] < sizes[d])
+        break;
+      idx[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+static npy::Array extractBlock(const npy::Array &a, ArrayRef<int64_t> offsets,
+                               ArrayRef<int64_t> sizes) {
+  npy::Array block;
+  block.dtype = a.dtype;
+  block.shape.assign(sizes.begin(), sizes.end());
+  block.data.resize(block.numBytes());
+  forEachBlockRow(a.shape, offsets, sizes, npy::dtypeSize(a.dtype),
+                  [&](int64_t src, int64_t dst, int64_t bytes) {
+                    std::memcpy(block.data.data() + dst, a.data.data() + src,
+                                bytes);
+                  });
+  return block;
+}
+
+/// Writes `block` into `a` at `offsets`; returns false when `compare` is set
+/// and the block differs from what `a` holds there.
+static bool insertBlock(npy::Array &a, const npy::Array &block,
+                        ArrayRef<int64_t> offsets, bool compare) {
+  bool same = true;
+  forEachBlockRow(a.shape, offsets, block.shape, npy::dtypeSize(a.dtype),
+                  [&](int64_t dst, int64_t src, int64_t bytes) {
+                    if (compare)
+                      same &= std::memcmp(a.data.data() + dst,
+                                          block.data.data() + src, bytes) == 0;
+                    else
+                      std::memcpy(a.data.data() + dst, block.data.data() + src,
+                                  bytes);
+                  });
+  return same;
+}
+
+static std::string rankFile(StringRef dir, size_t result, int64_t rank) {
+  return (dir + "/result" + Twine(result) + ".rank" + Twine(rank) + ".npy")
+      .str();
+}
+
+/// The environment variable the process manager sets to this process's rank
+/// (MPICH's Hydra: PMI_RANK; Open MPI: OMPI_COMM_WORLD_RANK).
+static std::optional<int64_t> rankFromEnvironment() {
+  for (const char *var : {"PMI_RANK", "OMPI_COMM_WORLD_RANK"})
+    if (const char *v = std::getenv(var)) {
+      int64_t r;
+      if (!StringRef(v).getAsInteger(10, r))
+        return r;
+    }
+  return std::nullopt;
+}
+
+/// One rank of a --ranks run: its blocks of the inputs, its program, its
+/// blocks of the results in `dir`.
+static int runRank(ModuleOp module, const Signature &sig,
+                   const ShardedSignature &sharded, ArrayRef<npy::Array> args,
+                   StringRef dir, ArrayRef<std::string> libs,
+                   bool runtimeChecks) {
+  std::optional<int64_t> rank = rankFromEnvironment();
+  if (!rank || *rank < 0 || *rank >= sharded.processes)
+    return fail("--rank-dir: not started by mpiexec with " +
+                Twine(sharded.processes) +
+                " processes (PMI_RANK unset or "
+                "out of range)");
+  Signature local = sig;
+  std::vector<npy::Array> localArgs;
+  for (auto [i, arg] : llvm::enumerate(sig.args)) {
+    if (!arg.isTensor) {
+      localArgs.push_back(args[i]);
+      continue;
+    }
+    SmallVector<int64_t> offsets, sizes;
+    if (failed(blockOf(sharded.args[i], args[i].shape, *rank, offsets, sizes)))
+      return 1;
+    localArgs.push_back(extractBlock(args[i], offsets, sizes));
+    local.args[i].shape.assign(sizes.begin(), sizes.end());
+  }
+  static const PipelineEntry shardPipeline = {
+      "shard",
+      [](OpPassManager &pm, bool runtimeChecks) {
+        mlir::pe::ShardPipelineOptions options;
+        options.runtimeChecks = runtimeChecks;
+        mlir::pe::buildShardPipeline(pm, options);
+      },
+      ""};
+  FailureOr<Compiled> compiled =
+      compile(module, local, shardPipeline, libs, runtimeChecks);
+  if (failed(compiled))
+    return 1;
+  auto *mpiInit = reinterpret_cast<int (*)(int *, char ***)>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("MPI_Init"));
+  auto *mpiFinalize = reinterpret_cast<int (*)()>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("MPI_Finalize"));
+  if (!mpiInit || !mpiFinalize)
+    return fail("the MPI library does not export MPI_Init/MPI_Finalize");
+  if (mpiInit(nullptr, nullptr) != 0)
+    return fail("MPI_Init failed");
+  Invocation inv(local, localArgs);
+  SmallVector<npy::Array> results;
+  bool ok = succeeded(inv.prepare()) &&
+            succeeded(inv.call(compiled->fn, &results, nullptr));
+  mpiFinalize();
+  if (!ok)
+    return 1;
+  for (auto [i, result] : llvm::enumerate(results))
+    if (llvm::Error err = npy::writeNpy(rankFile(dir, i, *rank), result))
+      return fail(std::move(err));
+  return 0;
+}
+
+/// The unsharded program: every shard annotation removed.
+static FailureOr<OwningOpRef<ModuleOp>> unshardedModule(ModuleOp module) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  SmallVector<Operation *> erase;
+  WalkResult walk = clone->walk([&](Operation *op) {
+    if (auto shardOp = dyn_cast<shard::ShardOp>(op)) {
+      shardOp.getResult().replaceAllUsesWith(shardOp.getSrc());
+      erase.push_back(op);
+    } else if (isa<shard::ShardingOp, shard::GridOp>(op)) {
+      erase.push_back(op);
+    } else if (isa<shard::ShardDialect>(op->getDialect())) {
+      op->emitError("--check with --ranks: the unsharded program cannot "
+                    "contain this op");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  // Users before producers: shard.shard ops, then shardings, then grids.
+  for (Operation *op : llvm::reverse(erase))
+    if (op->use_empty())
+      op->erase();
+  return clone;
+}
+
+/// Checks that the per-process function pe-shard-pipeline makes of `sig`
+/// takes and returns the blocks `sharded` describes (for process 0; the
+/// splits are even), before any process is started.
+static LogicalResult checkPartitionedSignature(ModuleOp module,
+                                               const Signature &sig,
+                                               const ShardedSignature &sharded,
+                                               ArrayRef<npy::Array> args) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  PassManager pm(module.getContext());
+  mlir::pe::ShardPipelineOptions options;
+  options.lowerToLLVM = false;
+  mlir::pe::buildShardPipeline(pm, options);
+  if (failed(pm.run(*clone)))
+    return error("pe-shard-pipeline failed");
+  auto fn = clone->lookupSymbol<func::FuncOp>(sig.name);
+  if (!fn)
+    return error("pe-shard-pipeline removed function '" + sig.name + "'");
+  FunctionType type = fn.getFunctionType();
+  auto check = [&](Type t, const Distribution &d, ArrayRef<int64_t> shape,
+                   const Twine &what) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor)
+      return success();
+    SmallVector<int64_t> offsets, sizes;
+    if (failed(blockOf(d, shape, 0, offsets, sizes)))
+      return failure();
+    if (tensor.getShape() != ArrayRef<int64_t>(sizes))
+      return error("--ranks: the partitioned function's " + what + " is " +
+                   typeString(t) + ", but its annotations give blocks " +
+                   shapeString(sizes));
+    return success();
+  };
+  for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    if (i < args.size() && failed(check(t, sharded.args[i], args[i].shape,
+                                        "argument " + Twine(i))))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(type.getResults()))
+    if (failed(check(t, sharded.results[i],
+                     cast<RankedTensorType>(sig.results[i].type).getShape(),
+                     "result " + Twine(i))))
+      return failure();
+  return success();
+}
+
+/// The launching process of a --ranks run.
+static int
+runRanks(ModuleOp module, const Signature &sig, const ShardedSignature &sharded,
+         ArrayRef<npy::Array> args, int64_t ranks, StringRef mpiexec,
+         ArrayRef<std::string> rankArgs, ArrayRef<std::string> outputs,
+         const PipelineEntry *checkPipeline, ArrayRef<std::string> libs,
+         double rtol, double atol, bool runtimeChecks) {
+  if (ranks != sharded.processes)
+    return fail("--ranks=" + Twine(ranks) + " but the function's grid has " +
+                Twine(sharded.processes) + " processes");
+  if (failed(checkPartitionedSignature(module, sig, sharded, args)))
+    return 1;
+  llvm::ErrorOr<std::string> exe = llvm::sys::findProgramByName(mpiexec);
+  if (!exe)
+    return fail("cannot find '" + mpiexec +
+                "' (Debian package mpich; or give --mpiexec)");
+  SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("pe-run-ranks", dir))
+    return fail("cannot create a scratch directory: " + ec.message());
+  std::string self =
+      llvm::sys::fs::getMainExecutable(nullptr, (void *)&runRanks);
+  SmallVector<std::string> argv = {*exe, "-n", std::to_string(ranks), self};
+  argv.append(rankArgs.begin(), rankArgs.end());
+  argv.push_back(("--rank-dir=" + dir).str());
+  SmallVector<StringRef> argvRefs(argv.begin(), argv.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*exe, argvRefs, std::nullopt, {}, 0, 0,
+                                     &message);
+  auto cleanup = llvm::make_scope_exit(
+      [&] { (void)llvm::sys::fs::remove_directories(dir); });
+  if (rc != 0)
+    return fail("the " + Twine(ranks) + " ranks failed (" + mpiexec +
+                " exit status " + Twine(rc) +
+                (message.empty() ? "" : ": " + message) + ")");
+
+  // Assemble the global results.
+  SmallVector<npy::Array> results;
+  for (auto [i, spec] : llvm::enumerate(sig.results)) {
+    auto type = cast<RankedTensorType>(spec.type);
+    if (!type.hasStaticShape())
+      return fail("--ranks: result " + Twine(i) + " has a dynamic shape");
+    llvm::Expected<npy::Array> made = npy::makeArray(
+        storageDType(spec.elem) == npy::DType::BF16 ? npy::DType::F32
+                                                    : storageDType(spec.elem),
+        type.getShape());
+    if (!made)
+      return fail(made.takeError());
+    npy::Array global = std::move(*made);
+    std::set<std::vector<int64_t>> seen;
+    for (int64_t r = 0; r < ranks; ++r) {
+      llvm::Expected<npy::Array> block = npy::readNpy(rankFile(dir, i, r));
+      if (!block)
+        return fail(block.takeError());
+      SmallVector<int64_t> offsets, sizes;
+      if (failed(
+              blockOf(sharded.results[i], type.getShape(), r, offsets, sizes)))
+        return 1;
+      if (block->shape != ArrayRef<int64_t>(sizes) ||
+          block->dtype != global.dtype)
+        return fail("rank " + Twine(r) + " returned result " + Twine(i) +
+                    " of shape " + shapeString(block->shape) +
+                    ", expected its block " + shapeString(sizes));
+      bool replica = !seen.insert({offsets.begin(), offsets.end()}).second;
+      if (!insertBlock(global, *block, offsets, replica))
+        return fail("result " + Twine(i) + ": rank " + Twine(r) +
+                    " disagrees with another rank on a replicated block");
+    }
+    results.push_back(std::move(global));
+  }
+  llvm::outs() << "pe-run: ran '" << sig.name << "' on " << ranks
+               << " ranks (pe-shard-pipeline)\n";
+  for (auto [path, result] : llvm::zip(outputs, results))
+    if (llvm::Error err = npy::writeNpy(path, result))
+      return fail(std::move(err));
+  if (!checkPipeline)
+    return 0;
+
+  // The unsharded program on the global inputs.
+  FailureOr<OwningOpRef<ModuleOp>> plain = unshardedModule(module);
+  if (failed(plain))
+    return 1;
+  FailureOr<Compiled> check =
+      compile(**plain, sig, *checkPipeline, libs, runtimeChecks);
+  if (failed(check))
+    return 1;
+  Invocation inv(sig, args);
+  SmallVector<npy::Array> expected;
+  if (failed(inv.prepare()) || failed(inv.call(check->fn, &expected, nullptr)))
+    return 1;
+  int status = 0;
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!checkResult(i, results[i], expected[i], rtol, atol))
+      status = 1;
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
@@ -1040,6 +1505,7 @@ ExecutionEngine and run it on .npy data.
   pe-run FILE.mlir -e FUNC --input=a.npy [--input=b.npy ...] --output=out.npy [--output=...]
          [--pipeline=reference] [--check=reference] [--rtol=R --atol=A]
          [--repeat=N] [--seed=S --random-inputs] [--shared-libs=a.so,b.so]
+  pe-run FILE.mlir -e FUNC --ranks=N --input=... --output=... [--check=reference]
 
 FUNC must be a func.func whose arguments are ranked tensors of f32, f64, f16,
 bf16, i32, i64, i8 or i1, or index, i32, i64, f32 or f64 scalars, and whose
@@ -1079,6 +1545,18 @@ process, so result buffers of later calls reuse pages already mapped.
 
 Pipelines: 'reference' (pe-reference-pipeline, the unfused semantics) and
 'cpu' (pe-cpu-pipeline: fusion and generated kernels; loads libomp).
+
+--ranks=N runs the function as an SPMD program on N MPI processes (MPICH's
+mpiexec, --mpiexec): its arguments and results carry shard.shard annotations
+on a grid of N processes. Each rank reads the global --input files, keeps its
+block of each argument, compiles the module with pe-shard-pipeline and runs
+it; pe-run gathers the result blocks into the global --output files (blocks
+that several ranks hold must agree bit for bit) and prints
+  pe-run: ran 'FUNC' on N ranks (pe-shard-pipeline)
+--check=P then compiles the function with its annotations removed (the
+unsharded program) with pipeline P, runs it on the global inputs and compares
+as above. --pipeline and --repeat do not apply. Needs static shapes split
+evenly.
 
 Errors print one 'pe-run: error: ...' line on stderr (after the located MLIR
 diagnostics, if any) and exit with status 1.
@@ -1154,6 +1632,25 @@ int main(int argc, char **argv) {
       llvm::cl::value_desc("a.so,b.so"), llvm::cl::CommaSeparated,
       llvm::cl::cat(category));
 
+  llvm::cl::opt<int64_t> ranks(
+      "ranks",
+      llvm::cl::desc("Run the sharded function on N MPI processes with "
+                     "mpiexec and gather its results"),
+      llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> mpiexec(
+      "mpiexec", llvm::cl::desc("The MPI launcher of --ranks"),
+      llvm::cl::init("mpiexec.mpich"), llvm::cl::value_desc("program"),
+      llvm::cl::cat(category));
+  llvm::cl::opt<std::string> mpiLib(
+      "mpi-lib", llvm::cl::desc("The MPI library the ranks load (MPICH ABI)"),
+      llvm::cl::init(PE_MPI_LIBRARY), llvm::cl::value_desc("libmpich.so"),
+      llvm::cl::cat(category));
+  llvm::cl::opt<std::string> rankDir(
+      "rank-dir",
+      llvm::cl::desc("Internal: run as one rank of --ranks, writing the "
+                     "result blocks to this directory"),
+      llvm::cl::Hidden, llvm::cl::cat(category));
+
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
@@ -1176,6 +1673,12 @@ int main(int argc, char **argv) {
                   "'; known pipelines: " + knownPipelineNames());
   }
   bool timing = repeat.getNumOccurrences() > 0;
+  bool sharded = ranks.getNumOccurrences() > 0 || !rankDir.empty();
+  if (ranks.getNumOccurrences() && ranks < 1)
+    return fail("--ranks must be at least 1, got " + Twine(ranks.getValue()));
+  if (sharded && (timing || pipelineName.getNumOccurrences()))
+    return fail("--pipeline and --repeat do not apply with --ranks (each "
+                "rank runs pe-shard-pipeline)");
   if (timing && repeat < 1)
     return fail("--repeat must be at least 1, got " + Twine(repeat.getValue()));
   if (!(rtol >= 0) || !(atol >= 0) || !std::isfinite(rtol) ||
@@ -1204,6 +1707,12 @@ int main(int argc, char **argv) {
     if (!llvm::sys::fs::exists(lib))
       return fail("--shared-libs: cannot find '" + lib + "'");
     libs.push_back(lib);
+  }
+  if (!rankDir.empty()) {
+    if (mpiLib.empty() || !llvm::sys::fs::exists(mpiLib))
+      return fail("--ranks needs the MPICH library ('" + mpiLib +
+                  "' not found; Debian package libmpich-dev, or --mpi-lib)");
+    libs.push_back(mpiLib);
   }
 
   llvm::InitializeNativeTarget();
@@ -1291,6 +1800,34 @@ int main(int argc, char **argv) {
   }
 
   size_t numResults = sig->results.size();
+  if (sharded) {
+    FailureOr<ShardedSignature> shardedSig = readShardedSignature(fn);
+    if (failed(shardedSig))
+      return 1;
+    if (!rankDir.empty())
+      return runRank(*module, *sig, *shardedSig, args, rankDir, libs,
+                     runtimeChecks);
+    if (outputs.size() != numResults && !(checkPipeline && outputs.empty()))
+      return fail("function '" + entry + "' has " + Twine(numResults) +
+                  " result" + (numResults == 1 ? "" : "s") + " but " +
+                  Twine(outputs.size()) + " --output files were given");
+    // What each rank is started with.
+    SmallVector<std::string> rankArgs = {inputFile, "-e", entry};
+    for (const std::string &in : inputs)
+      rankArgs.push_back("--input=" + in);
+    if (randomInputs)
+      rankArgs.push_back("--random-inputs");
+    rankArgs.push_back("--seed=" + std::to_string(seed));
+    for (const std::string &lib : sharedLibs)
+      rankArgs.push_back("--shared-libs=" + lib);
+    rankArgs.push_back("--mpi-lib=" + mpiLib);
+    if (remarks.getNumOccurrences())
+      rankArgs.push_back("--remarks=" + remarks);
+    if (!runtimeChecks)
+      rankArgs.push_back("--runtime-checks=false");
+    return runRanks(*module, *sig, *shardedSig, args, ranks, mpiexec, rankArgs,
+                    outputs, checkPipeline, libs, rtol, atol, runtimeChecks);
+  }
   bool outputsOptional = checkPipeline || timing;
   if (outputs.size() != numResults && !(outputsOptional && outputs.empty()))
     return fail("function '" + entry + "' has " + Twine(numResults) +

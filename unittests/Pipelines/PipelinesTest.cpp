@@ -117,4 +117,49 @@ TEST_F(PipelinesTest, CPUOptions) {
             nullptr);
 }
 
+constexpr const char *kShardedModule = R"mlir(
+shard.grid @grid(shape = 2) {sym_visibility = "private"}
+func.func @keys(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>,
+                %v: tensor<1x2x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  %seq = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
+  %rep = shard.sharding @grid split_axes = [[]] : !shard.sharding
+  %ks = shard.shard %k to %seq : tensor<1x2x8x16xf32>
+  %vs = shard.shard %v to %seq : tensor<1x2x8x16xf32>
+  %f, %m = pe.rope_frequencies : tensor<8xf32>
+  %kr = pe.rope half %ks inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>
+  %o = pe.attention %q, %kr, %vs {causal} : tensor<1x4x8x16xf32>,
+      tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x8x16xf32>
+  %os = shard.shard %o to %rep : tensor<1x4x8x16xf32>
+  return %os : tensor<1x4x8x16xf32>
+}
+)mlir";
+
+// pe-shard-pipeline in the same minimal context: the sharding models, the
+// shard, mpi and DLTI dialects and the mpi lowering come with
+// registerPipelineDialects.
+TEST_F(PipelinesTest, Shard) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kShardedModule, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  pe::buildShardPipeline(pm);
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  bool onlyLLVM = true;
+  module->walk([&](Operation *op) {
+    StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
+    if (!isa<ModuleOp>(op) && ns != "llvm")
+      onlyLLVM = false;
+  });
+  EXPECT_TRUE(onlyLLVM);
+  EXPECT_TRUE(module->lookupSymbol<LLVM::LLVMFuncOp>("keys"));
+  EXPECT_TRUE(module->lookupSymbol<LLVM::LLVMFuncOp>("MPI_Allreduce"));
+
+  std::unique_ptr<pe::ShardPipelineOptions> parsed =
+      pe::ShardPipelineOptions::createFromString(
+          "lower-to-llvm=false mpi-implementation=OpenMPI");
+  ASSERT_TRUE(parsed);
+  EXPECT_FALSE(parsed->lowerToLLVM);
+  EXPECT_EQ(parsed->mpiImplementation.getValue(), "OpenMPI");
+}
+
 } // namespace

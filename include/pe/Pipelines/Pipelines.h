@@ -97,10 +97,65 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// buildCPUPipeline with the default options.
 void buildCPUPipeline(OpPassManager &pm);
 
+/// Options of `pe-shard-pipeline`.
+struct ShardPipelineOptions : public PassPipelineOptions<ShardPipelineOptions> {
+  PassOptions::Option<bool> lowerToLLVM{
+      *this, "lower-to-llvm",
+      llvm::cl::desc("Lower the per-rank program to the LLVM dialect (MPI "
+                     "calls, the CPU pipeline's kernels); otherwise stop "
+                     "after partitioning and lowering the collectives, with "
+                     "pe ops on local tensors"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> mpiImplementation{
+      *this, "mpi-implementation",
+      llvm::cl::desc("The MPI library whose ABI the MPI calls follow, unless "
+                     "the module names one (pe-set-mpi-implementation): "
+                     "MPICH or OpenMPI"),
+      llvm::cl::init("MPICH")};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("pe-cpu-pipeline's fuse option for each rank's program"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("pe-cpu-pipeline's approximate-math option"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> openmp{
+      *this, "openmp",
+      llvm::cl::desc("pe-cpu-pipeline's openmp option: OpenMP threads inside "
+                     "each rank (off by default: ranks usually share the "
+                     "machine's cores)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<unsigned> threads{
+      *this, "threads", llvm::cl::desc("pe-cpu-pipeline's threads option"),
+      llvm::cl::init(0)};
+  PassOptions::Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("pe-cpu-pipeline{runtime-checks} on each rank: check the "
+                     "rank's dynamic sizes against the pe ops' size relations"),
+      llvm::cl::init(true)};
+};
+
+/// The SPMD pipeline: a module whose functions carry `shard` annotations
+/// (shard.grid, shard.shard) becomes the program each MPI rank runs:
+/// sharding-propagation and shard-partition (the pe ops' ShardingInterface
+/// places global positions and slopes), pe-lower-shard-collectives (what
+/// convert-shard-to-mpi lacks), pe-set-mpi-implementation,
+/// convert-shard-to-mpi, the mpi dialect to LLVM calls, then the CPU pipeline
+/// (generated kernels on each rank's block). Registered as
+/// `pe-shard-pipeline`.
+void buildShardPipeline(OpPassManager &pm, const ShardPipelineOptions &options);
+/// buildShardPipeline with the default options.
+void buildShardPipeline(OpPassManager &pm);
+
 /// Registers the dialects and the external interface models (bufferization,
 /// buffer deallocation, tiling, subsets) that the two pipelines need in the
 /// context they run in, for hosts that do not register all of MLIR.
 void registerPipelineDialects(DialectRegistry &registry);
+/// The part of registerPipelineDialects that pe-shard-pipeline adds: the
+/// shard, mpi and DLTI dialects, the pe ops' ShardingInterface and the mpi
+/// dialect's lowering to LLVM.
+void registerShardPipelineDialects(DialectRegistry &registry);
 
 /// Registers the named pipelines (`pe-cpu-pipeline` with its options,
 /// `pe-reference-pipeline`) with the global pass registry.

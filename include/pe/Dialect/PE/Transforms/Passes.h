@@ -13,6 +13,7 @@ namespace mlir {
 class OpBuilder;
 class RewritePatternSet;
 class RewriterBase;
+class SymbolTableCollection;
 namespace pe {
 
 #define GEN_PASS_DECL
@@ -55,6 +56,13 @@ LogicalResult widenRopeFrequencies(Operation *root);
 /// semantics that has a dynamic side (pe-insert-runtime-checks). Returns the
 /// number of checks inserted.
 unsigned insertRuntimeChecks(OpBuilder &builder, Operation *op);
+
+/// The rewrites behind pe-lower-shard-collectives: shard.all_gather,
+/// shard.all_to_all and shard.reduce_scatter on static shapes in terms of
+/// shard.all_reduce and tensor slices (shard.all_slice is upstream's
+/// populateAllSliceOpLoweringPatterns).
+void populateLowerShardCollectivesPatterns(RewritePatternSet &patterns,
+                                           SymbolTableCollection &symbolTable);
 
 } // namespace pe
 } // namespace mlir

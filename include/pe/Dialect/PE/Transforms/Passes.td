@@ -206,4 +206,92 @@ def Raise : Pass<"pe-raise"> {
   ];
 }
 
+def LowerShardCollectives : Pass<"pe-lower-shard-collectives", "ModuleOp"> {
+  let summary = "Lower the shard collectives that convert-shard-to-mpi leaves behind";
+  let description = [{
+    MLIR 22's `convert-shard-to-mpi` lowers `shard.all_reduce`, the process
+    index ops and halo updates, and leaves every other collective in place
+    while still succeeding. This pass, run on the partitioned program before
+    it, rewrites the ones a partitioned pe program produces into
+    `shard.all_reduce` and tensor slicing, exactly:
+
+    * `shard.all_gather`: each process writes its block into a zero tensor of
+      the gathered shape at its offset, and an all-reduce sum fills in the
+      others' blocks (x + 0 is exact);
+    * `shard.all_to_all`: that gather along the concatenation axis, then the
+      process's block along the split axis;
+    * `shard.reduce_scatter`: an all-reduce, then the process's block;
+    * `shard.all_slice`: the process's block (upstream patterns).
+
+    Static shapes only. Any other collective (`shard.broadcast`,
+    `shard.gather`, `shard.scatter`, `shard.reduce`, `shard.send`,
+    `shard.recv`, `shard.shift`), or one of the above with a dynamic shape,
+    is an error that names it, so that nothing reaches the LLVM translation
+    unlowered.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::shard::ShardDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def SetMPIImplementation : Pass<"pe-set-mpi-implementation", "ModuleOp"> {
+  let summary = "State which MPI library the mpi dialect is lowered for";
+  let description = [{
+    The lowering of the `mpi` dialect to LLVM (MLIR 22's `convert-to-llvm`)
+    targets the ABI of one MPI library, the one the module's DLTI map entry
+    `"MPI:Implementation"` names, and reports an error when the module has no
+    such entry. This pass adds the entry (`dlti.map = #dlti.map<
+    "MPI:Implementation" = "MPICH">`) to a module that has none; an entry the
+    module already has is kept. `implementation` is `MPICH` (the library the
+    MLIR 22 lowering works with as shipped) or `OpenMPI`.
+  }];
+  let options = [
+    Option<"implementation", "implementation", "std::string",
+           /*default=*/"\"MPICH\"",
+           "The MPI library: MPICH or OpenMPI">,
+  ];
+  let dependentDialects = ["::mlir::DLTIDialect"];
+}
+
+def FinalizeShardToMPI : Pass<"pe-finalize-shard-to-mpi", "ModuleOp"> {
+  let summary = "Check that convert-shard-to-mpi lowered everything, drop the grids";
+  let description = [{
+    Runs after `convert-shard-to-mpi`, which succeeds even when it leaves
+    `shard` ops behind. Any `shard` op other than `shard.grid` left in the
+    module is an error naming it; the `shard.grid` declarations, which
+    nothing refers to any more, are erased, so that the module contains no
+    `shard` op for the LLVM translation to trip over.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
+def ShardUnfoldConstants : Pass<"pe-shard-unfold-constants"> {
+  let summary = "Give non-splat tensor constants a form shard-partition accepts";
+  let description = [{
+    MLIR 22's `shard-partition` fails, without a diagnostic, on an
+    `arith.constant` with a non-splat tensor value (a folded frequency table,
+    an ALiBi slope table, a learned table), whatever its sharding. Run
+    between `sharding-propagation` and `shard-partition`, this pass rewrites
+    each such constant into a `tensor.from_elements` of scalar constants that
+    every process computes whole (partitioning clones it), annotated as
+    replicated, followed by a reshard to the constant's own sharding when
+    that is split (partitioning turns it into the process's slice).
+    Canonicalization folds the elements back into a constant afterwards.
+    Constants of more than `max-elements` elements are reported as errors
+    instead.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"1048576",
+           "The largest constant (in elements) that is unfolded">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::shard::ShardDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // PE_DIALECT_PE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,31 @@
+// Sharded execution test: the ALiBi bias [H, Tq, Tk] = [112, 8, 8] of
+// BLOOM's 112 heads (not a power of two: the slopes of 64 heads, then every other slope of 128), with the heads split over 2 ranks: each rank computes its heads'
+// bias with the slopes of its global heads (the global slope table sliced at
+// its first head). pe-run --ranks=2 runs the partitioned function on 2 MPI
+// ranks and gathers the result; --check=cpu compares it with the unsharded
+// function. The result is compared with the float64 reference
+// (test/Integration/lib/shard_cases.py) and must not match shards that use
+// the slopes of H/2 heads (naive.npy), which differ from the reference.
+// Tolerances: rtol 1e-6, atol 1e-6 against the reference (slope times an
+// integer distance, rounded once to f32); exact (0, 0) against the unsharded
+// program: the same slopes and distances.
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/shard_cases.py alibi_heads_112 %t
+// RUN: pe-run %s -e alibi_heads_112 --ranks=2 --output=%t/out.npy --check=cpu --rtol=0 --atol=0 | FileCheck %s --check-prefix=MPI
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-6 --atol 1e-6 | FileCheck %s
+// RUN: not %npycmp %t/out.npy %t/naive.npy --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=NAIVE
+// RUN: not %npycmp %t/naive.npy %t/expected.npy --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=NAIVE
+// MPI: pe-run: ran 'alibi_heads_112' on 2 ranks (pe-shard-pipeline)
+// MPI: pe-run: check result 0: {{.*}}: PASS
+// CHECK: npycmp: PASS
+// NAIVE: npycmp: FAIL
+
+shard.grid @grid(shape = 2) {sym_visibility = "private"}
+
+func.func @alibi_heads_112() -> tensor<112x8x8xf32> {
+  %heads = shard.sharding @grid split_axes = [[0]] : !shard.sharding
+  %b = pe.alibi_bias symmetric : tensor<112x8x8xf32>
+  %bs = shard.shard %b to %heads : tensor<112x8x8xf32>
+  return %bs : tensor<112x8x8xf32>
+}
