@@ -266,6 +266,24 @@ def attention_keys_kv_lengths(d):
     save(d, q=q, k=k, v=v, l=lengths, expected=out, expected_lse=lse)
 
 
+@case
+def attention_keys_alibi_key(d):
+    """BLOOM's ALiBi (`key` distance b = j) as an encoding of causal GQA
+    attention (6 heads, not a power of two, over 2 KV heads; Tq = Tk = 16,
+    D = 32); keys split. A key block starting at k0 sees b = j - k0 for its
+    keys, so its lse is shifted by m_h k0 before the shards combine; the
+    naive combination without that shift is what attention with the bias
+    m_h (j mod 8) gives."""
+    q, k, v = _qkv("attention_keys_alibi_key", 1, 6, 2, 16, 16, 32)
+    bias = ref.alibi_bias(6, 16, 16, "key")
+    j = np.arange(16)
+    naive_bias = ref.alibi_slopes(6)[:, None, None] * (j % 8)[None, None, :]
+    naive_bias = np.broadcast_to(naive_bias, (6, 16, 16))
+    save(d, q=q, k=k, v=v,
+         expected=ref.attention(q, k, v, bias=bias[None], causal=True),
+         naive=ref.attention(q, k, v, bias=naive_bias[None], causal=True))
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] not in CASES:
         sys.exit("usage: shard_cases.py CASE DIR; cases: " + " ".join(sorted(CASES)))

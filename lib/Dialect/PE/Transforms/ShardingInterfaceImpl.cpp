@@ -683,18 +683,11 @@ struct AttentionSharding
     }
     // Keys: each shard's keys are a contiguous block with a known start. A
     // valid length L becomes L - k0 on the block (clamped by the op), but the
-    // bottom-right causal base L - Tq would then use the clamped length; the
-    // `key` ALiBi distance has no key offset.
-    if (!loopAxes(loops, J).empty()) {
-      if (att.getKvLengths() && att.getCausal() &&
-          att.getCausalAlignment() == CausalAlignment::BottomRight)
-        return std::string("the key sequence is not split with kv_lengths "
-                           "and bottom-right causal alignment");
-      if (att.getAlibiAttr() &&
-          att.getAlibiAttr().getDistance() == AlibiDistance::Key)
-        return std::string("the key sequence is not split with the `key` "
-                           "ALiBi distance");
-    }
+    // bottom-right causal base L - Tq would then use the clamped length.
+    if (!loopAxes(loops, J).empty() && att.getKvLengths() && att.getCausal() &&
+        att.getCausalAlignment() == CausalAlignment::BottomRight)
+      return std::string("the key sequence is not split with kv_lengths "
+                         "and bottom-right causal alignment");
     return std::nullopt;
   }
 
@@ -819,11 +812,23 @@ struct AttentionSharding
       return success();
     builder.setInsertionPointAfter(local);
     b.setInsertionPointAfter(local);
-    auto [out, lse] =
-        combineKeyShards(b, local, grid, keyAxes, att.getLayout());
+    Value lse = local.getLse();
+    // The `key` distance (b = j) of key k0 + j is the block's plus k0: every
+    // score of a row of head h grows by m_h k0, which softmax ignores within
+    // the block but the combination needs: the block's lse grows by m_h k0.
+    if (att.getAlibiAttr() &&
+        att.getAlibiAttr().getDistance() == AlibiDistance::Key) {
+      Value slopes = local.getAlibiSlopes();
+      if (!slopes)
+        slopes = slopeTable(b, qType.getDimSize(perm[1]),
+                            att.getAlibiAttr().getMaxBias().convertToDouble());
+      lse = shiftRows(b, lse, slopes, keyStart);
+    }
+    auto [out, combinedLse] = combineKeyShards(b, local.getResult(), lse, grid,
+                                               keyAxes, att.getLayout());
     map.map(op->getResult(0), out);
     if (att.getLse())
-      map.map(op->getResult(1), lse);
+      map.map(op->getResult(1), combinedLse);
     builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
     return success();
   }
@@ -847,16 +852,43 @@ struct AttentionSharding
         .getResult(0);
   }
 
+  /// lse[b, h, i] + slopes[h] * start, in the type of `lse`.
+  static Value shiftRows(ImplicitLocOpBuilder &b, Value lse, Value slopes,
+                         Value start) {
+    MLIRContext *ctx = b.getContext();
+    auto type = cast<RankedTensorType>(lse.getType());
+    auto ct = cast<FloatType>(type.getElementType());
+    Value k0 = arith::SIToFPOp::create(
+        b, ct, arith::IndexCastOp::create(b, b.getI64Type(), start));
+    AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+    Value init = tensor::EmptyOp::create(b, type.getShape(), ct);
+    return linalg::GenericOp::create(
+               b, TypeRange{type}, ValueRange{lse, slopes}, ValueRange{init},
+               ArrayRef<AffineMap>{id3, loopsMap(ctx, 3, {1}), id3},
+               SmallVector<utils::IteratorType>(3,
+                                                utils::IteratorType::parallel),
+               [&](OpBuilder &nb, Location loc, ValueRange args) {
+                 Value m = args[1];
+                 if (m.getType() != ct)
+                   m = cast<FloatType>(m.getType()).getWidth() > ct.getWidth()
+                           ? Value(arith::TruncFOp::create(nb, loc, ct, m))
+                           : Value(arith::ExtFOp::create(nb, loc, ct, m));
+                 Value shift = arith::MulFOp::create(nb, loc, m, k0);
+                 Value r = arith::AddFOp::create(nb, loc, args[0], shift);
+                 linalg::YieldOp::create(nb, loc, r);
+               })
+        .getResult(0);
+  }
+
   /// The exact combination of the per-shard attention outputs `o_s` and
   /// log-sum-exps `l_s` of the shards along `axes`:
   ///   m = max_s l_s, w_s = exp(l_s - m) (0 for a shard with no allowed key),
   ///   out = sum_s w_s o_s / sum_s w_s (0 where no shard has an allowed key),
   ///   lse = m + log(sum_s w_s).
   static std::pair<Value, Value>
-  combineKeyShards(ImplicitLocOpBuilder &b, AttentionOp local, StringRef grid,
+  combineKeyShards(ImplicitLocOpBuilder &b, Value o, Value l, StringRef grid,
                    ArrayRef<GridAxis> axes, AttentionLayout layout) {
     MLIRContext *ctx = b.getContext();
-    Value o = local.getResult(), l = local.getLse();
     auto oType = cast<RankedTensorType>(o.getType());
     auto lType = cast<RankedTensorType>(l.getType());
     auto ct = cast<FloatType>(lType.getElementType());

@@ -140,3 +140,32 @@ func.func @keys_kv_lengths_top_left(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x16x8
   %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi64>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x2x8x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
 }
+
+// -----
+
+shard.grid @grid(shape = 2) {sym_visibility = "private"}
+
+// Keys split with the `key` ALiBi distance (b = j): the block's op sees its
+// keys at j - 8 idx, so its lse is raised by m_h * 8 idx (the 4-head slope
+// table) before the max and the sums.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[HEAD:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-LABEL: func @keys_alibi_key
+// CHECK-DAG: %[[TABLE:.*]] = arith.constant dense<[2.500000e-01, 6.250000e-02, 1.562500e-02, 3.906250e-03]> : tensor<4xf64>
+// CHECK: %[[IDX:.*]] = shard.process_multi_index on @grid axes = [0] : index
+// CHECK: %[[START:.*]] = arith.muli %[[IDX]], %{{.*}} : index
+// CHECK: %{{.*}}, %[[L:.*]] = pe.attention {{.*}} alibi <key>
+// CHECK: %[[I:.*]] = arith.index_cast %[[START]] : index to i64
+// CHECK: %[[K0:.*]] = arith.sitofp %[[I]] : i64 to f32
+// CHECK: %[[SHIFTED:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[HEAD]], #[[ID]]]{{.*}} ins(%[[L]], %[[TABLE]] : tensor<1x4x8xf32>, tensor<4xf64>)
+// CHECK:   %[[M:.*]] = arith.truncf %{{.*}} : f64 to f32
+// CHECK:   %[[S:.*]] = arith.mulf %[[M]], %[[K0]] : f32
+// CHECK:   arith.addf %{{.*}}, %[[S]] : f32
+// CHECK: shard.all_reduce %[[SHIFTED]] on @grid grid_axes = [0] reduction = max
+func.func @keys_alibi_key(%q: tensor<1x4x8x8xf32>, %k: tensor<1x4x16x8xf32>, %v: tensor<1x4x16x8xf32>) -> tensor<1x4x8x8xf32> {
+  %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
+  %ks = shard.shard %k to %s : tensor<1x4x16x8xf32>
+  %vs = shard.shard %v to %s : tensor<1x4x16x8xf32>
+  %o = pe.attention %q, %ks, %vs alibi <key> : tensor<1x4x8x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32> -> tensor<1x4x8x8xf32>
+  return %o : tensor<1x4x8x8xf32>
+}
