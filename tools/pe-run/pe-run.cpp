@@ -44,6 +44,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,6 +65,7 @@
 using namespace mlir;
 namespace npy = mlir::pe::npy;
 using llvm::ArrayRef;
+using llvm::SmallString;
 using llvm::SmallVector;
 using llvm::StringRef;
 using llvm::Twine;
@@ -83,17 +85,42 @@ namespace {
 struct PipelineEntry {
   StringRef name;
   void (*build)(OpPassManager &pm);
-  /// Runtime library (file name in the LLVM library directory) the lowered
-  /// code calls into, or empty.
+  /// Runtime library (file name in the LLVM library directory, or in pe's
+  /// own library directory if `peRuntime`) the lowered code calls into, or
+  /// empty.
   StringRef runtimeLib;
+  /// Where the runtime library comes from, for the error when it is missing.
+  StringRef runtimeHint;
+  bool peRuntime = false;
 };
 } // namespace
 
+/// pe-gpu-pipeline{target=spirv}: SPIR-V kernels, run by the Vulkan runtime.
+static void buildVulkanPipeline(OpPassManager &pm) {
+  mlir::pe::GPUPipelineOptions options;
+  options.target = mlir::pe::GPUTarget::SPIRV;
+  mlir::pe::buildGPUPipeline(pm, options);
+}
+
 static const PipelineEntry kPipelines[] = {
-    {"reference", mlir::pe::buildReferencePipeline, ""},
+    {"reference", mlir::pe::buildReferencePipeline, "", "", false},
     // scf.parallel is lowered to OpenMP: the code calls __kmpc_* in libomp.
-    {"cpu", mlir::pe::buildCPUPipeline, "libomp.so"},
+    {"cpu", mlir::pe::buildCPUPipeline, "libomp.so",
+     "Debian package libomp-22-dev", false},
+    // The kernels run through Vulkan (lavapipe on a CPU): the host code calls
+    // mgpu* in pe's Vulkan runtime.
+    {"vulkan", buildVulkanPipeline, "libpe_vulkan_runtime.so",
+     "built with the Vulkan headers, Debian package libvulkan-dev", true},
 };
+
+/// pe's own library directory: ../lib beside the pe-run executable.
+static std::string peLibraryDir(const char *argv0) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&peLibraryDir));
+  SmallString<256> dir(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(dir, "..", "lib");
+  return std::string(dir);
+}
 
 static const PipelineEntry *lookupPipeline(StringRef name) {
   for (const PipelineEntry &entry : kPipelines)
@@ -967,8 +994,11 @@ With --check the check pipeline C is timed too, followed by
 Only the call is timed (not the input copies). Freed memory stays in the
 process, so result buffers of later calls reuse pages already mapped.
 
-Pipelines: 'reference' (pe-reference-pipeline, the unfused semantics) and
-'cpu' (pe-cpu-pipeline: fusion and generated kernels; loads libomp).
+Pipelines: 'reference' (pe-reference-pipeline, the unfused semantics),
+'cpu' (pe-cpu-pipeline: fusion and generated kernels; loads libomp) and
+'vulkan' (pe-gpu-pipeline{target=spirv}: GPU kernels as SPIR-V, run through
+Vulkan by pe's runtime library libpe_vulkan_runtime.so; on a machine without
+a GPU, Mesa's lavapipe runs them on the CPU).
 
 Errors print one 'pe-run: error: ...' line on stderr (after the located MLIR
 diagnostics, if any) and exit with status 1.
@@ -1077,10 +1107,12 @@ int main(int argc, char **argv) {
   for (const PipelineEntry *entry : {pipeline, checkPipeline}) {
     if (!entry || entry->runtimeLib.empty())
       continue;
-    std::string lib = (Twine(PE_MLIR_LIB_DIR) + "/" + entry->runtimeLib).str();
+    std::string dir =
+        entry->peRuntime ? peLibraryDir(argv[0]) : std::string(PE_MLIR_LIB_DIR);
+    std::string lib = (Twine(dir) + "/" + entry->runtimeLib).str();
     if (!llvm::sys::fs::exists(lib))
-      return fail("pipeline '" + entry->name.str() + "' needs " + lib +
-                  " (Debian package libomp-22-dev)");
+      return fail("pipeline '" + entry->name.str() + "' needs " + lib + " (" +
+                  entry->runtimeHint + ")");
     if (!llvm::is_contained(libs, lib))
       libs.push_back(lib);
   }

@@ -51,6 +51,55 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(0)};
 };
 
+/// The kernel targets of `pe-gpu-pipeline`.
+enum class GPUTarget { NVVM, SPIRV };
+
+/// Options of `pe-gpu-pipeline` (`pe-gpu-pipeline{target=spirv}`,
+/// `pe-gpu-pipeline{target=nvvm chip=sm_90 format=isa}`).
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<GPUTarget> target{
+      *this, "target", llvm::cl::desc("Kernel target"),
+      llvm::cl::values(
+          clEnumValN(GPUTarget::NVVM, "nvvm",
+                     "NVVM: PTX / cubin for NVIDIA GPUs (the CUDA runtime)"),
+          clEnumValN(GPUTarget::SPIRV, "spirv",
+                     "SPIR-V compute shaders (the Vulkan runtime)")),
+      llvm::cl::init(GPUTarget::NVVM)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("NVVM target chip (nvvm-attach-target{chip})"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("NVVM target features, the PTX ISA version "
+                     "(nvvm-attach-target{features})"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel object format (gpu-module-to-binary{format}): "
+                     "isa (PTX text, JIT-compiled by the driver), bin "
+                     "(cubin; runs ptxas), fatbin (runs ptxas and "
+                     "fatbinary); spirv always gives a SPIR-V binary"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<int64_t> blockRows{
+      *this, "block-rows",
+      llvm::cl::desc("Query rows (threads) per attention block "
+                     "(convert-pe-to-gpu{block-rows})"),
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> keyTile{
+      *this, "key-tile",
+      llvm::cl::desc("Keys per K/V tile in workgroup memory "
+                     "(convert-pe-to-gpu{key-tile})"),
+      llvm::cl::init(32)};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Fuse RoPE and ALiBi producers into pe.attention and "
+                     "fold the RoPE attention scaling into the softmax scale "
+                     "(pe-fuse-encodings-into-attention, "
+                     "pe-fold-attention-scaling)"),
+      llvm::cl::init(true)};
+};
+
 /// The reference pipeline: IR with pe ops on tensors (func.func) all the way
 /// to the LLVM dialect for the host CPU, through convert-pe-to-linalg, one-shot
 /// bufferization with buffer deallocation, and scalar loops. Functions keep
@@ -70,6 +119,16 @@ void buildReferencePipeline(OpPassManager &pm);
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// buildCPUPipeline with the default options.
 void buildCPUPipeline(OpPassManager &pm);
+
+/// The GPU pipeline: fold frequencies and fuse the encodings into
+/// pe.attention as the CPU pipeline does, generate GPU kernels for attention
+/// and RoPE (convert-pe-to-gpu; everything else through the reference
+/// lowering on the host), outline them, bufferize the host code, and lower
+/// the kernels to NVVM and PTX/cubin or to a SPIR-V binary, and the host code
+/// to the LLVM dialect calling MLIR's GPU runtime entry points (mgpu*; for
+/// spirv with bare pointers and interspersed buffer sizes, the convention of
+/// the Vulkan runtime of pe-run). Registered as `pe-gpu-pipeline`.
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 
 /// Registers the dialects and the external interface models (bufferization,
 /// buffer deallocation, tiling, subsets) that the two pipelines need in the

@@ -1,0 +1,148 @@
+//===- GPUPipeline.cpp - pe-gpu-pipeline ----------------------------------===//
+//
+// Part of the pe-mlir project.
+//
+// Built from pass constructors like the CPU pipelines; `pe-opt
+// --pe-gpu-pipeline=target=spirv --dump-pass-pipeline` prints it
+// (test/Pipelines/gpu-pipeline-structure.mlir checks it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "pe/Conversion/Passes.h"
+#include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+/// One-shot bufferization of the host code (identity layouts at function
+/// boundaries, as the CPU pipelines), with buffer deallocation nested on
+/// func.func: the kernels (gpu.func, already outlined) use gpu.barrier, whose
+/// memory effects are unknown to the deallocation pass.
+static void addHostBufferization(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &func = pm.nest<func::FuncOp>();
+  func.addPass(memref::createExpandReallocPass());
+  func.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  func.addPass(createCanonicalizerPass());
+  func.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  func.addPass(bufferization::createLowerDeallocationsPass());
+  func.addPass(createCSEPass());
+  func.addPass(createCanonicalizerPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+}
+
+/// The host code (func.func) to the LLVM dialect, except the GPU ops.
+static void addHostLowering(OpPassManager &pm) {
+  OpPassManager &func = pm.nest<func::FuncOp>();
+  func.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+}
+
+void mlir::pe::buildGPUPipeline(OpPassManager &pm,
+                                const GPUPipelineOptions &options) {
+  bool spirv = options.target == GPUTarget::SPIRV;
+
+  // Compile-time folding and fusion, as in pe-cpu-pipeline.
+  pm.addPass(createFoldFrequencies());
+  pm.addPass(createCanonicalizerPass());
+  if (options.fuse) {
+    pm.addPass(createFuseEncodingsIntoAttention());
+    pm.addPass(createFoldAttentionScaling());
+  }
+  pm.addPass(createCanonicalizerPass());
+
+  // Kernels for attention and RoPE; everything else on the host through the
+  // reference lowering.
+  ConvertPEToGPUOptions kernels;
+  kernels.blockRows = options.blockRows;
+  kernels.keyTile = options.keyTile;
+  // The SPIR-V target is Vulkan 1.1 compute without 16-bit storage.
+  kernels.allow16Bit = !spirv;
+  kernels.staticBuffersOnly = spirv;
+  pm.addPass(createConvertPEToGPU(kernels));
+  // Constants into the kernels (else they become kernel parameters), then
+  // outlining, before any canonicalization could fold a kernel's load from a
+  // host tensor's buffer into a tensor.extract inside the kernel.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createConvertPEToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  addHostBufferization(pm);
+
+  if (spirv) {
+    pm.addPass(createPrepareGPUForSPIRV());
+    pm.addNestedPass<gpu::GPUModuleOp>(arith::createArithExpandOpsPass());
+    GpuSPIRVAttachTargetOptions target;
+    target.spirvVersion = "v1.3";
+    target.spirvCapabilities = {"Shader", "Int64"};
+    target.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class"};
+    pm.addPass(createGpuSPIRVAttachTarget(target));
+    pm.addNestedPass<gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
+    pm.addPass(createConvertGPUToSPIRVPass(/*mapMemorySpace=*/true));
+    pm.addPass(createNestSPIRVModules());
+    OpPassManager &spirvModule =
+        pm.nest<gpu::GPUModuleOp>().nest<spirv::ModuleOp>();
+    spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
+    spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
+    pm.addPass(createGpuModuleToBinaryPass());
+    addHostLowering(pm);
+    // Each memref kernel argument is passed as its aligned pointer followed
+    // by its size in bytes: what the Vulkan runtime binds as a storage
+    // buffer.
+    GpuToLLVMConversionPassOptions host;
+    host.kernelBarePtrCallConv = true;
+    host.kernelIntersperseSizeCallConv = true;
+    pm.addPass(createGpuToLLVMConversionPass(host));
+  } else {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = options.chip;
+    target.features = options.features;
+    target.optLevel = 3;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+    OpPassManager &kernel = pm.nest<gpu::GPUModuleOp>();
+    kernel.addPass(createStripDebugInfoPass());
+    kernel.addPass(createSCFToControlFlowPass());
+    kernel.addPass(createConvertGpuOpsToNVVMOps());
+    kernel.addPass(createCanonicalizerPass());
+    kernel.addPass(createCSEPass());
+    kernel.addPass(createReconcileUnrealizedCastsPass());
+    addHostLowering(pm);
+    pm.addPass(createGpuToLLVMConversionPass());
+    GpuModuleToBinaryPassOptions binary;
+    binary.compilationTarget = options.format;
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+  }
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
