@@ -235,6 +235,36 @@ private:
         /*readOnly=*/true);
     return flatten(m);
   }
+  /// flatBuffer for a buffer a kernel reads: a rank-1 buffer is copied into
+  /// a new one, so that no canonicalization between this pass and kernel
+  /// outlining can fold the kernel's loads from it into a tensor.extract of
+  /// the host tensor (the rank-1 buffers are small: lengths, slopes).
+  Value kernelBuffer(Value t) {
+    Value m = flatBuffer(t);
+    if (cast<RankedTensorType>(t.getType()).getRank() != 1)
+      return m;
+    auto type = cast<MemRefType>(m.getType());
+    Value copy = allocLike(type, memref::DimOp::create(b, m, 0).getResult());
+    memref::CopyOp::create(b, m, copy);
+    return copy;
+  }
+  /// kernelBuffer of an f64 table as f32 (rounded on the host, as the CPU
+  /// kernels round the slopes), so that kernels need no f64 support.
+  Value kernelBufferF32(Value t) {
+    auto type = cast<RankedTensorType>(t.getType());
+    if (type.getElementType() != f64)
+      return kernelBuffer(t);
+    Value m = flatBuffer(t);
+    Value n = memref::DimOp::create(b, m, 0);
+    Value copy = allocLike(
+        MemRefType::get(cast<MemRefType>(m.getType()).getShape(), f32), n);
+    forLoop(idx(0), n, idx(1), [&](Value i) {
+      Value x = memref::LoadOp::create(b, m, ValueRange{i});
+      memref::StoreOp::create(b, arith::TruncFOp::create(b, f32, x), copy,
+                              ValueRange{i});
+    });
+    return copy;
+  }
   Value flatten(Value m) {
     auto type = cast<MemRefType>(m.getType());
     if (type.getRank() == 1)
@@ -431,9 +461,9 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
   Value batch = dimOf(op.getQuery(), 0);
   Value tq = dimOf(op.getQuery(), sAx);
   Value tkAll = dimOf(op.getKey(), sAx);
-  Value q = flatBuffer(op.getQuery());
-  Value k = flatBuffer(op.getKey());
-  Value v = flatBuffer(op.getValue());
+  Value q = kernelBuffer(op.getQuery());
+  Value k = kernelBuffer(op.getKey());
+  Value v = kernelBuffer(op.getValue());
   auto outType =
       MemRefType::get(resultType.getShape(), resultType.getElementType());
   SmallVector<Value> outDims = {batch, idx(heads), idx(heads), idx(dv)};
@@ -448,7 +478,7 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
                           {batch, idx(heads), tq});
     lse = flatten(lseBuffer);
   }
-  Value lengths = op.getKvLengths() ? flatBuffer(op.getKvLengths()) : Value();
+  Value lengths = op.getKvLengths() ? kernelBuffer(op.getKvLengths()) : Value();
   Value causalOffset =
       op.getCausalOffset() ? toIndex(op.getCausalOffset()) : idx(0);
   Value qCos, qSin, kCos, kSin;
@@ -462,14 +492,14 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
   Value slopes, alibiBase;
   if (AlibiEncodingAttr alibi = op.getAlibiAttr()) {
     if (Value explicitSlopes = op.getAlibiSlopes()) {
-      slopes = flatBuffer(explicitSlopes);
+      slopes = kernelBufferF32(explicitSlopes);
     } else {
       SmallVector<float> values;
       for (double s :
            formula::alibiSlopes(heads, alibi.getMaxBias().convertToDouble()))
         values.push_back(float(s));
       auto type = RankedTensorType::get({heads}, f32);
-      slopes = flatBuffer(arith::ConstantOp::create(
+      slopes = kernelBuffer(arith::ConstantOp::create(
           b, DenseElementsAttr::get(type, ArrayRef<float>(values))));
     }
     alibiBase = offsetValue(op.getAlibiQueryOffset());
@@ -766,7 +796,7 @@ void GPUKernelBuilder::buildRope(RopeOp op) {
   Value rows = idx(1);
   for (int64_t i = 0; i < rank - 1; ++i)
     rows = muli(rows, dims[i]);
-  Value x = flatBuffer(op.getInput());
+  Value x = kernelBuffer(op.getInput());
   Value outBuffer =
       allocLike(MemRefType::get(type.getShape(), type.getElementType()), dims);
   Value out = flatten(outBuffer);
