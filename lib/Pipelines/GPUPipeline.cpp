@@ -85,8 +85,8 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   ConvertPEToGPUOptions kernels;
   kernels.blockRows = options.blockRows;
   kernels.keyTile = options.keyTile;
-  // The SPIR-V target is Vulkan 1.1 compute without 16-bit storage.
-  kernels.allow16Bit = !spirv;
+  // SPIR-V (1.3) has no bf16.
+  kernels.allowBF16 = !spirv;
   kernels.staticBuffersOnly = spirv;
   pm.addPass(createConvertPEToGPU(kernels));
   // Constants into the kernels (else they become kernel parameters), then
@@ -104,8 +104,14 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
     pm.addNestedPass<gpu::GPUModuleOp>(arith::createArithExpandOpsPass());
     GpuSPIRVAttachTargetOptions target;
     target.spirvVersion = "v1.3";
-    target.spirvCapabilities = {"Shader", "Int64"};
-    target.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class"};
+    // spirv-update-vce keeps only what the kernels use: f16 kernels need
+    // Float16 and 16-bit storage buffers (Vulkan shaderFloat16 and
+    // storageBuffer16BitAccess, which the runtime enables where the device
+    // has them).
+    target.spirvCapabilities = {"Shader", "Int64", "Float16",
+                                "StorageBuffer16BitAccess"};
+    target.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class",
+                              "SPV_KHR_16bit_storage"};
     pm.addPass(createGpuSPIRVAttachTarget(target));
     pm.addNestedPass<gpu::GPUModuleOp>(createConvertMathToSPIRVPass());
     pm.addPass(createConvertGPUToSPIRVPass(/*mapMemorySpace=*/true));

@@ -12,8 +12,8 @@
 // COMMON-NEXT: pe-fuse-encodings-into-attention
 // COMMON-NEXT: pe-fold-attention-scaling
 // COMMON-NEXT: canonicalize
-// NVVM-NEXT: convert-pe-to-gpu{allow-16-bit=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
-// SPIRV-NEXT: convert-pe-to-gpu{allow-16-bit=false block-rows=64 key-tile=32 rope-block=128 static-buffers-only=true}
+// NVVM-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
+// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=false allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=true}
 // COMMON-NEXT: gpu-launch-sink-index-computations
 // COMMON-NEXT: gpu-kernel-outlining
 // COMMON-NEXT: convert-pe-to-linalg
@@ -37,7 +37,7 @@
 // SPIRV-NEXT: gpu.module(
 // SPIRV-NEXT: arith-expand
 // SPIRV-NEXT: )
-// SPIRV-NEXT: spirv-attach-target{caps={Shader,Int64} {{.*}}exts={SPV_KHR_storage_buffer_storage_class} {{.*}}ver=v1.3}
+// SPIRV-NEXT: spirv-attach-target{caps={Shader,Int64,Float16,StorageBuffer16BitAccess} {{.*}}exts={SPV_KHR_storage_buffer_storage_class,SPV_KHR_16bit_storage} {{.*}}ver=v1.3}
 // SPIRV-NEXT: gpu.module(
 // SPIRV-NEXT: convert-math-to-spirv
 // SPIRV-NEXT: )
@@ -53,7 +53,7 @@
 // COMMON-NEXT: )
 
 // OPTS-NOT: pe-fuse-encodings-into-attention
-// OPTS: convert-pe-to-gpu{allow-16-bit=true block-rows=128 key-tile=64
+// OPTS: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=128 key-tile=64
 // OPTS: nvvm-attach-target{O=3 chip=sm_90 {{.*}}features=+ptx83
 // OPTS: gpu-module-to-binary{format=fatbin
 

@@ -124,9 +124,12 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
            "Keys per K/V tile staged in workgroup memory">,
     Option<"ropeBlock", "rope-block", "int64_t", /*default=*/"128",
            "Threads per block of the RoPE kernel">,
-    Option<"allow16Bit", "allow-16-bit", "bool", /*default=*/"true",
-           "Generate kernels for f16 and bf16 operands (the target can load "
-           "and store 16-bit floats)">,
+    Option<"allowF16", "allow-f16", "bool", /*default=*/"true",
+           "Generate kernels for f16 operands (the target can load, convert "
+           "and store f16)">,
+    Option<"allowBF16", "allow-bf16", "bool", /*default=*/"true",
+           "Generate kernels for bf16 operands (the target can load, convert "
+           "and store bf16)">,
     Option<"staticBuffersOnly", "static-buffers-only", "bool",
            /*default=*/"false",
            "Generate kernels only for ops with static shapes, so that every "

@@ -69,7 +69,8 @@ struct KernelOptions {
   int64_t blockRows = 64;
   int64_t keyTile = 32;
   int64_t ropeBlock = 128;
-  bool allow16Bit = true;
+  bool allowF16 = true;
+  bool allowBF16 = true;
   bool staticBuffersOnly = false;
 };
 
@@ -77,10 +78,14 @@ struct KernelOptions {
 std::string unsupportedElementReason(Type t, const KernelOptions &options) {
   if (t.isF32())
     return "";
-  if (t.isF16() || t.isBF16())
-    return options.allow16Bit ? ""
-                              : "f16/bf16 operands on a target without 16-bit "
-                                "storage (allow-16-bit=false)";
+  if (t.isF16())
+    return options.allowF16 ? ""
+                            : "f16 operands on a target without f16 "
+                              "(allow-f16=false)";
+  if (t.isBF16())
+    return options.allowBF16 ? ""
+                             : "bf16 operands on a target without bf16 "
+                               "(allow-bf16=false)";
   return "element type is not f32, f16 or bf16";
 }
 
@@ -857,7 +862,8 @@ struct ConvertPEToGPUPass
     options.blockRows = blockRows;
     options.keyTile = keyTile;
     options.ropeBlock = ropeBlock;
-    options.allow16Bit = allow16Bit;
+    options.allowF16 = allowF16;
+    options.allowBF16 = allowBF16;
     options.staticBuffersOnly = staticBuffersOnly;
     StringRef category = getArgument();
 

@@ -65,7 +65,7 @@ struct Device {
   Device() {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "pe-mlir";
-    app.apiVersion = VK_API_VERSION_1_1;
+    app.apiVersion = VK_API_VERSION_1_2;
     VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     instanceInfo.pApplicationInfo = &app;
     if (vkCreateInstance(&instanceInfo, nullptr, &instance) != VK_SUCCESS)
@@ -121,18 +121,36 @@ struct Device {
     queueInfo.queueFamilyIndex = family;
     queueInfo.queueCount = 1;
     queueInfo.pQueuePriorities = &priority;
-    // The kernels use 64-bit integers (the Int64 capability).
-    VkPhysicalDeviceFeatures features{};
-    VkPhysicalDeviceFeatures supported;
-    vkGetPhysicalDeviceFeatures(physical, &supported);
-    if (!supported.shaderInt64)
+    // The kernels use 64-bit integers (the Int64 capability); f16 kernels
+    // use f16 arithmetic and 16-bit storage buffers, enabled where the
+    // device has them (a kernel that needs them fails to build otherwise).
+    VkPhysicalDevice16BitStorageFeatures storage16{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    VkPhysicalDeviceShaderFloat16Int8Features float16{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    float16.pNext = &storage16;
+    VkPhysicalDeviceFeatures2 supported{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    supported.pNext = &float16;
+    vkGetPhysicalDeviceFeatures2(physical, &supported);
+    if (!supported.features.shaderInt64)
       fatal(std::string("device '") + props.deviceName +
             "' does not support shaderInt64");
-    features.shaderInt64 = VK_TRUE;
+    VkPhysicalDevice16BitStorageFeatures enable16{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    enable16.storageBuffer16BitAccess = storage16.storageBuffer16BitAccess;
+    VkPhysicalDeviceShaderFloat16Int8Features enableF16{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    enableF16.shaderFloat16 = float16.shaderFloat16;
+    enableF16.pNext = &enable16;
+    VkPhysicalDeviceFeatures2 features{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.features.shaderInt64 = VK_TRUE;
+    features.pNext = &enableF16;
     VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    deviceInfo.pNext = &features;
     deviceInfo.queueCreateInfoCount = 1;
     deviceInfo.pQueueCreateInfos = &queueInfo;
-    deviceInfo.pEnabledFeatures = &features;
     check(vkCreateDevice(physical, &deviceInfo, nullptr, &device),
           "vkCreateDevice");
     vkGetDeviceQueue(device, family, 0, &queue);
