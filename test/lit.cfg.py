@@ -80,6 +80,7 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
     config.environment["CUDA_ROOT"] = cuda_root
+    config.substitutions.append(("%cuda_root", cuda_root))
 config.substitutions.append(
     ("%extract_gpu_objects", config.python3 + " " +
      os.path.join(config.pe_src_root, "utils", "extract-gpu-objects.py")))

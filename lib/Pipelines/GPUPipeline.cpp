@@ -130,6 +130,8 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
     host.kernelIntersperseSizeCallConv = true;
     pm.addPass(createGpuToLLVMConversionPass(host));
   } else {
+    if (options.deviceBuffers)
+      pm.addPass(createGPUDeviceBuffers());
     GpuNVVMAttachTargetOptions target;
     target.chip = options.chip;
     target.features = options.features;
@@ -146,6 +148,7 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
     pm.addPass(createGpuToLLVMConversionPass());
     GpuModuleToBinaryPassOptions binary;
     binary.compilationTarget = options.format;
+    binary.toolkitPath = options.toolkit;
     pm.addPass(createGpuModuleToBinaryPass(binary));
   }
   pm.addPass(createCanonicalizerPass());

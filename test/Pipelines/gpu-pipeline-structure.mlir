@@ -4,6 +4,7 @@
 // RUN: pe-opt %s --pe-gpu-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefixes=COMMON,NVVM
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{target=spirv})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefixes=COMMON,SPIRV
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{chip=sm_90 features=+ptx83 format=fatbin block-rows=128 key-tile=64 fuse=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{device-buffers=false toolkit=/opt/cuda})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODEV
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{target=rocdl})' 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
 // COMMON: builtin.module(
@@ -26,6 +27,7 @@
 // COMMON-NEXT: expand-realloc
 // COMMON-NEXT: ownership-based-buffer-deallocation
 // COMMON: convert-linalg-to-loops
+// NVVM-NEXT: pe-gpu-device-buffers
 // NVVM-NEXT: nvvm-attach-target{O=3 chip=sm_80 {{.*}}features=+ptx80
 // NVVM-NEXT: gpu.module(
 // NVVM-NEXT: strip-debuginfo
@@ -56,6 +58,9 @@
 // OPTS: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=128 key-tile=64
 // OPTS: nvvm-attach-target{O=3 chip=sm_90 {{.*}}features=+ptx83
 // OPTS: gpu-module-to-binary{format=fatbin
+
+// NODEV-NOT: pe-gpu-device-buffers
+// NODEV: gpu-module-to-binary{format=isa {{.*}}toolkit=/opt/cuda}
 
 // BADTARGET: for the --target option: Cannot find option named 'rocdl'!
 module {}

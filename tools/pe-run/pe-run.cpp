@@ -102,6 +102,14 @@ static void buildVulkanPipeline(OpPassManager &pm) {
   mlir::pe::buildGPUPipeline(pm, options);
 }
 
+/// pe-gpu-pipeline{target=nvvm}: PTX kernels (JIT-compiled by the driver),
+/// run by the CUDA runtime on device copies of the buffers.
+static void buildCUDAPipeline(OpPassManager &pm) {
+  mlir::pe::GPUPipelineOptions options;
+  options.target = mlir::pe::GPUTarget::NVVM;
+  mlir::pe::buildGPUPipeline(pm, options);
+}
+
 static const PipelineEntry kPipelines[] = {
     {"reference", mlir::pe::buildReferencePipeline, "", "", false},
     // scf.parallel is lowered to OpenMP: the code calls __kmpc_* in libomp.
@@ -111,6 +119,10 @@ static const PipelineEntry kPipelines[] = {
     // mgpu* in pe's Vulkan runtime.
     {"vulkan", buildVulkanPipeline, "libpe_vulkan_runtime.so",
      "built with the Vulkan headers, Debian package libvulkan-dev", true},
+    // The kernels run on an NVIDIA GPU: the host code calls mgpu* in pe's
+    // CUDA runtime, which loads the driver (libcuda.so.1) when first called.
+    {"cuda", buildCUDAPipeline, "libpe_cuda_runtime.so", "built with pe-run",
+     true},
 };
 
 /// pe's own library directory: ../lib beside the pe-run executable.
@@ -998,7 +1010,11 @@ Pipelines: 'reference' (pe-reference-pipeline, the unfused semantics),
 'cpu' (pe-cpu-pipeline: fusion and generated kernels; loads libomp) and
 'vulkan' (pe-gpu-pipeline{target=spirv}: GPU kernels as SPIR-V, run through
 Vulkan by pe's runtime library libpe_vulkan_runtime.so; on a machine without
-a GPU, Mesa's lavapipe runs them on the CPU).
+a GPU, Mesa's lavapipe runs them on the CPU) and 'cuda' (pe-gpu-pipeline,
+target nvvm: PTX kernels on an NVIDIA GPU through pe's CUDA runtime
+libpe_cuda_runtime.so, which loads the driver libcuda.so.1 at run time; without
+a driver or device it prints one 'pe-cuda-runtime: error:' line and exits
+with status 1; the CUDA toolkit is found through CUDA_ROOT for libdevice).
 
 Errors print one 'pe-run: error: ...' line on stderr (after the located MLIR
 diagnostics, if any) and exit with status 1.

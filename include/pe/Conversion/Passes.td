@@ -176,6 +176,25 @@ def NestSPIRVModules : Pass<"pe-nest-spirv-modules", "ModuleOp"> {
   }];
 }
 
+def GPUDeviceBuffers : Pass<"pe-gpu-device-buffers", "ModuleOp"> {
+  let summary = "Give kernel launches device copies of their host buffers";
+  let description = [{
+    For every synchronous `gpu.launch_func` in host code (after
+    bufferization): each memref kernel operand is replaced by a device buffer
+    (`gpu.alloc`) that gets the host data before the launch (`gpu.memcpy`);
+    after the launch, the buffers the kernel may write (an argument with a
+    use other than `memref.load` / `memref.dim` in the kernel, or every
+    argument of a kernel without a body) are copied back, and all device
+    buffers are freed (`gpu.dealloc`). `pe-gpu-pipeline{target=nvvm}` runs it
+    so that the kernels work on a discrete GPU, whatever memory the host code
+    allocated. Launches with async tokens are an error.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def ApproximateMath : Pass<"pe-approximate-math"> {
   let summary = "Replace f32 exp, tanh, sin and cos by vectorisable polynomials";
   let description = [{

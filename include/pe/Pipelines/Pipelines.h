@@ -81,6 +81,18 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "(cubin; runs ptxas), fatbin (runs ptxas and "
                      "fatbinary); spirv always gives a SPIR-V binary"),
       llvm::cl::init("isa")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit directory for gpu-module-to-binary "
+                     "(libdevice, ptxas); empty: CUDA_ROOT, CUDA_HOME, "
+                     "CUDA_PATH or ptxas on PATH"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> deviceBuffers{
+      *this, "device-buffers",
+      llvm::cl::desc("nvvm: give each kernel launch device copies of its "
+                     "host buffers (pe-gpu-device-buffers), as a discrete GPU "
+                     "needs"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> blockRows{
       *this, "block-rows",
       llvm::cl::desc("Query rows (threads) per attention block "
