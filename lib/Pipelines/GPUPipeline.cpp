@@ -105,10 +105,10 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
     GpuSPIRVAttachTargetOptions target;
     target.spirvVersion = "v1.3";
     // spirv-update-vce keeps only what the kernels use: f16 kernels need
-    // Float16 and 16-bit storage buffers (Vulkan shaderFloat16 and
-    // storageBuffer16BitAccess, which the runtime enables where the device
-    // has them).
-    target.spirvCapabilities = {"Shader", "Int64", "Float16",
+    // Float16 and 16-bit storage buffers, the sinusoidal kernel Float64
+    // (Vulkan shaderFloat16, storageBuffer16BitAccess, shaderFloat64, which
+    // the runtime enables where the device has them).
+    target.spirvCapabilities = {"Shader", "Int64", "Float16", "Float64",
                                 "StorageBuffer16BitAccess"};
     target.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class",
                               "SPV_KHR_16bit_storage"};

@@ -39,7 +39,7 @@
 // SPIRV-NEXT: gpu.module(
 // SPIRV-NEXT: arith-expand
 // SPIRV-NEXT: )
-// SPIRV-NEXT: spirv-attach-target{caps={Shader,Int64,Float16,StorageBuffer16BitAccess} {{.*}}exts={SPV_KHR_storage_buffer_storage_class,SPV_KHR_16bit_storage} {{.*}}ver=v1.3}
+// SPIRV-NEXT: spirv-attach-target{caps={Shader,Int64,Float16,Float64,StorageBuffer16BitAccess} {{.*}}exts={SPV_KHR_storage_buffer_storage_class,SPV_KHR_16bit_storage} {{.*}}ver=v1.3}
 // SPIRV-NEXT: gpu.module(
 // SPIRV-NEXT: convert-math-to-spirv
 // SPIRV-NEXT: )

@@ -17,6 +17,7 @@
 // FILES-DAG: prefill_f16_kernel.ptx
 // FILES-DAG: prefill_f32_d64_kernel.ptx
 // FILES-DAG: rope_f32_kernel.ptx
+// FILES-DAG: sinusoidal_f32_kernel.ptx
 
 // K/V tiles through shared memory, two barriers per tile, f16 converted on
 // load.
@@ -48,6 +49,10 @@
 // SM90: Compiling entry function 'rope_f32_kernel' for 'sm_90'
 // PTXAS-NEXT: Function properties for rope_f32_kernel
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// SM80: Compiling entry function 'sinusoidal_f32_kernel' for 'sm_80'
+// SM90: Compiling entry function 'sinusoidal_f32_kernel' for 'sm_90'
+// PTXAS-NEXT: Function properties for sinusoidal_f32_kernel
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // Llama-3 prefill: f16, 32 query heads over 8 KV heads, D = 128, RoPE (half),
 // causal.
@@ -75,4 +80,9 @@ func.func @decode_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v:
 func.func @rope_f32(%x: tensor<?x32x?x128xf32>, %f: tensor<64xf32>) -> tensor<?x32x?x128xf32> {
   %0 = pe.rope half %x inv_freq(%f : tensor<64xf32>) : tensor<?x32x?x128xf32>
   return %0 : tensor<?x32x?x128xf32>
+}
+// Standalone sinusoidal encoding (the sum in f64).
+func.func @sinusoidal_f32(%x: tensor<?x?x1024xf32>, %p: index) -> tensor<?x?x1024xf32> {
+  %0 = pe.add_sinusoidal interleaved %x offset(%p : index) : tensor<?x?x1024xf32>
+  return %0 : tensor<?x?x1024xf32>
 }

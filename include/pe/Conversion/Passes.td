@@ -84,10 +84,12 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
 }
 
 def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
-  let summary = "Generate GPU kernels (gpu.launch) for attention and RoPE";
+  let summary = "Generate GPU kernels (gpu.launch) for attention, RoPE and "
+                "sinusoidal PE";
   let description = [{
     Replaces each `pe.attention` without a bias or mask tensor, and each
-    `pe.rope` with offset positions, by a `gpu.launch` kernel on memrefs,
+    `pe.rope` and `pe.add_sinusoidal` with offset positions, by a
+    `gpu.launch` kernel on memrefs,
     generated for the op's exact encodings (read through the op's
     accessors). The kernels are target-neutral gpu dialect: workgroup
     buffers and per-thread arrays are launch attributions, and
@@ -110,6 +112,10 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
 
     **RoPE.** One thread per rotated pair (or copied channel) of every row,
     with the same host cos/sin table.
+
+    **Sinusoidal PE.** The `[T, C]` encoding is evaluated on the host in f64;
+    one thread per element adds it to the (scaled) input in f64 and rounds
+    once, as the op states.
 
     Ops without a kernel (other element types, explicit bias or mask, dynamic
     head counts or head dimension, positions tensors, per-token caches) stay

@@ -2,11 +2,11 @@
 //
 // Part of the pe-mlir project.
 //
-// Replaces pe.attention and pe.rope by `gpu.launch` kernels on memrefs,
-// specialised at compile time for the op's encodings, which the generator
-// reads through the op's accessors (getRotation, getRopeQueryOffset,
-// getAlibiQueryOffset, getScaleOrDefault, ...), exactly as the CPU kernels
-// do. The launch is target-neutral gpu dialect: workgroup and private memory
+// Replaces pe.attention, pe.rope and pe.add_sinusoidal by `gpu.launch`
+// kernels on memrefs, specialised at compile time for the op's encodings,
+// which the generator reads through the op's accessors (getRotation,
+// getRopeQueryOffset, getAlibiQueryOffset, getScaleOrDefault, ...), exactly
+// as the CPU kernels do. The launch is target-neutral gpu dialect: workgroup and private memory
 // are launch attributions, and the rest of pe-gpu-pipeline lowers it to NVVM
 // or SPIR-V.
 //
@@ -48,6 +48,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <cmath>
 #include <limits>
 
 #define DEBUG_TYPE "convert-pe-to-gpu"
@@ -142,6 +143,22 @@ std::string unsupportedRopeReason(RopeOp op, const KernelOptions &options) {
   return "";
 }
 
+/// Why a pe.add_sinusoidal has no GPU kernel (empty if it has one).
+std::string unsupportedSinusoidalReason(AddSinusoidalOp op,
+                                        const KernelOptions &options) {
+  auto type = op.getInput().getType();
+  if (std::string why =
+          unsupportedElementReason(type.getElementType(), options);
+      !why.empty())
+    return why;
+  if (op.getPositions())
+    return "explicit positions tensor";
+  if (options.staticBuffersOnly && !type.hasStaticShape())
+    return "dynamic shapes on a target whose kernels take static-size "
+           "buffers (static-buffers-only=true)";
+  return "";
+}
+
 /// Emits the GPU kernel of one op at its position.
 class GPUKernelBuilder {
 public:
@@ -157,6 +174,8 @@ public:
   void buildAttention(AttentionOp op);
   /// Replaces `op` by the RoPE kernel.
   void buildRope(RopeOp op);
+  /// Replaces `op` by the sinusoidal-encoding kernel.
+  void buildSinusoidal(AddSinusoidalOp op);
 
 private:
   // Constants and scalar helpers.
@@ -847,6 +866,102 @@ void GPUKernelBuilder::buildRope(RopeOp op) {
   op->erase();
 }
 
+void GPUKernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
+  auto type = op.getInput().getType();
+  int64_t rank = type.getRank();
+  int64_t channels = type.getDimSize(rank - 1);
+  auto layout = op.getLayout() == SinusoidalLayout::Interleaved
+                    ? formula::SinusoidalLayout::Interleaved
+                    : formula::SinusoidalLayout::Concat;
+  double base = op.getBase().convertToDouble();
+  // Per channel, from the formulas: the frequency, whether it is a cos
+  // channel, and 0 for the padding column of an odd concat layout.
+  SmallVector<double> freq, isCos, keep;
+  for (int64_t c = 0; c < channels; ++c) {
+    freq.push_back(formula::sinusoidalFrequency(c, channels, base, layout));
+    isCos.push_back(formula::sinusoidalIsCos(c, channels, layout) ? 1.0 : 0.0);
+    keep.push_back(formula::sinusoidalIsPad(c, channels, layout) ? 0.0 : 1.0);
+  }
+  auto table = [&](ArrayRef<double> values) {
+    auto t = RankedTensorType::get({channels}, f64);
+    return flatBuffer(
+        arith::ConstantOp::create(b, DenseElementsAttr::get(t, values)));
+  };
+  Value freqM = table(freq), cosM = table(isCos), keepM = table(keep);
+  SmallVector<Value> dims;
+  for (int64_t i = 0; i < rank; ++i)
+    dims.push_back(dimOf(op.getInput(), i));
+  Value tokens = dims[rank - 2];
+  Value rows = idx(1);
+  for (int64_t i = 0; i < rank - 1; ++i)
+    rows = muli(rows, dims[i]);
+  // Host: the encoding of every (position, channel) in f64,
+  // PE[t][c] = sin or cos of (offset + t) * freq[c].
+  Value n = muli(tokens, idx(channels));
+  Value pe = allocLike(
+      MemRefType::get({getConstantIntValue(n).value_or(ShapedType::kDynamic)},
+                      f64),
+      n);
+  Value offset =
+      offsetValue({static_cast<int64_t>(op.getStaticOffset()), op.getOffset()});
+  forLoop(idx(0), tokens, idx(1), [&](Value t) {
+    Value pos = arith::SIToFPOp::create(
+        b, f64,
+        arith::IndexCastOp::create(b, b.getI64Type(),
+                                   saturatingAdd(t, offset)));
+    forLoop(idx(0), idx(channels), idx(1), [&](Value c) {
+      Value angle = mulf(pos, memref::LoadOp::create(b, freqM, ValueRange{c}));
+      Value cosChannel = arith::CmpFOp::create(
+          b, arith::CmpFPredicate::ONE,
+          memref::LoadOp::create(b, cosM, ValueRange{c}),
+          arith::ConstantOp::create(b, b.getFloatAttr(f64, 0.0)));
+      Value v = select(cosChannel, math::CosOp::create(b, angle),
+                       math::SinOp::create(b, angle));
+      v = mulf(v, memref::LoadOp::create(b, keepM, ValueRange{c}));
+      memref::StoreOp::create(b, v, pe,
+                              ValueRange{addi(muli(t, idx(channels)), c)});
+    });
+  });
+  Value x = kernelBuffer(op.getInput());
+  Value outBuffer =
+      allocLike(MemRefType::get(type.getShape(), type.getElementType()), dims);
+  Value out = flatten(outBuffer);
+  double inputScale = op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
+  // One thread per element: x (times the input scale) + PE in f64, rounded
+  // once to the element type.
+  Value hostItems = muli(rows, idx(channels));
+  Value params = packScalars({hostItems, tokens});
+  int64_t block = options.ropeBlock;
+  auto launch = gpu::LaunchOp::create(b, ceilDiv(hostItems, block), idx(1),
+                                      idx(1), idx(block), idx(1), idx(1));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value items = unpackScalar(params, 0), tokens = unpackScalar(params, 1);
+    Value e =
+        addi(muli(launch.getBlockIds().x, idx(block)), launch.getThreadIds().x);
+    ifThen(cmpi(arith::CmpIPredicate::ult, e, items), [&] {
+      Value row = divui(e, idx(channels)), c = remui(e, idx(channels));
+      Value t = remui(row, tokens);
+      Value xv = memref::LoadOp::create(b, x, ValueRange{e});
+      Value x64 = arith::ExtFOp::create(b, f64, xv);
+      if (inputScale != 1.0)
+        x64 = mulf(
+            x64, arith::ConstantOp::create(b, b.getFloatAttr(f64, inputScale)));
+      Value sum =
+          addf(x64, memref::LoadOp::create(
+                        b, pe, ValueRange{addi(muli(t, idx(channels)), c)}));
+      memref::StoreOp::create(
+          b, arith::TruncFOp::create(b, type.getElementType(), sum), out,
+          ValueRange{e});
+    });
+    gpu::TerminatorOp::create(b);
+  }
+  op.getResult().replaceAllUsesWith(bufferization::ToTensorOp::create(
+      b, type, outBuffer, /*restrict=*/true, /*writable=*/true));
+  op->erase();
+}
+
 struct ConvertPEToGPUPass
     : public pe::impl::ConvertPEToGPUBase<ConvertPEToGPUPass> {
   using Base::Base;
@@ -892,6 +1007,20 @@ struct ConvertPEToGPUPass
         continue;
       }
       GPUKernelBuilder(op, op.getRotation(), options).buildRope(op);
+    }
+    SmallVector<AddSinusoidalOp> sinusoidals;
+    getOperation()->walk(
+        [&](AddSinusoidalOp op) { sinusoidals.push_back(op); });
+    for (AddSinusoidalOp op : sinusoidals) {
+      std::string reason = unsupportedSinusoidalReason(op, options);
+      if (!reason.empty()) {
+        emitMissedRemark(op, category, "sinusoidal-kernel",
+                         "no GPU sinusoidal kernel (the reference lowering "
+                         "runs on the host): " +
+                             reason);
+        continue;
+      }
+      GPUKernelBuilder(op, std::nullopt, options).buildSinusoidal(op);
     }
   }
 };

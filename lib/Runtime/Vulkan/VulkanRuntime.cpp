@@ -122,8 +122,9 @@ struct Device {
     queueInfo.queueCount = 1;
     queueInfo.pQueuePriorities = &priority;
     // The kernels use 64-bit integers (the Int64 capability); f16 kernels
-    // use f16 arithmetic and 16-bit storage buffers, enabled where the
-    // device has them (a kernel that needs them fails to build otherwise).
+    // use f16 arithmetic and 16-bit storage buffers, the sinusoidal kernel
+    // f64 arithmetic, enabled where the device has them (a kernel that needs
+    // a missing one fails to build).
     VkPhysicalDevice16BitStorageFeatures storage16{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     VkPhysicalDeviceShaderFloat16Int8Features float16{
@@ -146,6 +147,7 @@ struct Device {
     VkPhysicalDeviceFeatures2 features{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     features.features.shaderInt64 = VK_TRUE;
+    features.features.shaderFloat64 = supported.features.shaderFloat64;
     features.pNext = &enableF16;
     VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     deviceInfo.pNext = &features;

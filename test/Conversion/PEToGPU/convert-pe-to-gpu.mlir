@@ -104,3 +104,28 @@ func.func @rope(%x: tensor<2x?x32xf32>, %f: tensor<8xf32>) -> tensor<2x?x32xf32>
   %0 = pe.rope half %x inv_freq(%f : tensor<8xf32>) {rotary_dim = 16 : i64} : tensor<2x?x32xf32>
   return %0 : tensor<2x?x32xf32>
 }
+
+// -----
+
+// A pe.add_sinusoidal: the [T, C] encoding in f64 on the host (sin or cos by
+// channel, 0 for the pad column of an odd concat layout), then one thread per
+// element adding it in f64 (after the input scale sqrt(C) = 3), rounded once.
+// CHECK-LABEL: func.func @sinusoidal
+// CHECK: %[[PE:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xf64>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[COS:.*]] = math.cos %{{.*}} : f64
+// CHECK: %[[SIN:.*]] = math.sin %{{.*}} : f64
+// CHECK: arith.select %{{.*}}, %[[COS]], %[[SIN]] : f64
+// CHECK: memref.store %{{.*}}, %[[PE]]
+// CHECK: gpu.launch
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.mulf %{{.*}}, %cst{{.*}} : f64
+// CHECK: memref.load %[[PE]]
+// CHECK: arith.addf %{{.*}} : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: gpu.terminator
+func.func @sinusoidal(%x: tensor<2x?x9xf32>) -> tensor<2x?x9xf32> {
+  %0 = pe.add_sinusoidal concat %x {scale_input} : tensor<2x?x9xf32>
+  return %0 : tensor<2x?x9xf32>
+}

@@ -8,6 +8,9 @@
 // CHECK-LABEL: func.func @rope
 // CHECK-COUNT-3: pe.rope
 // CHECK-NOT: gpu.launch
+// CHECK-LABEL: func.func @sinusoidal
+// CHECK-COUNT-2: pe.add_sinusoidal
+// CHECK-NOT: gpu.launch
 
 func.func @attention(%h: tensor<1x2x8x16xf64>, %x: tensor<1x2x8x16xf32>,
                      %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %d: tensor<1x?x8x16xf32>,
@@ -35,5 +38,13 @@ func.func @rope(%h: tensor<2x8x16xf64>, %x: tensor<2x8x16xf32>, %p: tensor<8xi64
   %1 = pe.rope half %x inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<2x8x16xf32>
   // expected-remark@+1 {{tokens along a dimension other than -2 (sequence_dim)}}
   %2 = pe.rope half %y inv_freq(%f : tensor<8xf32>) {sequence_dim = 0 : i64} : tensor<8x2x16xf32>
+  return
+}
+
+func.func @sinusoidal(%h: tensor<2x8x16xf64>, %x: tensor<2x8x16xf32>, %p: tensor<8xi64>) {
+  // expected-remark@+1 {{[Missed] sinusoidal-kernel | Category:convert-pe-to-gpu | Reason="no GPU sinusoidal kernel (the reference lowering runs on the host): element type is not f32, f16 or bf16"}}
+  %0 = pe.add_sinusoidal interleaved %h : tensor<2x8x16xf64>
+  // expected-remark@+1 {{no GPU sinusoidal kernel (the reference lowering runs on the host): explicit positions tensor}}
+  %1 = pe.add_sinusoidal concat %x positions(%p : tensor<8xi64>) : tensor<2x8x16xf32>
   return
 }
