@@ -6,9 +6,9 @@
 // kernels on memrefs, specialised at compile time for the op's encodings,
 // which the generator reads through the op's accessors (getRotation,
 // getRopeQueryOffset, getAlibiQueryOffset, getScaleOrDefault, ...), exactly
-// as the CPU kernels do. The launch is target-neutral gpu dialect: workgroup and private memory
-// are launch attributions, and the rest of pe-gpu-pipeline lowers it to NVVM
-// or SPIR-V.
+// as the CPU kernels do. The launch is target-neutral gpu dialect: workgroup
+// and private memory are launch attributions, and the rest of
+// pe-gpu-pipeline lowers it to NVVM or SPIR-V.
 //
 // Attention (docs/CodegenGPU.md):
 //
