@@ -7,7 +7,6 @@
 #ifndef PE_INITALLPE_H
 #define PE_INITALLPE_H
 
-#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEDialect.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
@@ -21,7 +20,6 @@ namespace pe {
 /// Registers the pe dialect.
 inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<PEDialect>();
-  registerLaunchFuncMemoryEffectsModel(registry);
 }
 
 /// Registers every pe pass and named pipeline.

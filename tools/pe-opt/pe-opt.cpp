@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
 #include "pe/Version.h"
 
@@ -27,6 +28,8 @@ int main(int argc, char **argv) {
   mlir::pe::registerAllDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu.launch_func memory effects for buffer deallocation (pe-gpu-pipeline).
+  mlir::pe::registerLaunchFuncMemoryEffectsModel(registry);
   // gpu-module-to-binary (pe-gpu-pipeline) translates kernels to LLVM IR.
   mlir::registerAllToLLVMIRTranslations(registry);
 

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
 #include "pe/Pipelines/Pipelines.h"
 #include "pe/Support/Npy.h"
@@ -1147,6 +1148,8 @@ int main(int argc, char **argv) {
   mlir::pe::registerAllDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu.launch_func memory effects for buffer deallocation (pe-gpu-pipeline).
+  mlir::pe::registerLaunchFuncMemoryEffectsModel(registry);
   // Builtin and LLVM dialect translations (and the others, for pipelines
   // that leave omp/gpu ops for the translation).
   mlir::registerAllToLLVMIRTranslations(registry);

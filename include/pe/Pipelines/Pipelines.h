@@ -147,6 +147,11 @@ void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 /// context they run in, for hosts that do not register all of MLIR.
 void registerPipelineDialects(DialectRegistry &registry);
 
+/// registerPipelineDialects plus what pe-gpu-pipeline needs: the gpu, nvvm
+/// and spirv dialects, the NVVM and SPIR-V target models, and the LLVM IR
+/// translations that gpu-module-to-binary and the host code's gpu ops use.
+void registerGPUPipelineDialects(DialectRegistry &registry);
+
 /// Registers the named pipelines (`pe-cpu-pipeline` with its options,
 /// `pe-reference-pipeline`) with the global pass registry.
 void registerPipelines();
