@@ -88,3 +88,11 @@ icd_dirs = ["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d"]
 if os.path.exists(os.path.join(config.pe_obj_root, "lib", "libpe_vulkan_runtime.so")) and any(
         os.path.isdir(d) and os.listdir(d) for d in icd_dirs):
     config.available_features.add("vulkan")
+# `cuda-driver`: an NVIDIA driver can be loaded (for `--param
+# pe_pipeline=cuda`, which bench/gpu/run.sh uses on a GPU machine).
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -242,6 +242,14 @@ private:
                          scf::YieldOp::create(b);
                        });
   }
+  /// Opens an scf.if on `nonEmpty` around a kernel launch (a grid with no
+  /// blocks is an error for CUDA) and returns it; the caller resumes after
+  /// it with `b.setInsertionPointAfter`.
+  scf::IfOp guardLaunch(Value nonEmpty) {
+    auto ifOp = scf::IfOp::create(b, nonEmpty, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    return ifOp;
+  }
   /// `then()` when `cond` holds.
   void ifThen(Value cond, function_ref<void()> then) {
     auto ifOp = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
@@ -552,6 +560,9 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
   Type qpType = MemRefType::get({d}, f32, MemRefLayoutAttrInterface(), priv);
   Type opType = MemRefType::get({dv}, f32, MemRefLayoutAttrInterface(), priv);
   Type spType = MemRefType::get({bk}, f32, MemRefLayoutAttrInterface(), priv);
+  scf::IfOp guard = guardLaunch(
+      arith::AndIOp::create(b, cmpi(arith::CmpIPredicate::ugt, gridX, idx(0)),
+                            cmpi(arith::CmpIPredicate::ugt, batch, idx(0))));
   auto launch = gpu::LaunchOp::create(
       b, gridX, idx(kvHeads), batch, idx(bq), idx(1), idx(1),
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
@@ -797,6 +808,7 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     gpu::TerminatorOp::create(b);
   }
 
+  b.setInsertionPointAfter(guard);
   auto toTensor = [&](Type type, Value buffer) -> Value {
     return bufferization::ToTensorOp::create(b, type, buffer,
                                              /*restrict=*/true,
@@ -831,6 +843,8 @@ void GPUKernelBuilder::buildRope(RopeOp op) {
   Value hostItems = muli(rows, idx(perRow));
   Value params = packScalars({hostItems, tokens});
   int64_t block = options.ropeBlock;
+  scf::IfOp guard =
+      guardLaunch(cmpi(arith::CmpIPredicate::ugt, hostItems, idx(0)));
   auto launch = gpu::LaunchOp::create(b, ceilDiv(hostItems, block), idx(1),
                                       idx(1), idx(block), idx(1), idx(1));
   {
@@ -861,6 +875,7 @@ void GPUKernelBuilder::buildRope(RopeOp op) {
     });
     gpu::TerminatorOp::create(b);
   }
+  b.setInsertionPointAfter(guard);
   op.getResult().replaceAllUsesWith(bufferization::ToTensorOp::create(
       b, type, outBuffer, /*restrict=*/true, /*writable=*/true));
   op->erase();
@@ -932,6 +947,8 @@ void GPUKernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   Value hostItems = muli(rows, idx(channels));
   Value params = packScalars({hostItems, tokens});
   int64_t block = options.ropeBlock;
+  scf::IfOp guard =
+      guardLaunch(cmpi(arith::CmpIPredicate::ugt, hostItems, idx(0)));
   auto launch = gpu::LaunchOp::create(b, ceilDiv(hostItems, block), idx(1),
                                       idx(1), idx(block), idx(1), idx(1));
   {
@@ -957,6 +974,7 @@ void GPUKernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
     });
     gpu::TerminatorOp::create(b);
   }
+  b.setInsertionPointAfter(guard);
   op.getResult().replaceAllUsesWith(bufferization::ToTensorOp::create(
       b, type, outBuffer, /*restrict=*/true, /*writable=*/true));
   op->erase();

@@ -17,7 +17,9 @@
 // needed either.
 //
 // Environment: PE_CUDA_LIBRARY (the driver library to load instead of
-// libcuda.so.1), PE_CUDA_DEVICE (device ordinal, default 0).
+// libcuda.so.1), PE_CUDA_DEVICE (device ordinal, default 0),
+// PE_CUDA_KERNEL_TIMES (when set, each launch is timed with CUDA events and
+// reported on stderr as `pe-cuda-runtime: kernel NAME MS ms`; bench/gpu).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +66,11 @@ struct Driver {
   CUresult (*memFree)(CUdeviceptr);
   CUresult (*memcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*memsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
+  CUresult (*eventCreate)(void **, unsigned);
+  CUresult (*eventRecord)(void *, CUstream);
+  CUresult (*eventSynchronize)(void *);
+  CUresult (*eventElapsedTime)(float *, void *, void *);
+  CUresult (*eventDestroy)(void *);
   CUresult (*getErrorName)(CUresult, const char **);
   CUresult (*getErrorString)(CUresult, const char **);
   CUcontext context = nullptr;
@@ -128,6 +135,11 @@ Driver loadDriver() {
   get(d.memFree, "cuMemFree_v2");
   get(d.memcpyAsync, "cuMemcpyAsync");
   get(d.memsetD32Async, "cuMemsetD32Async");
+  get(d.eventCreate, "cuEventCreate");
+  get(d.eventRecord, "cuEventRecord");
+  get(d.eventSynchronize, "cuEventSynchronize");
+  get(d.eventElapsedTime, "cuEventElapsedTime");
+  get(d.eventDestroy, "cuEventDestroy_v2");
   get(d.getErrorName, "cuGetErrorName");
   get(d.getErrorString, "cuGetErrorString");
   return d;
@@ -179,11 +191,20 @@ PE_EXPORT void mgpuModuleUnload(void *module) {
   check(ready().moduleUnload(module), "cuModuleUnload");
 }
 
+namespace {
+/// A kernel: the driver's function and its name (for the timing report).
+struct Kernel {
+  CUfunction function;
+  std::string name;
+};
+} // namespace
+
 PE_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
   CUfunction function = nullptr;
   check(ready().moduleGetFunction(&function, module, name),
         "cuModuleGetFunction");
-  return function;
+  // One per launch site, alive as long as the process.
+  return new Kernel{function, name};
 }
 
 PE_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
@@ -191,9 +212,28 @@ PE_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                                 intptr_t blockY, intptr_t blockZ,
                                 int32_t sharedMemoryBytes, void *stream,
                                 void **params, void **extra, size_t) {
-  check(ready().launchKernel(function, gridX, gridY, gridZ, blockX, blockY,
-                             blockZ, sharedMemoryBytes, stream, params, extra),
+  Driver &d = ready();
+  auto *kernel = static_cast<Kernel *>(function);
+  static const bool timing = std::getenv("PE_CUDA_KERNEL_TIMES") != nullptr;
+  void *start = nullptr, *end = nullptr;
+  if (timing) {
+    check(d.eventCreate(&start, 0), "cuEventCreate");
+    check(d.eventCreate(&end, 0), "cuEventCreate");
+    check(d.eventRecord(start, stream), "cuEventRecord");
+  }
+  check(d.launchKernel(kernel->function, gridX, gridY, gridZ, blockX, blockY,
+                       blockZ, sharedMemoryBytes, stream, params, extra),
         "cuLaunchKernel");
+  if (timing) {
+    check(d.eventRecord(end, stream), "cuEventRecord");
+    check(d.eventSynchronize(end), "cuEventSynchronize");
+    float ms = 0;
+    check(d.eventElapsedTime(&ms, start, end), "cuEventElapsedTime");
+    std::fprintf(stderr, "pe-cuda-runtime: kernel %s %.6f ms\n",
+                 kernel->name.c_str(), ms);
+    d.eventDestroy(start);
+    d.eventDestroy(end);
+  }
 }
 
 PE_EXPORT void *mgpuStreamCreate() {

@@ -14,6 +14,9 @@
 // CHECK: arith.muli %c4{{[_0-9]*}}, %[[TQ]] : index
 // CHECK: %[[GX:.*]] = arith.divui %{{.*}}, %{{.*}} : index
 // CHECK: %[[PARAMS:.*]] = memref.alloc() : memref<4xi64>
+// No launch for an empty grid (Tq = 0).
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpi ugt, %[[GX]], %c0
+// CHECK: scf.if %{{.*}} {
 // CHECK: gpu.launch blocks(%[[BX:[a-z0-9_]+]], %[[BY:[a-z0-9_]+]], %[[BZ:[a-z0-9_]+]]) in (%{{[a-z0-9_]+}} = %[[GX]], %{{[a-z0-9_]+}} = %c2{{[_0-9]*}}, %{{[a-z0-9_]+}} = %c2{{[_0-9]*}}) threads(%[[TX:[a-z0-9_]+]], %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (%{{[a-z0-9_]+}} = %c32{{[_0-9]*}}, %{{[a-z0-9_]+}} = %c1{{[_0-9]*}}, %{{[a-z0-9_]+}} = %c1{{[_0-9]*}})
 // CHECK-SAME: workgroup(%[[KS:[a-z0-9_]+]] : memref<16x64xf32, #gpu.address_space<workgroup>>, %[[VS:[a-z0-9_]+]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: private(%[[QP:[a-z0-9_]+]] : memref<64xf32, #gpu.address_space<private>>, %[[ACC:[a-z0-9_]+]] : memref<64xf32, #gpu.address_space<private>>, %[[SP:[a-z0-9_]+]] : memref<16xf32, #gpu.address_space<private>>)
