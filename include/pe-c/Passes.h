@@ -4,7 +4,7 @@
 |* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                    *|
 |*                                                                            *|
 |* Constructors and registration of every pe pass (generated, as upstream's   *|
-|* mlir-c/Transforms.h), and the two pipelines added to a pass manager with   *|
+|* mlir-c/Transforms.h), and the pipelines added to a pass manager with       *|
 |* options.                                                                   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -40,6 +40,14 @@ MLIR_CAPI_EXPORTED void mlirPERegisterAllPasses(void);
 /// `errorCallback` (if not null) and the result is a failure.
 MLIR_CAPI_EXPORTED MlirLogicalResult
 mlirPEAddCPUPipeline(MlirOpPassManager pm, MlirStringRef options,
+                     MlirStringCallback errorCallback, void *userData);
+
+/// Appends pe-gpu-pipeline to `pm`, configured by `options` in the textual
+/// form of its options (`"target=spirv"`, `"target=nvvm chip=sm_90"`; empty
+/// for the defaults), with the same error handling as mlirPEAddCPUPipeline.
+/// The context needs mlirPERegisterGPUPipelineDialects.
+MLIR_CAPI_EXPORTED MlirLogicalResult
+mlirPEAddGPUPipeline(MlirOpPassManager pm, MlirStringRef options,
                      MlirStringCallback errorCallback, void *userData);
 
 /// Appends pe-reference-pipeline (it has no options) to `pm`.
