@@ -106,7 +106,6 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   kernels.keyTile = options.keyTile;
   // SPIR-V (1.3) has no bf16.
   kernels.allowBF16 = !spirv;
-  kernels.staticBuffersOnly = spirv;
   pm.addPass(createConvertPEToGPU(kernels));
   // Constants into the kernels (else they become kernel parameters), then
   // outlining, before any canonicalization could fold a kernel's load from a
@@ -140,13 +139,13 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
     spirvModule.addPass(spirv::createSPIRVLowerABIAttributesPass());
     spirvModule.addPass(spirv::createSPIRVUpdateVCEPass());
     pm.addPass(createGpuModuleToBinaryPass());
-    addHostLowering(pm);
     // Each memref kernel argument is passed as its aligned pointer followed
-    // by its size in bytes: what the Vulkan runtime binds as a storage
-    // buffer.
+    // by its size in bytes, for any shape: what the Vulkan runtime binds as a
+    // storage buffer.
+    pm.addPass(createGPUIntersperseBufferSizes());
+    addHostLowering(pm);
     GpuToLLVMConversionPassOptions host;
     host.kernelBarePtrCallConv = true;
-    host.kernelIntersperseSizeCallConv = true;
     pm.addPass(createGpuToLLVMConversionPass(host));
   } else {
     if (options.deviceBuffers)

@@ -14,7 +14,7 @@
 // COMMON-NEXT: pe-fold-attention-scaling
 // COMMON-NEXT: canonicalize
 // NVVM-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
-// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=false allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=true}
+// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=false allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
 // COMMON-NEXT: gpu-launch-sink-index-computations
 // COMMON-NEXT: gpu-kernel-outlining
 // COMMON-NEXT: convert-pe-to-linalg
@@ -49,8 +49,11 @@
 // SPIRV-NEXT: spirv.module(
 // SPIRV-NEXT: spirv-lower-abi-attrs
 // SPIRV-NEXT: spirv-update-vce
-// SPIRV: gpu-module-to-binary
-// SPIRV: gpu-to-llvm{intersperse-sizes-for-kernels=true use-bare-pointers-for-host=false use-bare-pointers-for-kernels=true}
+// SPIRV-NEXT: )
+// SPIRV-NEXT: )
+// SPIRV-NEXT: gpu-module-to-binary
+// SPIRV-NEXT: pe-gpu-intersperse-buffer-sizes
+// SPIRV: gpu-to-llvm{intersperse-sizes-for-kernels=false use-bare-pointers-for-host=false use-bare-pointers-for-kernels=true}
 // COMMON: reconcile-unrealized-casts
 // COMMON-NEXT: )
 

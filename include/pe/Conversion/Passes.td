@@ -139,8 +139,8 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
     Option<"staticBuffersOnly", "static-buffers-only", "bool",
            /*default=*/"false",
            "Generate kernels only for ops with static shapes, so that every "
-           "kernel buffer has a static size (the SPIR-V target passes each "
-           "buffer as a pointer and its static size in bytes)">,
+           "kernel buffer has a static size (for runtimes that bind buffers "
+           "by static size)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -197,6 +197,27 @@ def GPUDeviceBuffers : Pass<"pe-gpu-device-buffers", "ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def GPUIntersperseBufferSizes
+    : Pass<"pe-gpu-intersperse-buffer-sizes", "ModuleOp"> {
+  let summary = "Follow each buffer argument of a launch by its size in bytes";
+  let description = [{
+    For every `gpu.launch_func` in host code whose kernel is already
+    serialized (`gpu.binary`), each memref kernel operand (contiguous, with
+    whole-byte elements) is followed by an `i64` operand: its size in bytes,
+    computed from its (possibly dynamic) shape. With
+    `gpu-to-llvm{use-bare-pointers-for-kernels}` this gives the kernel
+    parameters as (pointer, size) pairs, the calling convention of pe's
+    Vulkan runtime, for any shape (MLIR's own
+    `intersperse-sizes-for-kernels` supports static shapes only). A launch of
+    a kernel that is not serialized yet, or of a non-contiguous buffer, is an
+    error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect",
   ];
 }

@@ -2,6 +2,11 @@
 //
 // Part of the pe-mlir project.
 //
+// pe-gpu-intersperse-buffer-sizes: after the kernels are serialized, each
+// memref operand of a launch is followed by its size in bytes (an i64), for
+// any shape: the calling convention of the Vulkan runtime, which
+// gpu-to-llvm's intersperse-sizes-for-kernels gives only for static shapes.
+//
 // pe-gpu-device-buffers: after bufferization, each memref operand of a
 // gpu.launch_func in host code is copied into a device buffer (gpu.alloc +
 // gpu.memcpy) for the launch, copied back if the kernel may write it, and
@@ -12,6 +17,7 @@
 
 #include "pe/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -20,6 +26,7 @@
 namespace mlir {
 namespace pe {
 #define GEN_PASS_DEF_GPUDEVICEBUFFERS
+#define GEN_PASS_DEF_GPUINTERSPERSEBUFFERSIZES
 #include "pe/Conversion/Passes.h.inc"
 } // namespace pe
 } // namespace mlir
@@ -96,6 +103,57 @@ struct GPUDeviceBuffersPass
         chain = gpu::DeallocOp::create(b, loc, token, chain, buffer)
                     .getAsyncToken();
       gpu::WaitOp::create(b, loc, Type(), chain);
+    }
+  }
+};
+
+struct GPUIntersperseBufferSizesPass
+    : public pe::impl::GPUIntersperseBufferSizesBase<
+          GPUIntersperseBufferSizesPass> {
+  void runOnOperation() override {
+    SmallVector<gpu::LaunchFuncOp> launches;
+    getOperation()->walk([&](gpu::LaunchFuncOp op) {
+      if (!op->getParentOfType<gpu::GPUModuleOp>())
+        launches.push_back(op);
+    });
+    for (gpu::LaunchFuncOp launch : launches) {
+      // The sizes change the launch's arguments: the kernel must already be
+      // a binary, whose runtime expects them.
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          launch, launch.getKernel());
+      if (kernel) {
+        launch.emitError() << "pe-gpu-intersperse-buffer-sizes: the kernel is "
+                              "not serialized yet (run gpu-module-to-binary "
+                              "first)";
+        return signalPassFailure();
+      }
+      OpBuilder b(launch);
+      Location loc = launch.getLoc();
+      SmallVector<Value> operands;
+      for (Value operand : launch.getKernelOperands()) {
+        operands.push_back(operand);
+        auto type = dyn_cast<MemRefType>(operand.getType());
+        if (!type)
+          continue;
+        unsigned bits = type.getElementTypeBitWidth();
+        if (!type.getLayout().isIdentity() || bits % 8 != 0) {
+          launch.emitError()
+              << "pe-gpu-intersperse-buffer-sizes: buffer " << type
+              << " is not contiguous with whole-byte elements";
+          return signalPassFailure();
+        }
+        Value bytes = arith::ConstantIndexOp::create(b, loc, bits / 8);
+        for (int64_t i = 0; i < type.getRank(); ++i) {
+          Value dim = type.isDynamicDim(i)
+                          ? Value(memref::DimOp::create(b, loc, operand, i))
+                          : Value(arith::ConstantIndexOp::create(
+                                b, loc, type.getDimSize(i)));
+          bytes = arith::MulIOp::create(b, loc, bytes, dim);
+        }
+        operands.push_back(
+            arith::IndexCastOp::create(b, loc, b.getI64Type(), bytes));
+      }
+      launch.getKernelOperandsMutable().assign(operands);
     }
   }
 };

@@ -1,6 +1,6 @@
-// The reasons that depend on what the target can do (pe-gpu-pipeline sets
-// allow-bf16=false and static-buffers-only=true for target=spirv): f16, bf16
-// and static buffer sizes.
+// The reasons that depend on what the target or its runtime can do
+// (pe-gpu-pipeline sets allow-bf16=false for target=spirv): f16, bf16, and
+// static buffer sizes (for a runtime that binds buffers by static size).
 // RUN: pe-opt %s --convert-pe-to-gpu="allow-f16=false allow-bf16=false static-buffers-only=true" --remarks-filter=convert-pe-to-gpu --verify-diagnostics | FileCheck %s
 // Without the options, the same ops get kernels.
 // RUN: pe-opt %s --convert-pe-to-gpu | FileCheck %s --check-prefix=DEFAULT
