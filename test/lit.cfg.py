@@ -73,3 +73,33 @@ tools = [
     ToolSubst("mlir-opt", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# GPU code generation (docs/CodegenGPU.md). `ptxas`: a CUDA toolkit (its ptxas
+# assembles the PTX of pe-gpu-pipeline{target=nvvm}; CUDA_ROOT also lets
+# gpu-module-to-binary link libdevice). `vulkan`: pe's Vulkan runtime was
+# built and a Vulkan driver (lavapipe: mesa-vulkan-drivers) is installed.
+cuda_root = os.environ.get("CUDA_ROOT") or os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+ptxas = os.path.join(cuda_root, "bin", "ptxas")
+if not os.path.exists(ptxas):
+    ptxas = lit.util.which("ptxas")
+    cuda_root = os.path.dirname(os.path.dirname(ptxas)) if ptxas else None
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+    config.environment["CUDA_ROOT"] = cuda_root
+    config.substitutions.append(("%cuda_root", cuda_root))
+config.substitutions.append(
+    ("%extract_gpu_objects", config.python3 + " " +
+     os.path.join(config.pe_src_root, "utils", "extract-gpu-objects.py")))
+icd_dirs = ["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d"]
+if os.path.exists(os.path.join(config.pe_obj_root, "lib", "libpe_vulkan_runtime.so")) and any(
+        os.path.isdir(d) and os.listdir(d) for d in icd_dirs):
+    config.available_features.add("vulkan")
+# `cuda-driver`: an NVIDIA driver can be loaded (for `--param
+# pe_pipeline=cuda`, which bench/gpu/run.sh uses on a GPU machine).
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -33,6 +33,7 @@ PACKAGES=(
   clang-22 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libomp-22-dev libgtest-dev python3-numpy clang-format-22
   mpich libmpich-dev
+  mesa-vulkan-drivers libvulkan-dev
 )
 
 # Only for `test --sanitize` (the ASan/UBSan runtimes) and `fuzz` (libFuzzer).
@@ -91,6 +92,10 @@ run_tests() {
   "$LLVM/bin/lit" -sv "$BUILD/test" 2>&1 | tee "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
   "$LLVM/bin/lit" -sv --param pe_pipeline=cpu "$BUILD/test/Integration" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+  # And through pe-gpu-pipeline{target=spirv}: the GPU kernels run on
+  # lavapipe (Mesa's Vulkan driver on the CPU) through pe's Vulkan runtime.
+  "$LLVM/bin/lit" -sv --param pe_pipeline=vulkan "$BUILD/test/Integration" 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
   set -e
   # One closing line a reader (or CI) can grep: "N passed, N failed".

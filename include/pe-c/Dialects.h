@@ -32,6 +32,12 @@ MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(PE, pe);
 MLIR_CAPI_EXPORTED void
 mlirPERegisterPipelineDialects(MlirDialectRegistry registry);
 
+/// mlirPERegisterPipelineDialects plus what pe-gpu-pipeline needs (the gpu,
+/// nvvm and spirv dialects, the GPU target models, the conversion
+/// interfaces and LLVM IR translations of gpu-module-to-binary).
+MLIR_CAPI_EXPORTED void
+mlirPERegisterGPUPipelineDialects(MlirDialectRegistry registry);
+
 // The attribute constructors below load the pe dialect into the context if
 // it is not loaded yet (it must be registered or loadable: see
 // mlirDialectHandleInsertDialect / mlirPERegisterPipelineDialects).

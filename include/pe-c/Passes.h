@@ -42,6 +42,14 @@ MLIR_CAPI_EXPORTED MlirLogicalResult
 mlirPEAddCPUPipeline(MlirOpPassManager pm, MlirStringRef options,
                      MlirStringCallback errorCallback, void *userData);
 
+/// Appends pe-gpu-pipeline to `pm`, configured by `options` in the textual
+/// form of its options (`"target=spirv"`, `"target=nvvm chip=sm_90"`; empty
+/// for the defaults), with the same error handling as mlirPEAddCPUPipeline.
+/// The context needs mlirPERegisterGPUPipelineDialects.
+MLIR_CAPI_EXPORTED MlirLogicalResult
+mlirPEAddGPUPipeline(MlirOpPassManager pm, MlirStringRef options,
+                     MlirStringCallback errorCallback, void *userData);
+
 /// Appends pe-reference-pipeline (it has no options) to `pm`.
 MLIR_CAPI_EXPORTED void mlirPEAddReferencePipeline(MlirOpPassManager pm);
 

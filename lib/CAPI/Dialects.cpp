@@ -24,6 +24,10 @@ void mlirPERegisterPipelineDialects(MlirDialectRegistry registry) {
   registerPipelineDialects(*unwrap(registry));
 }
 
+void mlirPERegisterGPUPipelineDialects(MlirDialectRegistry registry) {
+  registerGPUPipelineDialects(*unwrap(registry));
+}
+
 // The C enums have the C++ enums' values; keep them in step.
 static_assert(static_cast<int>(SinusoidalLayout::Concat) ==
                   MlirPESinusoidalLayoutConcat,

@@ -41,6 +41,22 @@ MlirLogicalResult mlirPEAddCPUPipeline(MlirOpPassManager pm,
   return mlirLogicalResultSuccess();
 }
 
+MlirLogicalResult mlirPEAddGPUPipeline(MlirOpPassManager pm,
+                                       MlirStringRef options,
+                                       MlirStringCallback errorCallback,
+                                       void *userData) {
+  GPUPipelineOptions parsed;
+  std::string message;
+  llvm::raw_string_ostream errors(message);
+  if (failed(parsed.parseFromString(unwrap(options), errors))) {
+    if (errorCallback)
+      errorCallback(wrap(StringRef(message)), userData);
+    return mlirLogicalResultFailure();
+  }
+  buildGPUPipeline(*unwrap(pm), parsed);
+  return mlirLogicalResultSuccess();
+}
+
 void mlirPEAddReferencePipeline(MlirOpPassManager pm) {
   buildReferencePipeline(*unwrap(pm));
 }

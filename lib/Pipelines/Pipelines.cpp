@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/Pipelines/Pipelines.h"
+#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEDialect.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
@@ -189,6 +190,7 @@ void mlir::pe::registerPipelineDialects(DialectRegistry &registry) {
   tensor::registerTilingInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
   vector::registerSubsetOpInterfaceExternalModels(registry);
+  registerLaunchFuncMemoryEffectsModel(registry);
 }
 
 void mlir::pe::registerPipelines() {
@@ -199,6 +201,14 @@ void mlir::pe::registerPipelines() {
       "vectors)",
       [](OpPassManager &pm, const CPUPipelineOptions &options) {
         buildCPUPipeline(pm, options);
+      });
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "pe-gpu-pipeline",
+      "Fold and fuse the encodings, generate GPU kernels for attention and "
+      "RoPE, and lower them to NVVM (PTX/cubin) or SPIR-V and the host code "
+      "to the LLVM dialect (target=nvvm|spirv)",
+      [](OpPassManager &pm, const GPUPipelineOptions &options) {
+        buildGPUPipeline(pm, options);
       });
   PassPipelineRegistration<ReferencePipelineOptions>(
       "pe-reference-pipeline",

@@ -63,6 +63,8 @@ static MlirWalkResult summarize(MlirOperation op, void *userData) {
     ++*peOps;
   if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("omp.parallel")))
     printf("omp.parallel\n");
+  if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("gpu.binary")))
+    printf("gpu.binary\n");
   if (mlirStringRefEqual(name, mlirStringRefCreateFromCString("llvm.func"))) {
     MlirAttribute symName = mlirOperationGetAttributeByName(
         op, mlirStringRefCreateFromCString("sym_name"));
@@ -226,6 +228,42 @@ static void testPipeline(MlirContext ctx) {
   mlirModuleDestroy(module);
 }
 
+// CHECK-LABEL: gpu pipeline
+static void testGPUPipeline(MlirContext ctx) {
+  printf("gpu pipeline\n");
+  MlirModule module =
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kModule));
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+  // CHECK: bad target: [[MSG:.*Cannot find option named 'rocdl']]
+  printf("bad target: ");
+  check(mlirLogicalResultIsFailure(mlirPEAddGPUPipeline(
+            opm, mlirStringRefCreateFromCString("target=rocdl"), printToStdout,
+            NULL)),
+        "unknown target rejected");
+  printf("\n");
+  check(mlirLogicalResultIsSuccess(mlirPEAddGPUPipeline(
+            opm, mlirStringRefCreateFromCString("target=spirv key-tile=16"),
+            printToStdout, NULL)),
+        "add pe-gpu-pipeline");
+  // CHECK: convert-pe-to-gpu{{.*}}key-tile=16
+  // CHECK-SAME: convert-gpu-to-spirv
+  mlirPrintPassPipeline(opm, printToStdout, NULL);
+  printf("\n");
+  check(mlirLogicalResultIsSuccess(
+            mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))),
+        "run pe-gpu-pipeline");
+  // CHECK: llvm.func @block
+  // CHECK: gpu.binary
+  // CHECK: gpu pe ops left: 0
+  int peOps = 0;
+  mlirOperationWalk(mlirModuleGetOperation(module), summarize, &peOps,
+                    MlirWalkPreOrder);
+  printf("gpu pe ops left: %d\n", peOps);
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+}
+
 // CHECK-LABEL: registered passes
 static void testRegistration(MlirContext ctx) {
   printf("registered passes\n");
@@ -251,7 +289,7 @@ int main(void) {
   MlirContext ctx = mlirContextCreate();
   MlirDialectRegistry registry = mlirDialectRegistryCreate();
   mlirDialectHandleInsertDialect(mlirGetDialectHandle__pe__(), registry);
-  mlirPERegisterPipelineDialects(registry);
+  mlirPERegisterGPUPipelineDialects(registry);
   mlirContextAppendDialectRegistry(ctx, registry);
   mlirDialectRegistryDestroy(registry);
   MlirDialect pe = mlirContextGetOrLoadDialect(
@@ -261,6 +299,7 @@ int main(void) {
 
   testAttributes(ctx);
   testPipeline(ctx);
+  testGPUPipeline(ctx);
   testRegistration(ctx);
   mlirContextDestroy(ctx);
   // CHECK: done

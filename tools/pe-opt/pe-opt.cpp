@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
 #include "pe/Version.h"
 
@@ -14,6 +15,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,6 +28,10 @@ int main(int argc, char **argv) {
   mlir::pe::registerAllDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu.launch_func memory effects for buffer deallocation (pe-gpu-pipeline).
+  mlir::pe::registerLaunchFuncMemoryEffectsModel(registry);
+  // gpu-module-to-binary (pe-gpu-pipeline) translates kernels to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
 
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << "pe-mlir version " PE_VERSION_STRING "\n";

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
 
 #include "mlir/Tools/Plugins/DialectPlugin.h"
@@ -20,9 +21,12 @@ using namespace mlir;
 
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
-  return {
-      MLIR_PLUGIN_API_VERSION, "PE", LLVM_VERSION_STRING,
-      [](DialectRegistry *registry) { pe::registerAllDialects(*registry); }};
+  return {MLIR_PLUGIN_API_VERSION, "PE", LLVM_VERSION_STRING,
+          [](DialectRegistry *registry) {
+            pe::registerAllDialects(*registry);
+            // gpu.launch_func memory effects, for pe-gpu-pipeline.
+            pe::registerLaunchFuncMemoryEffectsModel(*registry);
+          }};
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
 #include "pe/Pipelines/Pipelines.h"
 #include "pe/Support/Npy.h"
@@ -50,6 +51,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -74,6 +76,7 @@
 using namespace mlir;
 namespace npy = mlir::pe::npy;
 using llvm::ArrayRef;
+using llvm::SmallString;
 using llvm::SmallVector;
 using llvm::StringRef;
 using llvm::Twine;
@@ -97,11 +100,32 @@ namespace {
 struct PipelineEntry {
   StringRef name;
   void (*build)(OpPassManager &pm, bool runtimeChecks);
-  /// Runtime library (file name in the LLVM library directory) the lowered
-  /// code calls into, or empty.
+  /// Runtime library (file name in the LLVM library directory, or in pe's
+  /// own library directory if `peRuntime`) the lowered code calls into, or
+  /// empty.
   StringRef runtimeLib;
+  /// Where the runtime library comes from, for the error when it is missing.
+  StringRef runtimeHint;
+  bool peRuntime = false;
 };
 } // namespace
+
+/// pe-gpu-pipeline{target=spirv}: SPIR-V kernels, run by the Vulkan runtime.
+static void buildVulkanPipeline(OpPassManager &pm, bool runtimeChecks) {
+  mlir::pe::GPUPipelineOptions options;
+  options.target = mlir::pe::GPUTarget::SPIRV;
+  options.runtimeChecks = runtimeChecks;
+  mlir::pe::buildGPUPipeline(pm, options);
+}
+
+/// pe-gpu-pipeline{target=nvvm}: PTX kernels (JIT-compiled by the driver),
+/// run by the CUDA runtime on device copies of the buffers.
+static void buildCUDAPipeline(OpPassManager &pm, bool runtimeChecks) {
+  mlir::pe::GPUPipelineOptions options;
+  options.target = mlir::pe::GPUTarget::NVVM;
+  options.runtimeChecks = runtimeChecks;
+  mlir::pe::buildGPUPipeline(pm, options);
+}
 
 static const PipelineEntry kPipelines[] = {
     {"reference",
@@ -110,7 +134,7 @@ static const PipelineEntry kPipelines[] = {
        options.runtimeChecks = runtimeChecks;
        mlir::pe::buildReferencePipeline(pm, options);
      },
-     ""},
+     "", "", false},
     // scf.parallel is lowered to OpenMP: the code calls __kmpc_* in libomp.
     {"cpu",
      [](OpPassManager &pm, bool runtimeChecks) {
@@ -118,8 +142,25 @@ static const PipelineEntry kPipelines[] = {
        options.runtimeChecks = runtimeChecks;
        mlir::pe::buildCPUPipeline(pm, options);
      },
-     "libomp.so"},
+     "libomp.so", "Debian package libomp-22-dev", false},
+    // The kernels run through Vulkan (lavapipe on a CPU): the host code calls
+    // mgpu* in pe's Vulkan runtime.
+    {"vulkan", buildVulkanPipeline, "libpe_vulkan_runtime.so",
+     "built with the Vulkan headers, Debian package libvulkan-dev", true},
+    // The kernels run on an NVIDIA GPU: the host code calls mgpu* in pe's
+    // CUDA runtime, which loads the driver (libcuda.so.1) when first called.
+    {"cuda", buildCUDAPipeline, "libpe_cuda_runtime.so", "built with pe-run",
+     true},
 };
+
+/// pe's own library directory: ../lib beside the pe-run executable.
+static std::string peLibraryDir(const char *argv0) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&peLibraryDir));
+  SmallString<256> dir(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(dir, "..", "lib");
+  return std::string(dir);
+}
 
 static const PipelineEntry *lookupPipeline(StringRef name) {
   for (const PipelineEntry &entry : kPipelines)
@@ -1543,8 +1584,15 @@ With --check the check pipeline C is timed too, followed by
 Only the call is timed (not the input copies). Freed memory stays in the
 process, so result buffers of later calls reuse pages already mapped.
 
-Pipelines: 'reference' (pe-reference-pipeline, the unfused semantics) and
-'cpu' (pe-cpu-pipeline: fusion and generated kernels; loads libomp).
+Pipelines: 'reference' (pe-reference-pipeline, the unfused semantics),
+'cpu' (pe-cpu-pipeline: fusion and generated kernels; loads libomp) and
+'vulkan' (pe-gpu-pipeline{target=spirv}: GPU kernels as SPIR-V, run through
+Vulkan by pe's runtime library libpe_vulkan_runtime.so; on a machine without
+a GPU, Mesa's lavapipe runs them on the CPU) and 'cuda' (pe-gpu-pipeline,
+target nvvm: PTX kernels on an NVIDIA GPU through pe's CUDA runtime
+libpe_cuda_runtime.so, which loads the driver libcuda.so.1 at run time; without
+a driver or device it prints one 'pe-cuda-runtime: error:' line and exits
+with status 1; the CUDA toolkit is found through CUDA_ROOT for libdevice).
 
 --ranks=N runs the function as an SPMD program on N MPI processes (MPICH's
 mpiexec, --mpiexec): its arguments and results carry shard.shard annotations
@@ -1696,10 +1744,12 @@ int main(int argc, char **argv) {
   for (const PipelineEntry *entry : {pipeline, checkPipeline}) {
     if (!entry || entry->runtimeLib.empty())
       continue;
-    std::string lib = (Twine(PE_MLIR_LIB_DIR) + "/" + entry->runtimeLib).str();
+    std::string dir =
+        entry->peRuntime ? peLibraryDir(argv[0]) : std::string(PE_MLIR_LIB_DIR);
+    std::string lib = (Twine(dir) + "/" + entry->runtimeLib).str();
     if (!llvm::sys::fs::exists(lib))
-      return fail("pipeline '" + entry->name.str() + "' needs " + lib +
-                  " (Debian package libomp-22-dev)");
+      return fail("pipeline '" + entry->name.str() + "' needs " + lib + " (" +
+                  entry->runtimeHint + ")");
     if (!llvm::is_contained(libs, lib))
       libs.push_back(lib);
   }
@@ -1724,6 +1774,8 @@ int main(int argc, char **argv) {
   mlir::pe::registerAllDialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu.launch_func memory effects for buffer deallocation (pe-gpu-pipeline).
+  mlir::pe::registerLaunchFuncMemoryEffectsModel(registry);
   // Builtin and LLVM dialect translations (and the others, for pipelines
   // that leave omp/gpu ops for the translation).
   mlir::registerAllToLLVMIRTranslations(registry);

@@ -4,13 +4,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Builds pe-cpu-pipeline and pe-reference-pipeline into a PassManager in a
-// context that only has registerPipelineDialects, with no pass or pipeline
-// registered globally, and runs them on a parsed module.
+// context that only has registerPipelineDialects (pe-gpu-pipeline:
+// registerGPUPipelineDialects), with no pass or pipeline registered
+// globally, and runs them on a parsed module.
 //
 //===----------------------------------------------------------------------===//
 
 #include "pe/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -160,6 +162,49 @@ TEST_F(PipelinesTest, Shard) {
   ASSERT_TRUE(parsed);
   EXPECT_FALSE(parsed->lowerToLLVM);
   EXPECT_EQ(parsed->mpiImplementation.getValue(), "OpenMPI");
+}
+
+/// pe-gpu-pipeline in a context with only registerGPUPipelineDialects: the
+/// kernels become a gpu.binary (SPIR-V, or PTX text for nvvm), launched from
+/// LLVM-dialect host code.
+void runGPUPipeline(pe::GPUTarget target, StringRef expectedTarget) {
+  DialectRegistry registry;
+  pe::registerGPUPipelineDialects(registry);
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  pe::GPUPipelineOptions options;
+  options.target = target;
+  pe::buildGPUPipeline(pm, options);
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  unsigned binaries = 0, launches = 0;
+  bool onlyLowered = true;
+  module->walk([&](Operation *op) {
+    if (isa<gpu::BinaryOp>(op))
+      ++binaries;
+    else if (isa<gpu::LaunchFuncOp>(op))
+      ++launches;
+    else if (!isa<ModuleOp>(op) && op->getDialect() &&
+             op->getDialect()->getNamespace() != "llvm")
+      onlyLowered = false;
+  });
+  EXPECT_TRUE(onlyLowered);
+  // The attention of @block and the sinusoidal encoding of @embed.
+  EXPECT_EQ(binaries, 2u);
+  EXPECT_EQ(launches, 2u);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  EXPECT_NE(text.find(expectedTarget), std::string::npos);
+}
+
+TEST(GPUPipelineTest, SPIRV) {
+  runGPUPipeline(pe::GPUTarget::SPIRV, "#spirv.target_env");
+}
+
+TEST(GPUPipelineTest, NVVM) {
+  runGPUPipeline(pe::GPUTarget::NVVM, "#nvvm.target<O = 3, chip = \"sm_80\"");
 }
 
 } // namespace

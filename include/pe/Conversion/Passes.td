@@ -83,6 +83,145 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
   ];
 }
 
+def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
+  let summary = "Generate GPU kernels (gpu.launch) for attention, RoPE and "
+                "sinusoidal PE";
+  let description = [{
+    Replaces each `pe.attention` without a bias or mask tensor, and each
+    `pe.rope` and `pe.add_sinusoidal` with offset positions, by a
+    `gpu.launch` kernel on memrefs,
+    generated for the op's exact encodings (read through the op's
+    accessors). The kernels are target-neutral gpu dialect: workgroup
+    buffers and per-thread arrays are launch attributions, and
+    `pe-gpu-pipeline` lowers them to NVVM (PTX) or SPIR-V.
+
+    **Attention.** One block per (tile of `block-rows` query rows, KV head,
+    batch), one thread per query row; the rows of a block are the (query
+    head of the GQA group, token) pairs of one KV head, so query heads that
+    share a KV head share its tiles, and a decode step (one token) still
+    fills a block with a GQA group. Per tile of `key-tile` keys (only the
+    tiles that the causal limit and the sliding window leave) the threads
+    stage K, rotated as it is loaded, and V in workgroup memory, then each
+    thread scores its row (softcap, ALiBi, causal/window/`kv_lengths` masks
+    all from indices), keeps an online softmax (running max and sum, one
+    rescale of the accumulator per tile) and accumulates P V. The cos/sin of
+    every query and key position (f64 angles, rounded once to f32, or rows
+    of the caches) and the ALiBi slopes are computed on the host. The math
+    is f32; f16 and bf16 operands are converted as they are loaded and the
+    result is rounded once.
+
+    **RoPE.** One thread per rotated pair (or copied channel) of every row,
+    with the same host cos/sin table.
+
+    **Sinusoidal PE.** The `[T, C]` encoding is evaluated on the host in f64;
+    one thread per element adds it to the (scaled) input in f64 and rounds
+    once, as the op states.
+
+    Ops without a kernel (other element types, explicit bias or mask, dynamic
+    head counts or head dimension, positions tensors, per-token caches) stay
+    for `convert-pe-to-linalg`, which runs them on the host, and the pass
+    reports each with its reason as a missed-optimization remark in category
+    `convert-pe-to-gpu`.
+  }];
+  let options = [
+    Option<"blockRows", "block-rows", "int64_t", /*default=*/"64",
+           "Query rows (threads) per attention block">,
+    Option<"keyTile", "key-tile", "int64_t", /*default=*/"32",
+           "Keys per K/V tile staged in workgroup memory">,
+    Option<"ropeBlock", "rope-block", "int64_t", /*default=*/"128",
+           "Threads per block of the RoPE kernel">,
+    Option<"allowF16", "allow-f16", "bool", /*default=*/"true",
+           "Generate kernels for f16 operands (the target can load, convert "
+           "and store f16)">,
+    Option<"allowBF16", "allow-bf16", "bool", /*default=*/"true",
+           "Generate kernels for bf16 operands (the target can load, convert "
+           "and store bf16)">,
+    Option<"staticBuffersOnly", "static-buffers-only", "bool",
+           /*default=*/"false",
+           "Generate kernels only for ops with static shapes, so that every "
+           "kernel buffer has a static size (for runtimes that bind buffers "
+           "by static size)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def PrepareGPUForSPIRV : Pass<"pe-prepare-gpu-for-spirv", "ModuleOp"> {
+  let summary = "Put gpu kernels into the forms MLIR's GPU to SPIR-V "
+                "conversion accepts";
+  let description = [{
+    For every kernel `gpu.func`: each workgroup attribution becomes a
+    `memref.alloc` in the `Workgroup` storage class and each private
+    attribution a `memref.alloca` in the `Function` storage class at the top
+    of the body (the GPU to SPIR-V conversion of MLIR 22 rejects
+    attributions and does not map `#gpu.address_space`), and a kernel
+    without a `spirv.entry_point_abi` gets one whose workgroup size is the
+    kernel's `known_block_size` (set by `gpu-kernel-outlining` for constant
+    block sizes; a kernel without one is an error).
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::spirv::SPIRVDialect",
+  ];
+}
+
+def NestSPIRVModules : Pass<"pe-nest-spirv-modules", "ModuleOp"> {
+  let summary = "Move each spirv.module into the gpu.module it came from";
+  let description = [{
+    `convert-gpu-to-spirv` creates `spirv.module @__spv__<name>` beside
+    `gpu.module @<name>`; `gpu-module-to-binary` serializes a gpu.module with
+    a SPIR-V target from the `spirv.module` inside it. This pass moves each
+    such spirv.module into its gpu.module.
+  }];
+}
+
+def GPUDeviceBuffers : Pass<"pe-gpu-device-buffers", "ModuleOp"> {
+  let summary = "Give kernel launches device copies of their host buffers";
+  let description = [{
+    For every synchronous `gpu.launch_func` in host code (after
+    bufferization): each memref kernel operand is replaced by a device buffer
+    (`gpu.alloc`) that gets the host data before the launch (`gpu.memcpy`);
+    after the launch, the buffers the kernel may write (an argument with a
+    use other than `memref.load` / `memref.dim` in the kernel, or every
+    argument of a kernel without a body) are copied back, and all device
+    buffers are freed (`gpu.dealloc`). `pe-gpu-pipeline{target=nvvm}` runs it
+    so that the kernels work on a discrete GPU, whatever memory the host code
+    allocated. Launches with async tokens are an error.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def GPUIntersperseBufferSizes
+    : Pass<"pe-gpu-intersperse-buffer-sizes", "ModuleOp"> {
+  let summary = "Follow each buffer argument of a launch by its size in bytes";
+  let description = [{
+    For every `gpu.launch_func` in host code whose kernel is already
+    serialized (`gpu.binary`), each memref kernel operand (contiguous, with
+    whole-byte elements) is followed by an `i64` operand: its size in bytes,
+    computed from its (possibly dynamic) shape. With
+    `gpu-to-llvm{use-bare-pointers-for-kernels}` this gives the kernel
+    parameters as (pointer, size) pairs, the calling convention of pe's
+    Vulkan runtime, for any shape (MLIR's own
+    `intersperse-sizes-for-kernels` supports static shapes only). A launch of
+    a kernel that is not serialized yet, or of a non-contiguous buffer, is an
+    error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def ApproximateMath : Pass<"pe-approximate-math"> {
   let summary = "Replace f32 exp, tanh, sin and cos by vectorisable polynomials";
   let description = [{

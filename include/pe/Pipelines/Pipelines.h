@@ -71,6 +71,73 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
 };
 
+/// The kernel targets of `pe-gpu-pipeline`.
+enum class GPUTarget { NVVM, SPIRV };
+
+/// Options of `pe-gpu-pipeline` (`pe-gpu-pipeline{target=spirv}`,
+/// `pe-gpu-pipeline{target=nvvm chip=sm_90 format=isa}`).
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<GPUTarget> target{
+      *this, "target", llvm::cl::desc("Kernel target"),
+      llvm::cl::values(
+          clEnumValN(GPUTarget::NVVM, "nvvm",
+                     "NVVM: PTX / cubin for NVIDIA GPUs (the CUDA runtime)"),
+          clEnumValN(GPUTarget::SPIRV, "spirv",
+                     "SPIR-V compute shaders (the Vulkan runtime)")),
+      llvm::cl::init(GPUTarget::NVVM)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("NVVM target chip (nvvm-attach-target{chip})"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("NVVM target features, the PTX ISA version "
+                     "(nvvm-attach-target{features})"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel object format (gpu-module-to-binary{format}): "
+                     "isa (PTX text, JIT-compiled by the driver), bin "
+                     "(cubin; runs ptxas), fatbin (runs ptxas and "
+                     "fatbinary); spirv always gives a SPIR-V binary"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit directory for gpu-module-to-binary "
+                     "(libdevice, ptxas); empty: CUDA_ROOT, CUDA_HOME, "
+                     "CUDA_PATH or ptxas on PATH"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> deviceBuffers{
+      *this, "device-buffers",
+      llvm::cl::desc("nvvm: give each kernel launch device copies of its "
+                     "host buffers (pe-gpu-device-buffers), as a discrete GPU "
+                     "needs"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> blockRows{
+      *this, "block-rows",
+      llvm::cl::desc("Query rows (threads) per attention block "
+                     "(convert-pe-to-gpu{block-rows})"),
+      llvm::cl::init(64)};
+  PassOptions::Option<int64_t> keyTile{
+      *this, "key-tile",
+      llvm::cl::desc("Keys per K/V tile in workgroup memory "
+                     "(convert-pe-to-gpu{key-tile})"),
+      llvm::cl::init(32)};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Fuse RoPE and ALiBi producers into pe.attention and "
+                     "fold the RoPE attention scaling into the softmax scale "
+                     "(pe-fuse-encodings-into-attention, "
+                     "pe-fold-attention-scaling)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> runtimeChecks{
+      *this, "runtime-checks",
+      llvm::cl::desc("Check at run time, on the host, that dynamic sizes "
+                     "satisfy the size relations of the pe ops "
+                     "(pe-insert-runtime-checks)"),
+      llvm::cl::init(true)};
+};
+
 /// The reference pipeline: IR with pe ops on tensors (func.func) all the way
 /// to the LLVM dialect for the host CPU, through convert-pe-to-linalg, one-shot
 /// bufferization with buffer deallocation, and scalar loops. Functions keep
@@ -148,6 +215,16 @@ void buildShardPipeline(OpPassManager &pm, const ShardPipelineOptions &options);
 /// buildShardPipeline with the default options.
 void buildShardPipeline(OpPassManager &pm);
 
+/// The GPU pipeline: fold frequencies and fuse the encodings into
+/// pe.attention as the CPU pipeline does, generate GPU kernels for attention
+/// and RoPE (convert-pe-to-gpu; everything else through the reference
+/// lowering on the host), outline them, bufferize the host code, and lower
+/// the kernels to NVVM and PTX/cubin or to a SPIR-V binary, and the host code
+/// to the LLVM dialect calling MLIR's GPU runtime entry points (mgpu*; for
+/// spirv with bare pointers and interspersed buffer sizes, the convention of
+/// the Vulkan runtime of pe-run). Registered as `pe-gpu-pipeline`.
+void buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
 /// Registers the dialects and the external interface models (bufferization,
 /// buffer deallocation, tiling, subsets) that the two pipelines need in the
 /// context they run in, for hosts that do not register all of MLIR.
@@ -156,6 +233,11 @@ void registerPipelineDialects(DialectRegistry &registry);
 /// shard, mpi and DLTI dialects, the pe ops' ShardingInterface and the mpi
 /// dialect's lowering to LLVM.
 void registerShardPipelineDialects(DialectRegistry &registry);
+
+/// registerPipelineDialects plus what pe-gpu-pipeline needs: the gpu, nvvm
+/// and spirv dialects, the NVVM and SPIR-V target models, and the LLVM IR
+/// translations that gpu-module-to-binary and the host code's gpu ops use.
+void registerGPUPipelineDialects(DialectRegistry &registry);
 
 /// Registers the named pipelines (`pe-cpu-pipeline` with its options,
 /// `pe-reference-pipeline`) with the global pass registry.

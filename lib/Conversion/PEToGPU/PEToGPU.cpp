@@ -1,0 +1,1085 @@
+//===- PEToGPU.cpp - generated GPU kernels for pe ops ---------------------===//
+//
+// Part of the pe-mlir project.
+//
+// Replaces pe.attention, pe.rope and pe.add_sinusoidal by `gpu.launch`
+// kernels on memrefs, specialised at compile time for the op's encodings,
+// which the generator reads through the op's accessors (getRotation,
+// getRopeQueryOffset, getAlibiQueryOffset, getScaleOrDefault, ...), exactly
+// as the CPU kernels do. The launch is target-neutral gpu dialect: workgroup
+// and private memory are launch attributions, and the rest of
+// pe-gpu-pipeline lowers it to NVVM or SPIR-V.
+//
+// Attention (docs/CodegenGPU.md):
+//
+//   host          cos/sin of every query and key position ([T, R/2], f64
+//                 angles rounded once to f32, or cache rows), the ALiBi
+//                 slopes, and flat views of every operand.
+//   grid          (ceil(G * Tq / BQ), Hkv, B); block: BQ threads. The rows
+//                 of a block are (query head of the KV group, query token)
+//                 pairs, so the query heads that share a KV head share its
+//                 key/value tiles (GQA/MQA, and decode: Tq = 1).
+//   per thread    one query row: q (rotated, times the scale) and the output
+//                 accumulator o in private memory, running max m and sum l in
+//                 registers.
+//   per key tile  (BK keys, up to the causal limit of the block's last row,
+//                 from the window start of its first row) all threads load K
+//                 (rotated as it is loaded) and V into workgroup memory;
+//                 barrier; each thread scores its row against the tile
+//                 (softcap, ALiBi and every mask from indices), rescales o
+//                 once by exp(m_old - m_new) and accumulates P V; barrier.
+//   epilogue      o / l (0 for a row without allowed keys), and the row's
+//                 log-sum-exp m + log l when the op has an lse result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pe/Conversion/PEToGPU/PEToGPU.h"
+#include "pe/Conversion/Passes.h"
+#include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Support/PEMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <cmath>
+#include <limits>
+
+#define DEBUG_TYPE "convert-pe-to-gpu"
+
+namespace mlir {
+namespace pe {
+#define GEN_PASS_DEF_CONVERTPETOGPU
+#include "pe/Conversion/Passes.h.inc"
+} // namespace pe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pe;
+
+namespace {
+
+/// What the kernels may assume of the target.
+struct KernelOptions {
+  int64_t blockRows = 64;
+  int64_t keyTile = 32;
+  int64_t ropeBlock = 128;
+  bool allowF16 = true;
+  bool allowBF16 = true;
+  bool staticBuffersOnly = false;
+};
+
+/// Why element type `t` has no GPU kernel under `options` (empty if it has).
+std::string unsupportedElementReason(Type t, const KernelOptions &options) {
+  if (t.isF32())
+    return "";
+  if (t.isF16())
+    return options.allowF16 ? ""
+                            : "f16 operands on a target without f16 "
+                              "(allow-f16=false)";
+  if (t.isBF16())
+    return options.allowBF16 ? ""
+                             : "bf16 operands on a target without bf16 "
+                               "(allow-bf16=false)";
+  return "element type is not f32, f16 or bf16";
+}
+
+/// Why an attention has no GPU kernel (empty if it has one).
+std::string unsupportedReason(AttentionOp op, const KernelOptions &options) {
+  auto q = op.getQuery().getType();
+  auto k = op.getKey().getType();
+  auto v = op.getValue().getType();
+  for (Type t : {q.getElementType(), k.getElementType(), v.getElementType()})
+    if (std::string why = unsupportedElementReason(t, options); !why.empty())
+      return why;
+  if (op.getBias())
+    return "explicit bias tensor (fuse a pe.alibi_bias into the op instead)";
+  if (op.getMask())
+    return "explicit mask tensor";
+  if (q.isDynamicDim(op.getHeadsAxis()) || k.isDynamicDim(op.getHeadsAxis()))
+    return "dynamic head counts";
+  if (q.isDynamicDim(3) || v.isDynamicDim(3))
+    return "dynamic head dimension";
+  if (q.getDimSize(3) > 512 || v.getDimSize(3) > 512)
+    return "head dimensions above 512 (per-thread private arrays)";
+  if (options.staticBuffersOnly &&
+      !llvm::all_of(op->getOperandTypes(), [](Type t) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        return !shaped || shaped.hasStaticShape();
+      }))
+    return "dynamic shapes on a target whose kernels take static-size "
+           "buffers (static-buffers-only=true)";
+  return "";
+}
+
+/// Why a pe.rope has no GPU kernel (empty if it has one).
+std::string unsupportedRopeReason(RopeOp op, const KernelOptions &options) {
+  auto type = op.getInput().getType();
+  if (std::string why =
+          unsupportedElementReason(type.getElementType(), options);
+      !why.empty())
+    return why;
+  if (op.getPositions())
+    return "explicit positions tensor";
+  if (op.hasPerTokenCaches())
+    return "per-token cos/sin caches";
+  if (op.getSequenceDimOrDefault() != type.getRank() - 2)
+    return "tokens along a dimension other than -2 (sequence_dim)";
+  if (type.isDynamicDim(type.getRank() - 1))
+    return "dynamic channel dimension";
+  if (options.staticBuffersOnly &&
+      !llvm::all_of(op->getOperandTypes(), [](Type t) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        return !shaped || shaped.hasStaticShape();
+      }))
+    return "dynamic shapes on a target whose kernels take static-size "
+           "buffers (static-buffers-only=true)";
+  return "";
+}
+
+/// Why a pe.add_sinusoidal has no GPU kernel (empty if it has one).
+std::string unsupportedSinusoidalReason(AddSinusoidalOp op,
+                                        const KernelOptions &options) {
+  auto type = op.getInput().getType();
+  if (std::string why =
+          unsupportedElementReason(type.getElementType(), options);
+      !why.empty())
+    return why;
+  if (op.getPositions())
+    return "explicit positions tensor";
+  if (options.staticBuffersOnly && !type.hasStaticShape())
+    return "dynamic shapes on a target whose kernels take static-size "
+           "buffers (static-buffers-only=true)";
+  return "";
+}
+
+/// Emits the GPU kernel of one op at its position.
+class GPUKernelBuilder {
+public:
+  GPUKernelBuilder(Operation *op, std::optional<Rotation> rotation,
+                   const KernelOptions &options)
+      : b(op->getLoc(), op), rot(rotation), options(options),
+        f32(Float32Type::get(op->getContext())),
+        f64(Float64Type::get(op->getContext())) {
+    rotary = rot ? rot->rotaryDim : 0;
+  }
+
+  /// Replaces `op` (and its lse result) by the attention kernel.
+  void buildAttention(AttentionOp op);
+  /// Replaces `op` by the RoPE kernel.
+  void buildRope(RopeOp op);
+  /// Replaces `op` by the sinusoidal-encoding kernel.
+  void buildSinusoidal(AddSinusoidalOp op);
+
+private:
+  // Constants and scalar helpers.
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value cf(double v) {
+    return arith::ConstantOp::create(b, b.getFloatAttr(f32, v));
+  }
+  Value addi(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value subi(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  /// x * y, folded when both are constants (so that buffer sizes of static
+  /// shapes stay static).
+  Value muli(Value x, Value y) {
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (cx && cy)
+      return idx(*cx * *cy);
+    return arith::MulIOp::create(b, x, y);
+  }
+  Value divui(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+  Value remui(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
+  Value minsi(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value maxsi(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, c, x, y);
+  }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value ceilDiv(Value x, int64_t d) {
+    return divui(addi(x, idx(d - 1)), idx(d));
+  }
+  Value toIndex(Value v) {
+    return v.getType().isIndex()
+               ? v
+               : Value(arith::IndexCastOp::create(b, b.getIndexType(), v));
+  }
+  Value indexToF32(Value i) {
+    return arith::SIToFPOp::create(
+        b, f32, arith::IndexCastOp::create(b, b.getI64Type(), i));
+  }
+  /// `nonNegative + other`, saturated at INT64_MAX instead of wrapping (the
+  /// reference lowering's positions).
+  Value saturatingAdd(Value nonNegative, Value other) {
+    Value sum = addi(nonNegative, other);
+    return select(cmpi(arith::CmpIPredicate::slt, sum, other),
+                  idx(std::numeric_limits<int64_t>::max()), sum);
+  }
+  Value offsetValue(PositionOffset offset) {
+    Value off = idx(offset.staticOffset);
+    return offset.dynamicOffset
+               ? saturatingAdd(off, toIndex(offset.dynamicOffset))
+               : off;
+  }
+  /// A for loop [lb, ub) step `step` whose body `body(iv)` yields nothing.
+  void forLoop(Value lb, Value ub, Value step, function_ref<void(Value)> body) {
+    scf::ForOp::create(b, lb, ub, step, ValueRange{},
+                       [&](OpBuilder &ob, Location, Value iv, ValueRange) {
+                         OpBuilder::InsertionGuard g(b);
+                         b.setInsertionPoint(ob.getInsertionBlock(),
+                                             ob.getInsertionPoint());
+                         body(iv);
+                         scf::YieldOp::create(b);
+                       });
+  }
+  /// Opens an scf.if on `nonEmpty` around a kernel launch (a grid with no
+  /// blocks is an error for CUDA) and returns it; the caller resumes after
+  /// it with `b.setInsertionPointAfter`.
+  scf::IfOp guardLaunch(Value nonEmpty) {
+    auto ifOp = scf::IfOp::create(b, nonEmpty, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    return ifOp;
+  }
+  /// `then()` when `cond` holds.
+  void ifThen(Value cond, function_ref<void()> then) {
+    auto ifOp = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    then();
+  }
+
+  /// The tensor `t` as a flat identity-layout memref (a copy is made by
+  /// bufferization only where the tensor's buffer is not contiguous).
+  Value flatBuffer(Value t) {
+    auto type = cast<RankedTensorType>(t.getType());
+    Value m = bufferization::ToBufferOp::create(
+        b, MemRefType::get(type.getShape(), type.getElementType()), t,
+        /*readOnly=*/true);
+    return flatten(m);
+  }
+  /// flatBuffer for a buffer a kernel reads: a rank-1 buffer is copied into
+  /// a new one, so that no canonicalization between this pass and kernel
+  /// outlining can fold the kernel's loads from it into a tensor.extract of
+  /// the host tensor (the rank-1 buffers are small: lengths, slopes).
+  Value kernelBuffer(Value t) {
+    Value m = flatBuffer(t);
+    if (cast<RankedTensorType>(t.getType()).getRank() != 1)
+      return m;
+    auto type = cast<MemRefType>(m.getType());
+    Value copy = allocLike(type, memref::DimOp::create(b, m, 0).getResult());
+    memref::CopyOp::create(b, m, copy);
+    return copy;
+  }
+  /// kernelBuffer of an f64 table as f32 (rounded on the host, as the CPU
+  /// kernels round the slopes), so that kernels need no f64 support.
+  Value kernelBufferF32(Value t) {
+    auto type = cast<RankedTensorType>(t.getType());
+    if (type.getElementType() != f64)
+      return kernelBuffer(t);
+    Value m = flatBuffer(t);
+    Value n = memref::DimOp::create(b, m, 0);
+    Value copy = allocLike(
+        MemRefType::get(cast<MemRefType>(m.getType()).getShape(), f32), n);
+    forLoop(idx(0), n, idx(1), [&](Value i) {
+      Value x = memref::LoadOp::create(b, m, ValueRange{i});
+      memref::StoreOp::create(b, arith::TruncFOp::create(b, f32, x), copy,
+                              ValueRange{i});
+    });
+    return copy;
+  }
+  Value flatten(Value m) {
+    auto type = cast<MemRefType>(m.getType());
+    if (type.getRank() == 1)
+      return m;
+    ReassociationIndices all;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      all.push_back(i);
+    return memref::CollapseShapeOp::create(b, m,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  /// A new buffer of `type` whose dynamic sizes are `dims` (one per
+  /// dimension; only the dynamic ones are used).
+  Value allocLike(MemRefType type, ArrayRef<Value> dims) {
+    SmallVector<Value> dyn;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.isDynamicDim(i))
+        dyn.push_back(dims[i]);
+    return memref::AllocOp::create(b, type, dyn, b.getI64IntegerAttr(64));
+  }
+  Value dimOf(Value tensor, int64_t i) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    if (!type.isDynamicDim(i))
+      return idx(type.getDimSize(i));
+    return tensor::DimOp::create(b, tensor, i);
+  }
+  /// Loads element `i` of a flat memref as f32.
+  Value loadF32(Value mem, Value i) {
+    Value v = memref::LoadOp::create(b, mem, ValueRange{i});
+    if (v.getType() == f32)
+      return v;
+    if (v.getType().getIntOrFloatBitWidth() > 32)
+      return arith::TruncFOp::create(b, f32, v);
+    return arith::ExtFOp::create(b, f32, v);
+  }
+  /// Stores the f32 `v` into element `i` of a flat memref, rounding to its
+  /// element type.
+  void storeFromF32(Value v, Value mem, Value i) {
+    Type et = cast<MemRefType>(mem.getType()).getElementType();
+    if (et != f32)
+      v = arith::TruncFOp::create(b, et, v);
+    memref::StoreOp::create(b, v, mem, ValueRange{i});
+  }
+
+  /// Kernels take only memrefs (a convention the Vulkan runtime relies on:
+  /// every kernel parameter is a buffer): the index scalars a kernel needs
+  /// travel in one i64 buffer, written on the host and read in the kernel.
+  Value packScalars(ArrayRef<Value> scalars) {
+    auto type = MemRefType::get({int64_t(scalars.size())}, b.getI64Type());
+    Value params = memref::AllocOp::create(b, type);
+    for (auto [k, v] : llvm::enumerate(scalars))
+      memref::StoreOp::create(b,
+                              arith::IndexCastOp::create(b, b.getI64Type(), v),
+                              params, ValueRange{idx(k)});
+    return params;
+  }
+  Value unpackScalar(Value params, int64_t k) {
+    return arith::IndexCastOp::create(
+        b, b.getIndexType(),
+        memref::LoadOp::create(b, params, ValueRange{idx(k)}));
+  }
+
+  /// The flat [rows, R/2] cos and sin tables of positions `offset + t`,
+  /// t < rows, computed on the host: f64 angles p * inv_freq[i] and their
+  /// cos/sin rounded once to f32, or rows of the caches (clamped); times the
+  /// attention scaling.
+  std::pair<Value, Value> buildTables(Value rows, Value offset);
+  /// Rotates pair `p` of a row: `x(c)` loads channel c of the row as f32;
+  /// `emit(c, value)` receives the two rotated channels.
+  void rotatePair(function_ref<Value(Value)> x, Value tableRow, Value p,
+                  Value cosT, Value sinT,
+                  function_ref<void(Value, Value)> emit);
+  /// The channels (c0, c1) of pair `p`.
+  std::pair<Value, Value> pairChannels(Value p) {
+    if (rot->layout == RopeLayout::Half)
+      return {p, addi(p, idx(rotary / 2))};
+    Value c0 = muli(p, idx(2));
+    return {c0, addi(c0, idx(1))};
+  }
+
+  /// The score modifications of the attention, in its order.
+  Value modifyScore(AttentionOp op, Value s, Value qPos, Value j, Value slope);
+
+  ImplicitLocOpBuilder b;
+  std::optional<Rotation> rot;
+  KernelOptions options;
+  Type f32, f64;
+  int64_t rotary = 0;
+};
+
+std::pair<Value, Value> GPUKernelBuilder::buildTables(Value rows,
+                                                      Value offset) {
+  int64_t pairs = rotary / 2;
+  Value n = muli(rows, idx(pairs));
+  auto type = MemRefType::get(
+      {getConstantIntValue(n).value_or(ShapedType::kDynamic)}, f32);
+  Value cosT = allocLike(type, n);
+  Value sinT = allocLike(type, n);
+  Value invFreq, cosCache, sinCache, cacheRows;
+  if (rot->invFreq) {
+    invFreq = flatBuffer(rot->invFreq);
+  } else {
+    cacheRows = dimOf(rot->cosCache, 0);
+    cosCache = flatBuffer(rot->cosCache);
+    sinCache = flatBuffer(rot->sinCache);
+  }
+  forLoop(idx(0), rows, idx(1), [&](Value t) {
+    Value pos = saturatingAdd(t, offset);
+    forLoop(idx(0), idx(pairs), idx(1), [&](Value i) {
+      Value c, s;
+      if (invFreq) {
+        Value f = memref::LoadOp::create(b, invFreq, ValueRange{i});
+        if (f.getType() != f64)
+          f = arith::ExtFOp::create(b, f64, f);
+        Value p64 = arith::SIToFPOp::create(
+            b, f64, arith::IndexCastOp::create(b, b.getI64Type(), pos));
+        Value angle = arith::MulFOp::create(b, p64, f);
+        c = arith::TruncFOp::create(b, f32, math::CosOp::create(b, angle));
+        s = arith::TruncFOp::create(b, f32, math::SinOp::create(b, angle));
+      } else {
+        Value row = minsi(maxsi(pos, idx(0)), subi(cacheRows, idx(1)));
+        Value at = addi(muli(row, idx(pairs)), i);
+        c = loadF32(cosCache, at);
+        s = loadF32(sinCache, at);
+      }
+      if (Value scaling = rot->attentionScaling) {
+        c = mulf(c, scaling);
+        s = mulf(s, scaling);
+      }
+      Value at = addi(muli(t, idx(pairs)), i);
+      memref::StoreOp::create(b, c, cosT, ValueRange{at});
+      memref::StoreOp::create(b, s, sinT, ValueRange{at});
+    });
+  });
+  return {cosT, sinT};
+}
+
+void GPUKernelBuilder::rotatePair(function_ref<Value(Value)> x, Value tableRow,
+                                  Value p, Value cosT, Value sinT,
+                                  function_ref<void(Value, Value)> emit) {
+  Value at = addi(muli(tableRow, idx(rotary / 2)), p);
+  Value c = memref::LoadOp::create(b, cosT, ValueRange{at});
+  Value s = memref::LoadOp::create(b, sinT, ValueRange{at});
+  auto [c0, c1] = pairChannels(p);
+  Value x0 = x(c0), x1 = x(c1);
+  // (x0, x1) -> (x0 c - x1 s, x1 c + x0 s).
+  emit(arith::SubFOp::create(b, mulf(x0, c), mulf(x1, s)),
+       math::FmaOp::create(b, x0, s, mulf(x1, c)));
+}
+
+Value GPUKernelBuilder::modifyScore(AttentionOp op, Value s, Value qPos,
+                                    Value j, Value slope) {
+  auto cap = [&](Value x) -> Value {
+    Value c = cf(op.getSoftcap()->convertToDouble());
+    return mulf(c, math::TanhOp::create(b, arith::DivFOp::create(b, x, c)));
+  };
+  if (op.getSoftcap() && op.getSoftcapOrder() == SoftcapOrder::BeforeBias)
+    s = cap(s);
+  if (AlibiEncodingAttr alibi = op.getAlibiAttr()) {
+    Value jF = indexToF32(j);
+    Value dist;
+    switch (alibi.getDistance()) {
+    case AlibiDistance::Symmetric:
+      dist = arith::NegFOp::create(
+          b, math::AbsFOp::create(b, arith::SubFOp::create(b, qPos, jF)));
+      break;
+    case AlibiDistance::Signed:
+      dist = arith::SubFOp::create(b, jF, qPos);
+      break;
+    case AlibiDistance::Key:
+      dist = jF;
+      break;
+    }
+    s = math::FmaOp::create(b, slope, dist, s);
+  }
+  if (op.getSoftcap() && op.getSoftcapOrder() == SoftcapOrder::AfterBias)
+    s = cap(s);
+  return s;
+}
+
+void GPUKernelBuilder::buildAttention(AttentionOp op) {
+  auto qType = op.getQuery().getType();
+  auto kType = op.getKey().getType();
+  auto vType = op.getValue().getType();
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t hAx = op.getHeadsAxis(), sAx = op.getSequenceAxis();
+  int64_t heads = qType.getDimSize(hAx);
+  int64_t kvHeads = kType.getDimSize(hAx);
+  int64_t group = heads / kvHeads;
+  int64_t d = qType.getDimSize(3), dv = vType.getDimSize(3);
+  int64_t bq = options.blockRows, bk = options.keyTile;
+  double scale = op.getScaleOrDefault();
+
+  // Host: sizes, flat operand views, result buffers, tables and slopes.
+  Value batch = dimOf(op.getQuery(), 0);
+  Value tq = dimOf(op.getQuery(), sAx);
+  Value tkAll = dimOf(op.getKey(), sAx);
+  Value q = kernelBuffer(op.getQuery());
+  Value k = kernelBuffer(op.getKey());
+  Value v = kernelBuffer(op.getValue());
+  auto outType =
+      MemRefType::get(resultType.getShape(), resultType.getElementType());
+  SmallVector<Value> outDims = {batch, idx(heads), idx(heads), idx(dv)};
+  outDims[hAx] = idx(heads);
+  outDims[sAx] = tq;
+  Value outBuffer = allocLike(outType, outDims);
+  Value out = flatten(outBuffer);
+  Value lseBuffer, lse;
+  if (Value lseResult = op.getLse()) {
+    auto type = cast<RankedTensorType>(lseResult.getType());
+    lseBuffer = allocLike(MemRefType::get(type.getShape(), f32),
+                          {batch, idx(heads), tq});
+    lse = flatten(lseBuffer);
+  }
+  Value lengths = op.getKvLengths() ? kernelBuffer(op.getKvLengths()) : Value();
+  Value causalOffset =
+      op.getCausalOffset() ? toIndex(op.getCausalOffset()) : idx(0);
+  Value qCos, qSin, kCos, kSin;
+  if (rotary) {
+    std::tie(qCos, qSin) =
+        buildTables(tq, offsetValue(op.getRopeQueryOffset()));
+    if (op.rotatesKey())
+      std::tie(kCos, kSin) =
+          buildTables(tkAll, offsetValue(op.getRopeKeyOffset()));
+  }
+  Value slopes, alibiBase;
+  if (AlibiEncodingAttr alibi = op.getAlibiAttr()) {
+    if (Value explicitSlopes = op.getAlibiSlopes()) {
+      slopes = kernelBufferF32(explicitSlopes);
+    } else {
+      SmallVector<float> values;
+      for (double s :
+           formula::alibiSlopes(heads, alibi.getMaxBias().convertToDouble()))
+        values.push_back(float(s));
+      auto type = RankedTensorType::get({heads}, f32);
+      slopes = kernelBuffer(arith::ConstantOp::create(
+          b, DenseElementsAttr::get(type, ArrayRef<float>(values))));
+    }
+    alibiBase = offsetValue(op.getAlibiQueryOffset());
+  }
+  // Element offsets of (batch, head, token, 0) in an operand of the op's
+  // layout with `h` heads and `t` tokens and `c` channels.
+  bool bshd = op.getLayout() == AttentionLayout::BSHD;
+  auto rowStart = [&](Value bIdx, Value hIdx, Value tIdx, int64_t h, Value t,
+                      int64_t c) {
+    Value outer =
+        bshd ? addi(muli(bIdx, t), tIdx) : addi(muli(bIdx, idx(h)), hIdx);
+    Value inner =
+        bshd ? addi(muli(outer, idx(h)), hIdx) : addi(muli(outer, t), tIdx);
+    return muli(inner, idx(c));
+  };
+
+  Value gridX = ceilDiv(muli(idx(group), tq), bq);
+  Value params =
+      packScalars({tq, tkAll, causalOffset, alibiBase ? alibiBase : idx(0)});
+  auto wg =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto priv =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Private);
+  Type ksType = MemRefType::get({bk, d}, f32, MemRefLayoutAttrInterface(), wg);
+  Type vsType = MemRefType::get({bk, dv}, f32, MemRefLayoutAttrInterface(), wg);
+  Type qpType = MemRefType::get({d}, f32, MemRefLayoutAttrInterface(), priv);
+  Type opType = MemRefType::get({dv}, f32, MemRefLayoutAttrInterface(), priv);
+  Type spType = MemRefType::get({bk}, f32, MemRefLayoutAttrInterface(), priv);
+  scf::IfOp guard = guardLaunch(
+      arith::AndIOp::create(b, cmpi(arith::CmpIPredicate::ugt, gridX, idx(0)),
+                            cmpi(arith::CmpIPredicate::ugt, batch, idx(0))));
+  auto launch = gpu::LaunchOp::create(
+      b, gridX, idx(kvHeads), batch, idx(bq), idx(1), idx(1),
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange{}, TypeRange{ksType, vsType},
+      TypeRange{qpType, opType, spType});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    // The host scalars, read back in the kernel.
+    Value tq = unpackScalar(params, 0), tkAll = unpackScalar(params, 1);
+    Value causalOffset = unpackScalar(params, 2);
+    Value alibiBase = slopes ? unpackScalar(params, 3) : Value();
+    Value rowsTotal = muli(idx(group), tq);
+    Value ks = launch.getWorkgroupAttributions()[0];
+    Value vs = launch.getWorkgroupAttributions()[1];
+    Value qp = launch.getPrivateAttributions()[0];
+    Value acc = launch.getPrivateAttributions()[1];
+    Value sp = launch.getPrivateAttributions()[2];
+    Value tx = launch.getThreadIds().x;
+    Value bIdx = launch.getBlockIds().z, kvh = launch.getBlockIds().y;
+    Value r0 = muli(launch.getBlockIds().x, idx(bq));
+    Value r = addi(r0, tx);
+    Value active = cmpi(arith::CmpIPredicate::ult, r, rowsTotal);
+    // Inactive threads (past the last row) work on row 0 and store nothing:
+    // they still load their share of every tile and reach every barrier.
+    Value row = select(active, r, idx(0));
+    Value i = remui(row, tq);
+    Value h = addi(muli(kvh, idx(group)), divui(row, tq));
+    // L[b] and the causal offset o[b].
+    Value tk = tkAll;
+    if (lengths) {
+      Value len = toIndex(memref::LoadOp::create(b, lengths, ValueRange{bIdx}));
+      tk = minsi(maxsi(len, idx(0)), tkAll);
+    }
+    Value shift = op.getCausalAlignment() == CausalAlignment::TopLeft
+                      ? causalOffset
+                      : addi(subi(tk, tq), causalOffset);
+    // The block's first and last query token: its rows are (head, token)
+    // pairs, so a block that spans two heads covers every token.
+    Value rLast = subi(minsi(addi(r0, idx(bq)), rowsTotal), idx(1));
+    Value sameHead =
+        cmpi(arith::CmpIPredicate::eq, divui(r0, tq), divui(rLast, tq));
+    Value firstTok = select(sameHead, remui(r0, tq), idx(0));
+    Value lastTok = select(sameHead, remui(rLast, tq), subi(tq, idx(1)));
+    // Key tiles: up to the causal limit of the last token, from the window
+    // start of the first one.
+    Value tileEnd = ceilDiv(tk, bk);
+    if (op.getCausal()) {
+      Value needed = arith::FloorDivSIOp::create(
+          b, addi(addi(lastTok, shift), idx(bk)), idx(bk));
+      tileEnd = maxsi(idx(0), minsi(tileEnd, needed));
+    }
+    Value tileBegin = idx(0);
+    std::optional<uint64_t> window = op.getWindow();
+    if (window) {
+      Value firstKey =
+          addi(addi(firstTok, shift), idx(1 - static_cast<int64_t>(*window)));
+      tileBegin =
+          maxsi(idx(0), arith::FloorDivSIOp::create(b, firstKey, idx(bk)));
+    }
+
+    // This thread's query row, rotated and times the scale.
+    Value qRow = rowStart(bIdx, h, i, heads, tq, d);
+    auto loadQ = [&](Value c) { return loadF32(q, addi(qRow, c)); };
+    Value scaleV = cf(scale);
+    auto storeQ = [&](Value c, Value x) {
+      memref::StoreOp::create(b, mulf(x, scaleV), qp, ValueRange{c});
+    };
+    if (rotary) {
+      forLoop(idx(0), idx(rotary / 2), idx(1), [&](Value p) {
+        rotatePair(loadQ, i, p, qCos, qSin, [&](Value y0, Value y1) {
+          auto [c0, c1] = pairChannels(p);
+          storeQ(c0, y0);
+          storeQ(c1, y1);
+        });
+      });
+    }
+    forLoop(idx(rotary), idx(d), idx(1), [&](Value c) { storeQ(c, loadQ(c)); });
+    forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
+      memref::StoreOp::create(b, cf(0.0), acc, ValueRange{c});
+    });
+    Value slope;
+    if (slopes)
+      slope = loadF32(slopes, h);
+    Value qPos = alibiBase ? indexToF32(addi(alibiBase, i)) : Value();
+    Value limit = addi(i, shift);
+    Value negInf = cf(-std::numeric_limits<double>::infinity());
+
+    auto tiles = scf::ForOp::create(
+        b, tileBegin, tileEnd, idx(1), ValueRange{negInf, cf(0.0)},
+        [&](OpBuilder &ob, Location, Value tile, ValueRange state) {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          Value j0 = muli(tile, idx(bk));
+          // Stage K (rotated as loaded) and V; keys past L[b] are zero.
+          auto keyOf = [&](Value e, int64_t perKey) {
+            return std::make_pair(divui(e, idx(perKey)), remui(e, idx(perKey)));
+          };
+          auto stage =
+              [&](int64_t perKey,
+                  function_ref<void(Value jj, Value j, Value x)> body) {
+                forLoop(tx, idx(bk * perKey), idx(bq), [&](Value e) {
+                  auto [jj, x] = keyOf(e, perKey);
+                  body(jj, addi(j0, jj), x);
+                });
+              };
+          auto keyValid = [&](Value j) {
+            return cmpi(arith::CmpIPredicate::slt, j, tk);
+          };
+          auto zeroOr = [&](Value valid, function_ref<Value()> load) {
+            auto ifOp = scf::IfOp::create(b, f32, valid, /*withElse=*/true);
+            {
+              OpBuilder::InsertionGuard g2(b);
+              b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+              scf::YieldOp::create(b, load());
+              b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+              scf::YieldOp::create(b, cf(0.0));
+            }
+            return ifOp.getResult(0);
+          };
+          int64_t rotatedChannels = op.rotatesKey() ? rotary : 0;
+          if (rotatedChannels) {
+            stage(rotary / 2, [&](Value jj, Value j, Value p) {
+              Value valid = keyValid(j);
+              Value jSafe = select(valid, j, idx(0));
+              Value kRow = rowStart(bIdx, kvh, jSafe, kvHeads, tkAll, d);
+              rotatePair([&](Value c) { return loadF32(k, addi(kRow, c)); },
+                         jSafe, p, kCos, kSin,
+                         [&](Value y0, Value y1) {
+                           auto [c0, c1] = pairChannels(p);
+                           Value zero = cf(0.0);
+                           memref::StoreOp::create(b, select(valid, y0, zero),
+                                                   ks, ValueRange{jj, c0});
+                           memref::StoreOp::create(b, select(valid, y1, zero),
+                                                   ks, ValueRange{jj, c1});
+                         });
+            });
+          }
+          if (rotatedChannels < d)
+            stage(d - rotatedChannels, [&](Value jj, Value j, Value x) {
+              Value c = addi(x, idx(rotatedChannels));
+              Value kRow = rowStart(bIdx, kvh, j, kvHeads, tkAll, d);
+              Value val = zeroOr(keyValid(j),
+                                 [&] { return loadF32(k, addi(kRow, c)); });
+              memref::StoreOp::create(b, val, ks, ValueRange{jj, c});
+            });
+          stage(dv, [&](Value jj, Value j, Value c) {
+            Value vRow = rowStart(bIdx, kvh, j, kvHeads, tkAll, dv);
+            Value val =
+                zeroOr(keyValid(j), [&] { return loadF32(v, addi(vRow, c)); });
+            memref::StoreOp::create(b, val, vs, ValueRange{jj, c});
+          });
+          gpu::BarrierOp::create(b);
+
+          // Scores of this thread's row against the tile, and their max.
+          auto scores = scf::ForOp::create(
+              b, idx(0), idx(bk), idx(1), ValueRange{negInf},
+              [&](OpBuilder &sb, Location, Value jj, ValueRange mx) {
+                OpBuilder::InsertionGuard g2(b);
+                b.setInsertionPoint(sb.getInsertionBlock(),
+                                    sb.getInsertionPoint());
+                Value j = addi(j0, jj);
+                auto dot = scf::ForOp::create(
+                    b, idx(0), idx(d), idx(1), ValueRange{cf(0.0)},
+                    [&](OpBuilder &db, Location, Value c, ValueRange sum) {
+                      OpBuilder::InsertionGuard g3(b);
+                      b.setInsertionPoint(db.getInsertionBlock(),
+                                          db.getInsertionPoint());
+                      Value qc = memref::LoadOp::create(b, qp, ValueRange{c});
+                      Value kc =
+                          memref::LoadOp::create(b, ks, ValueRange{jj, c});
+                      scf::YieldOp::create(b, ValueRange{math::FmaOp::create(
+                                                  b, qc, kc, sum[0])});
+                    });
+                Value s = modifyScore(op, dot.getResult(0), qPos, j, slope);
+                Value allowed = keyValid(j);
+                if (op.getCausal())
+                  allowed = arith::AndIOp::create(
+                      b, allowed, cmpi(arith::CmpIPredicate::sle, j, limit));
+                if (window)
+                  allowed = arith::AndIOp::create(
+                      b, allowed,
+                      cmpi(arith::CmpIPredicate::sgt, j,
+                           subi(limit, idx(static_cast<int64_t>(*window)))));
+                s = select(allowed, s, negInf);
+                memref::StoreOp::create(b, s, sp, ValueRange{jj});
+                scf::YieldOp::create(
+                    b, ValueRange{arith::MaximumFOp::create(b, mx[0], s)});
+              });
+          // Online softmax: m_new, the rescale factor, then P V.
+          Value mOld = state[0], lOld = state[1];
+          Value mNew = arith::MaximumFOp::create(b, mOld, scores.getResult(0));
+          // A row without an allowed key so far keeps m = -inf; exponents
+          // are taken against 0 then, which gives exp(-inf) = 0, not NaN.
+          Value safeM = select(
+              arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf),
+              cf(0.0), mNew);
+          Value alpha =
+              math::ExpOp::create(b, arith::SubFOp::create(b, mOld, safeM));
+          forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
+            Value o = memref::LoadOp::create(b, acc, ValueRange{c});
+            memref::StoreOp::create(b, mulf(o, alpha), acc, ValueRange{c});
+          });
+          auto pv = scf::ForOp::create(
+              b, idx(0), idx(bk), idx(1), ValueRange{mulf(lOld, alpha)},
+              [&](OpBuilder &pb, Location, Value jj, ValueRange sum) {
+                OpBuilder::InsertionGuard g2(b);
+                b.setInsertionPoint(pb.getInsertionBlock(),
+                                    pb.getInsertionPoint());
+                Value s = memref::LoadOp::create(b, sp, ValueRange{jj});
+                Value p =
+                    math::ExpOp::create(b, arith::SubFOp::create(b, s, safeM));
+                // A key the row does not see (score -inf) adds nothing, not
+                // 0 * v: a NaN or infinity in its value row must not reach
+                // this row (pe.attention's NaN semantics). UNE keeps NaN
+                // scores, which must reach it.
+                Value seen = arith::CmpFOp::create(b, arith::CmpFPredicate::UNE,
+                                                   s, negInf);
+                ifThen(seen, [&] {
+                  forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
+                    Value o = memref::LoadOp::create(b, acc, ValueRange{c});
+                    Value vc = memref::LoadOp::create(b, vs, ValueRange{jj, c});
+                    memref::StoreOp::create(b, math::FmaOp::create(b, p, vc, o),
+                                            acc, ValueRange{c});
+                  });
+                });
+                scf::YieldOp::create(b, ValueRange{addf(sum[0], p)});
+              });
+          // Every thread is done with the tile before the next one is staged.
+          gpu::BarrierOp::create(b);
+          scf::YieldOp::create(b, ValueRange{mNew, pv.getResult(0)});
+        });
+
+    // Epilogue: O / l, 0 for a row without allowed keys; lse = m + log l.
+    Value m = tiles.getResult(0), l = tiles.getResult(1);
+    ifThen(active, [&] {
+      Value empty =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
+      Value inv = select(empty, cf(0.0), arith::DivFOp::create(b, cf(1.0), l));
+      Value oRow = rowStart(bIdx, h, i, heads, tq, dv);
+      forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
+        Value o = memref::LoadOp::create(b, acc, ValueRange{c});
+        storeFromF32(mulf(o, inv), out, addi(oRow, c));
+      });
+      if (lse) {
+        Value at = addi(muli(addi(muli(bIdx, idx(heads)), h), tq), i);
+        memref::StoreOp::create(b, addf(m, math::LogOp::create(b, l)), lse,
+                                ValueRange{at});
+      }
+    });
+    gpu::TerminatorOp::create(b);
+  }
+
+  b.setInsertionPointAfter(guard);
+  auto toTensor = [&](Type type, Value buffer) -> Value {
+    return bufferization::ToTensorOp::create(b, type, buffer,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+  };
+  op.getResult().replaceAllUsesWith(toTensor(resultType, outBuffer));
+  if (Value lseResult = op.getLse())
+    lseResult.replaceAllUsesWith(toTensor(lseResult.getType(), lseBuffer));
+  op->erase();
+}
+
+void GPUKernelBuilder::buildRope(RopeOp op) {
+  auto type = op.getInput().getType();
+  int64_t rank = type.getRank();
+  int64_t d = type.getDimSize(rank - 1);
+  int64_t pairs = rotary / 2, perRow = pairs + (d - rotary);
+  SmallVector<Value> dims;
+  for (int64_t i = 0; i < rank; ++i)
+    dims.push_back(dimOf(op.getInput(), i));
+  Value tokens = dims[rank - 2];
+  Value rows = idx(1);
+  for (int64_t i = 0; i < rank - 1; ++i)
+    rows = muli(rows, dims[i]);
+  Value x = kernelBuffer(op.getInput());
+  Value outBuffer =
+      allocLike(MemRefType::get(type.getShape(), type.getElementType()), dims);
+  Value out = flatten(outBuffer);
+  auto [cosT, sinT] = buildTables(
+      tokens, offsetValue({static_cast<int64_t>(op.getStaticOffset()),
+                           op.getOffset()}));
+  // One thread per rotated pair or copied channel of every row.
+  Value hostItems = muli(rows, idx(perRow));
+  Value params = packScalars({hostItems, tokens});
+  int64_t block = options.ropeBlock;
+  scf::IfOp guard =
+      guardLaunch(cmpi(arith::CmpIPredicate::ugt, hostItems, idx(0)));
+  auto launch = gpu::LaunchOp::create(b, ceilDiv(hostItems, block), idx(1),
+                                      idx(1), idx(block), idx(1), idx(1));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value items = unpackScalar(params, 0), tokens = unpackScalar(params, 1);
+    Value e =
+        addi(muli(launch.getBlockIds().x, idx(block)), launch.getThreadIds().x);
+    ifThen(cmpi(arith::CmpIPredicate::ult, e, items), [&] {
+      Value row = divui(e, idx(perRow)), item = remui(e, idx(perRow));
+      Value t = remui(row, tokens);
+      Value base = muli(row, idx(d));
+      auto isPair = scf::IfOp::create(
+          b, cmpi(arith::CmpIPredicate::ult, item, idx(pairs)),
+          /*withElse=*/true);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&isPair.getThenRegion().front());
+      rotatePair([&](Value c) { return loadF32(x, addi(base, c)); }, t, item,
+                 cosT, sinT,
+                 [&](Value y0, Value y1) {
+                   auto [c0, c1] = pairChannels(item);
+                   storeFromF32(y0, out, addi(base, c0));
+                   storeFromF32(y1, out, addi(base, c1));
+                 });
+      b.setInsertionPointToStart(&isPair.getElseRegion().front());
+      Value c = addi(base, addi(subi(item, idx(pairs)), idx(rotary)));
+      storeFromF32(loadF32(x, c), out, c);
+    });
+    gpu::TerminatorOp::create(b);
+  }
+  b.setInsertionPointAfter(guard);
+  op.getResult().replaceAllUsesWith(bufferization::ToTensorOp::create(
+      b, type, outBuffer, /*restrict=*/true, /*writable=*/true));
+  op->erase();
+}
+
+void GPUKernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
+  auto type = op.getInput().getType();
+  int64_t rank = type.getRank();
+  int64_t channels = type.getDimSize(rank - 1);
+  auto layout = op.getLayout() == SinusoidalLayout::Interleaved
+                    ? formula::SinusoidalLayout::Interleaved
+                    : formula::SinusoidalLayout::Concat;
+  double base = op.getBase().convertToDouble();
+  // Per channel, from the formulas: the frequency, whether it is a cos
+  // channel, and 0 for the padding column of an odd concat layout.
+  SmallVector<double> freq, isCos, keep;
+  for (int64_t c = 0; c < channels; ++c) {
+    freq.push_back(formula::sinusoidalFrequency(c, channels, base, layout));
+    isCos.push_back(formula::sinusoidalIsCos(c, channels, layout) ? 1.0 : 0.0);
+    keep.push_back(formula::sinusoidalIsPad(c, channels, layout) ? 0.0 : 1.0);
+  }
+  auto table = [&](ArrayRef<double> values) {
+    auto t = RankedTensorType::get({channels}, f64);
+    return flatBuffer(
+        arith::ConstantOp::create(b, DenseElementsAttr::get(t, values)));
+  };
+  Value freqM = table(freq), cosM = table(isCos), keepM = table(keep);
+  SmallVector<Value> dims;
+  for (int64_t i = 0; i < rank; ++i)
+    dims.push_back(dimOf(op.getInput(), i));
+  Value tokens = dims[rank - 2];
+  Value rows = idx(1);
+  for (int64_t i = 0; i < rank - 1; ++i)
+    rows = muli(rows, dims[i]);
+  // Host: the encoding of every (position, channel) in f64,
+  // PE[t][c] = sin or cos of (offset + t) * freq[c].
+  Value n = muli(tokens, idx(channels));
+  Value pe = allocLike(
+      MemRefType::get({getConstantIntValue(n).value_or(ShapedType::kDynamic)},
+                      f64),
+      n);
+  Value offset =
+      offsetValue({static_cast<int64_t>(op.getStaticOffset()), op.getOffset()});
+  forLoop(idx(0), tokens, idx(1), [&](Value t) {
+    Value pos = arith::SIToFPOp::create(
+        b, f64,
+        arith::IndexCastOp::create(b, b.getI64Type(),
+                                   saturatingAdd(t, offset)));
+    forLoop(idx(0), idx(channels), idx(1), [&](Value c) {
+      Value angle = mulf(pos, memref::LoadOp::create(b, freqM, ValueRange{c}));
+      Value cosChannel = arith::CmpFOp::create(
+          b, arith::CmpFPredicate::ONE,
+          memref::LoadOp::create(b, cosM, ValueRange{c}),
+          arith::ConstantOp::create(b, b.getFloatAttr(f64, 0.0)));
+      Value v = select(cosChannel, math::CosOp::create(b, angle),
+                       math::SinOp::create(b, angle));
+      v = mulf(v, memref::LoadOp::create(b, keepM, ValueRange{c}));
+      memref::StoreOp::create(b, v, pe,
+                              ValueRange{addi(muli(t, idx(channels)), c)});
+    });
+  });
+  Value x = kernelBuffer(op.getInput());
+  Value outBuffer =
+      allocLike(MemRefType::get(type.getShape(), type.getElementType()), dims);
+  Value out = flatten(outBuffer);
+  double inputScale = op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
+  // One thread per element: x (times the input scale) + PE in f64, rounded
+  // once to the element type.
+  Value hostItems = muli(rows, idx(channels));
+  Value params = packScalars({hostItems, tokens});
+  int64_t block = options.ropeBlock;
+  scf::IfOp guard =
+      guardLaunch(cmpi(arith::CmpIPredicate::ugt, hostItems, idx(0)));
+  auto launch = gpu::LaunchOp::create(b, ceilDiv(hostItems, block), idx(1),
+                                      idx(1), idx(block), idx(1), idx(1));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value items = unpackScalar(params, 0), tokens = unpackScalar(params, 1);
+    Value e =
+        addi(muli(launch.getBlockIds().x, idx(block)), launch.getThreadIds().x);
+    ifThen(cmpi(arith::CmpIPredicate::ult, e, items), [&] {
+      Value row = divui(e, idx(channels)), c = remui(e, idx(channels));
+      Value t = remui(row, tokens);
+      Value xv = memref::LoadOp::create(b, x, ValueRange{e});
+      Value x64 = arith::ExtFOp::create(b, f64, xv);
+      if (inputScale != 1.0)
+        x64 = mulf(
+            x64, arith::ConstantOp::create(b, b.getFloatAttr(f64, inputScale)));
+      Value sum =
+          addf(x64, memref::LoadOp::create(
+                        b, pe, ValueRange{addi(muli(t, idx(channels)), c)}));
+      memref::StoreOp::create(
+          b, arith::TruncFOp::create(b, type.getElementType(), sum), out,
+          ValueRange{e});
+    });
+    gpu::TerminatorOp::create(b);
+  }
+  b.setInsertionPointAfter(guard);
+  op.getResult().replaceAllUsesWith(bufferization::ToTensorOp::create(
+      b, type, outBuffer, /*restrict=*/true, /*writable=*/true));
+  op->erase();
+}
+
+struct ConvertPEToGPUPass
+    : public pe::impl::ConvertPEToGPUBase<ConvertPEToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (blockRows < 1 || keyTile < 1 || ropeBlock < 1) {
+      getOperation()->emitError()
+          << "convert-pe-to-gpu: block-rows, key-tile and rope-block must be "
+             "at least 1";
+      return signalPassFailure();
+    }
+    KernelOptions options;
+    options.blockRows = blockRows;
+    options.keyTile = keyTile;
+    options.ropeBlock = ropeBlock;
+    options.allowF16 = allowF16;
+    options.allowBF16 = allowBF16;
+    options.staticBuffersOnly = staticBuffersOnly;
+    StringRef category = getArgument();
+
+    SmallVector<AttentionOp> attentions;
+    getOperation()->walk([&](AttentionOp op) { attentions.push_back(op); });
+    for (AttentionOp op : attentions) {
+      std::string reason = unsupportedReason(op, options);
+      if (!reason.empty()) {
+        emitMissedRemark(op, category, "attention-kernel",
+                         "no GPU attention kernel (the reference lowering "
+                         "runs on the host): " +
+                             reason);
+        continue;
+      }
+      GPUKernelBuilder(op, op.getRotation(), options).buildAttention(op);
+    }
+    SmallVector<RopeOp> ropes;
+    getOperation()->walk([&](RopeOp op) { ropes.push_back(op); });
+    for (RopeOp op : ropes) {
+      std::string reason = unsupportedRopeReason(op, options);
+      if (!reason.empty()) {
+        emitMissedRemark(op, category, "rope-kernel",
+                         "no GPU RoPE kernel (the reference lowering runs on "
+                         "the host): " +
+                             reason);
+        continue;
+      }
+      GPUKernelBuilder(op, op.getRotation(), options).buildRope(op);
+    }
+    SmallVector<AddSinusoidalOp> sinusoidals;
+    getOperation()->walk(
+        [&](AddSinusoidalOp op) { sinusoidals.push_back(op); });
+    for (AddSinusoidalOp op : sinusoidals) {
+      std::string reason = unsupportedSinusoidalReason(op, options);
+      if (!reason.empty()) {
+        emitMissedRemark(op, category, "sinusoidal-kernel",
+                         "no GPU sinusoidal kernel (the reference lowering "
+                         "runs on the host): " +
+                             reason);
+        continue;
+      }
+      GPUKernelBuilder(op, std::nullopt, options).buildSinusoidal(op);
+    }
+  }
+};
+
+} // namespace
+
+namespace {
+struct LaunchFuncMemoryEffects
+    : public MemoryEffectOpInterface::ExternalModel<LaunchFuncMemoryEffects,
+                                                    gpu::LaunchFuncOp> {
+  void
+  getEffects(Operation *op,
+             SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) const {
+    // A launch always has an effect (also once its operands are LLVM
+    // pointers): it must never be erased as dead.
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         SideEffects::DefaultResource::get());
+    for (OpOperand &operand :
+         cast<gpu::LaunchFuncOp>(op).getKernelOperandsMutable()) {
+      if (!isa<BaseMemRefType>(operand.get().getType()))
+        continue;
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    }
+  }
+};
+} // namespace
+
+void mlir::pe::registerLaunchFuncMemoryEffectsModel(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, gpu::GPUDialect *) {
+    gpu::LaunchFuncOp::attachInterface<LaunchFuncMemoryEffects>(*ctx);
+  });
+}

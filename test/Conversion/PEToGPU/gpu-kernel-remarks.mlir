@@ -1,0 +1,50 @@
+// Every reason convert-pe-to-gpu gives for not generating a kernel, as a
+// missed-optimization remark (category convert-pe-to-gpu); the op is left for
+// the reference lowering on the host.
+// RUN: pe-opt %s --convert-pe-to-gpu --remarks-filter=convert-pe-to-gpu --verify-diagnostics | FileCheck %s
+// CHECK-LABEL: func.func @attention
+// CHECK-COUNT-6: pe.attention
+// CHECK-NOT: gpu.launch
+// CHECK-LABEL: func.func @rope
+// CHECK-COUNT-3: pe.rope
+// CHECK-NOT: gpu.launch
+// CHECK-LABEL: func.func @sinusoidal
+// CHECK-COUNT-2: pe.add_sinusoidal
+// CHECK-NOT: gpu.launch
+
+func.func @attention(%h: tensor<1x2x8x16xf64>, %x: tensor<1x2x8x16xf32>,
+                     %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %d: tensor<1x?x8x16xf32>,
+                     %w: tensor<1x2x8x?xf32>, %big: tensor<1x1x8x520xf32>) {
+  // expected-remark@+1 {{[Missed] attention-kernel | Category:convert-pe-to-gpu | Reason="no GPU attention kernel (the reference lowering runs on the host): element type is not f32, f16 or bf16"}}
+  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  // expected-remark@+1 {{explicit bias tensor (fuse a pe.alibi_bias into the op instead)}}
+  %1 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  // expected-remark@+1 {{explicit mask tensor}}
+  %2 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  // expected-remark@+1 {{dynamic head counts}}
+  %3 = pe.attention %d, %d, %d : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  // expected-remark@+1 {{dynamic head dimension}}
+  %4 = pe.attention %w, %w, %w {scale = 0.25} : tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32> -> tensor<1x2x8x?xf32>
+  // expected-remark@+1 {{head dimensions above 512 (per-thread private arrays)}}
+  %5 = pe.attention %big, %big, %big : tensor<1x1x8x520xf32>, tensor<1x1x8x520xf32>, tensor<1x1x8x520xf32> -> tensor<1x1x8x520xf32>
+  return
+}
+
+func.func @rope(%h: tensor<2x8x16xf64>, %x: tensor<2x8x16xf32>, %p: tensor<8xi64>, %f: tensor<8xf32>,
+                %c: tensor<2x8x8xf32>, %y: tensor<8x2x16xf32>) {
+  // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-gpu | Reason="no GPU RoPE kernel (the reference lowering runs on the host): element type is not f32, f16 or bf16"}}
+  %0 = pe.rope half %h inv_freq(%f : tensor<8xf32>) : tensor<2x8x16xf64>
+  // expected-remark@+1 {{explicit positions tensor}}
+  %1 = pe.rope half %x inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<2x8x16xf32>
+  // expected-remark@+1 {{tokens along a dimension other than -2 (sequence_dim)}}
+  %2 = pe.rope half %y inv_freq(%f : tensor<8xf32>) {sequence_dim = 0 : i64} : tensor<8x2x16xf32>
+  return
+}
+
+func.func @sinusoidal(%h: tensor<2x8x16xf64>, %x: tensor<2x8x16xf32>, %p: tensor<8xi64>) {
+  // expected-remark@+1 {{[Missed] sinusoidal-kernel | Category:convert-pe-to-gpu | Reason="no GPU sinusoidal kernel (the reference lowering runs on the host): element type is not f32, f16 or bf16"}}
+  %0 = pe.add_sinusoidal interleaved %h : tensor<2x8x16xf64>
+  // expected-remark@+1 {{no GPU sinusoidal kernel (the reference lowering runs on the host): explicit positions tensor}}
+  %1 = pe.add_sinusoidal concat %x positions(%p : tensor<8xi64>) : tensor<2x8x16xf32>
+  return
+}

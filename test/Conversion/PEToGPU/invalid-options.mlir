@@ -1,0 +1,10 @@
+// Option values convert-pe-to-gpu rejects.
+// RUN: not pe-opt %s --convert-pe-to-gpu="block-rows=0" 2>&1 | FileCheck %s
+// RUN: not pe-opt %s --convert-pe-to-gpu="key-tile=-4" 2>&1 | FileCheck %s
+// RUN: not pe-opt %s --convert-pe-to-gpu="rope-block=0" 2>&1 | FileCheck %s
+// CHECK: error: convert-pe-to-gpu: block-rows, key-tile and rope-block must be at least 1
+
+func.func @f(%x: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %0 = pe.attention %x, %x, %x : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}
