@@ -28,6 +28,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -150,6 +152,18 @@ Driver &driver() {
   return d;
 }
 
+/// A kernel: the driver's function and its name (for the timing report).
+struct Kernel {
+  CUfunction function;
+  std::string name;
+};
+
+/// The kernels asked for, per (module, name): gpu-to-llvm's host code asks
+/// at every launch; each is looked up once and kept until its module is
+/// unloaded.
+std::mutex kernelsMutex;
+std::map<std::pair<CUmodule, std::string>, std::unique_ptr<Kernel>> kernels;
+
 /// The driver, initialized, with the primary context of the device current
 /// on the calling thread.
 Driver &ready() {
@@ -188,23 +202,24 @@ PE_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel) {
 }
 
 PE_EXPORT void mgpuModuleUnload(void *module) {
+  {
+    std::lock_guard<std::mutex> lock(kernelsMutex);
+    for (auto it = kernels.begin(); it != kernels.end();)
+      it = it->first.first == module ? kernels.erase(it) : std::next(it);
+  }
   check(ready().moduleUnload(module), "cuModuleUnload");
 }
 
-namespace {
-/// A kernel: the driver's function and its name (for the timing report).
-struct Kernel {
-  CUfunction function;
-  std::string name;
-};
-} // namespace
-
 PE_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
-  CUfunction function = nullptr;
-  check(ready().moduleGetFunction(&function, module, name),
-        "cuModuleGetFunction");
-  // One per launch site, alive as long as the process.
-  return new Kernel{function, name};
+  std::lock_guard<std::mutex> lock(kernelsMutex);
+  std::unique_ptr<Kernel> &kernel = kernels[{module, name}];
+  if (!kernel) {
+    CUfunction function = nullptr;
+    check(ready().moduleGetFunction(&function, module, name),
+          "cuModuleGetFunction");
+    kernel = std::make_unique<Kernel>(Kernel{function, name});
+  }
+  return kernel.get();
 }
 
 PE_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,

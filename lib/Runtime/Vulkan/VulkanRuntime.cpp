@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -170,10 +171,7 @@ Device &device() {
   return d;
 }
 
-/// A SPIR-V module (the gpu.binary object).
-struct Module {
-  std::vector<uint32_t> words;
-};
+struct Module;
 
 /// A kernel of a module, with its pipeline once it has been launched.
 struct Function {
@@ -185,54 +183,78 @@ struct Function {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
 
-  void build(uint32_t numBindings) {
-    if (pipeline != VK_NULL_HANDLE) {
-      if (numBindings != bindings)
-        fatal("kernel '" + name + "' launched with " +
-              std::to_string(numBindings) + " buffers, before with " +
-              std::to_string(bindings));
+  Function(Module *module, std::string name)
+      : module(module), name(std::move(name)) {}
+  Function(const Function &) = delete;
+  Function &operator=(const Function &) = delete;
+  ~Function() {
+    if (shader == VK_NULL_HANDLE)
       return;
-    }
     Device &d = device();
-    bindings = numBindings;
-    VkShaderModuleCreateInfo shaderInfo{
-        VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    shaderInfo.codeSize = module->words.size() * sizeof(uint32_t);
-    shaderInfo.pCode = module->words.data();
-    check(vkCreateShaderModule(d.device, &shaderInfo, nullptr, &shader),
-          "vkCreateShaderModule");
-    std::vector<VkDescriptorSetLayoutBinding> layoutBindings(bindings);
-    for (uint32_t i = 0; i < bindings; ++i) {
-      layoutBindings[i].binding = i;
-      layoutBindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      layoutBindings[i].descriptorCount = 1;
-      layoutBindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-    }
-    VkDescriptorSetLayoutCreateInfo setInfo{
-        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    setInfo.bindingCount = bindings;
-    setInfo.pBindings = layoutBindings.data();
-    check(vkCreateDescriptorSetLayout(d.device, &setInfo, nullptr, &setLayout),
-          "vkCreateDescriptorSetLayout");
-    VkPipelineLayoutCreateInfo layoutInfo{
-        VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    layoutInfo.setLayoutCount = 1;
-    layoutInfo.pSetLayouts = &setLayout;
-    check(vkCreatePipelineLayout(d.device, &layoutInfo, nullptr, &layout),
-          "vkCreatePipelineLayout");
-    VkComputePipelineCreateInfo pipelineInfo{
-        VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    pipelineInfo.stage.sType =
-        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    pipelineInfo.stage.module = shader;
-    pipelineInfo.stage.pName = name.c_str();
-    pipelineInfo.layout = layout;
-    check(vkCreateComputePipelines(d.device, VK_NULL_HANDLE, 1, &pipelineInfo,
-                                   nullptr, &pipeline),
-          "vkCreateComputePipelines");
+    vkDestroyPipeline(d.device, pipeline, nullptr);
+    vkDestroyPipelineLayout(d.device, layout, nullptr);
+    vkDestroyDescriptorSetLayout(d.device, setLayout, nullptr);
+    vkDestroyShaderModule(d.device, shader, nullptr);
   }
+
+  void build(uint32_t numBindings);
 };
+
+/// A SPIR-V module (the gpu.binary object) and its kernels, each created on
+/// first use and kept until the module is unloaded: gpu-to-llvm's host code
+/// asks for the function at every launch, and its pipeline is built once.
+struct Module {
+  std::vector<uint32_t> words;
+  std::map<std::string, std::unique_ptr<Function>> functions;
+};
+
+void Function::build(uint32_t numBindings) {
+  if (pipeline != VK_NULL_HANDLE) {
+    if (numBindings != bindings)
+      fatal("kernel '" + name + "' launched with " +
+            std::to_string(numBindings) + " buffers, before with " +
+            std::to_string(bindings));
+    return;
+  }
+  Device &d = device();
+  bindings = numBindings;
+  VkShaderModuleCreateInfo shaderInfo{
+      VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  shaderInfo.codeSize = module->words.size() * sizeof(uint32_t);
+  shaderInfo.pCode = module->words.data();
+  check(vkCreateShaderModule(d.device, &shaderInfo, nullptr, &shader),
+        "vkCreateShaderModule");
+  std::vector<VkDescriptorSetLayoutBinding> layoutBindings(bindings);
+  for (uint32_t i = 0; i < bindings; ++i) {
+    layoutBindings[i].binding = i;
+    layoutBindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    layoutBindings[i].descriptorCount = 1;
+    layoutBindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo setInfo{
+      VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  setInfo.bindingCount = bindings;
+  setInfo.pBindings = layoutBindings.data();
+  check(vkCreateDescriptorSetLayout(d.device, &setInfo, nullptr, &setLayout),
+        "vkCreateDescriptorSetLayout");
+  VkPipelineLayoutCreateInfo layoutInfo{
+      VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layoutInfo.setLayoutCount = 1;
+  layoutInfo.pSetLayouts = &setLayout;
+  check(vkCreatePipelineLayout(d.device, &layoutInfo, nullptr, &layout),
+        "vkCreatePipelineLayout");
+  VkComputePipelineCreateInfo pipelineInfo{
+      VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pipelineInfo.stage.sType =
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipelineInfo.stage.module = shader;
+  pipelineInfo.stage.pName = name.c_str();
+  pipelineInfo.layout = layout;
+  check(vkCreateComputePipelines(d.device, VK_NULL_HANDLE, 1, &pipelineInfo,
+                                 nullptr, &pipeline),
+        "vkCreateComputePipelines");
+}
 
 /// A host buffer's copy in host-visible device memory.
 struct Buffer {
@@ -301,13 +323,17 @@ PE_EXPORT void *mgpuModuleLoad(void *data, size_t bytes) {
 }
 
 PE_EXPORT void mgpuModuleUnload(void *module) {
+  std::lock_guard<std::mutex> lock(launchMutex);
   delete static_cast<Module *>(module);
 }
 
 PE_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
-  // One per launch site, alive as long as the process (its pipeline is
-  // reused by every launch from that site).
-  return new Function{static_cast<Module *>(module), name};
+  std::lock_guard<std::mutex> lock(launchMutex);
+  auto *m = static_cast<Module *>(module);
+  std::unique_ptr<Function> &function = m->functions[name];
+  if (!function)
+    function = std::make_unique<Function>(m, name);
+  return function.get();
 }
 
 PE_EXPORT void *mgpuStreamCreate() {
