@@ -214,11 +214,44 @@ def tosa_llama(out):
             (p / p.sum(axis=-1, keepdims=True)) @ vr)
 
 
+def sinusoid(pos, dim, layout, base=10000.0):
+    """Vaswani et al. (interleaved sin/cos) or tensor2tensor ([sin | cos],
+    exponent denominator h - 1) encodings of positions `pos`, float64."""
+    pos = np.asarray(pos, dtype=np.float64)[..., None]
+    if layout == "interleaved":
+        k = np.arange(dim) // 2
+        ang = pos * base ** (-2.0 * k / dim)
+        return np.where(np.arange(dim) % 2 == 0, np.sin(ang), np.cos(ang))
+    h = dim // 2
+    w = np.exp(-np.arange(h) * math.log(base) / (h - 1))
+    return np.concatenate([np.sin(pos * w), np.cos(pos * w)], axis=-1)
+
+
+def absolute(out, kind):
+    """Inputs/absolute_embed.mlir: T = 8, C = 32, vocabulary 50, 16 rows."""
+    rng = np.random.default_rng(41)
+    ids = rng.integers(0, 50, (1, 8)).astype(np.int64)
+    wte = rng.uniform(-1, 1, (50, 32)).astype(F32)
+    x = wte[ids].astype(np.float64)
+    if kind == "learned":
+        wpe = rng.uniform(-1, 1, (16, 32)).astype(F32)
+        save(out, ids=ids, wte=wte, wpe=wpe)
+        expected = x + wpe[np.arange(8)][None].astype(np.float64)
+    else:
+        positions = rng.integers(0, 16, (1, 8)).astype(np.int64)
+        save(out, ids=ids, wte=wte, positions=positions)
+        expected = x * math.sqrt(32) + sinusoid(positions, 32, kind)
+    np.save(os.path.join(out, "expected.npy"), expected)
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "gpt2_embed": lambda out: absolute(out, "learned"),
+    "transformer_embed": lambda out: absolute(out, "interleaved"),
+    "t2t_embed": lambda out: absolute(out, "concat"),
     "tosa_llama": tosa_llama,
     "bloom_block": lambda out: alibi_case(out, 21, 1, 5, 6, 16, 0),
     "mpt_block": lambda out: alibi_case(out, 22, 1, 6, 4, 16, 1 - 6),

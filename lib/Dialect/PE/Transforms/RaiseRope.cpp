@@ -424,71 +424,14 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
   // Positions: an affine function t + c of one root dimension, or an
   // integer tensor read at the token (and batch) index.
   auto positionsFrom = [&](const Expr *p) -> LogicalResult {
-    if (p->isConst() || p->kind == ExprKind::Index) {
-      AffineExpr e =
-          p->isConst()
-              ? getAffineConstantExpr(static_cast<int64_t>(p->constant), ctx)
-              : tracer.simplify(p->index);
-      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-        staticOffset = c.getValue();
-      } else {
-        auto add = dyn_cast<AffineBinaryOpExpr>(e);
-        AffineExpr var = e;
-        if (add && add.getKind() == AffineExprKind::Add &&
-            isa<AffineConstantExpr>(add.getRHS())) {
-          var = add.getLHS();
-          staticOffset = cast<AffineConstantExpr>(add.getRHS()).getValue();
-        }
-        sequenceDim = rootDim(var, rank);
-        if (!sequenceDim || *sequenceDim == rank - 1)
-          return rewriter.notifyMatchFailure(loc, "unsupported positions");
-      }
-      if (staticOffset < 0)
-        return rewriter.notifyMatchFailure(loc, "negative positions");
-      if (p->isConst() && p->constant != std::floor(p->constant))
-        return rewriter.notifyMatchFailure(loc, "fractional position");
-    } else if (p->kind == ExprKind::Leaf) {
-      auto posType = dyn_cast<RankedTensorType>(p->value.getType());
-      if (!posType || !posType.getElementType().isInteger() ||
-          (posType.getElementTypeBitWidth() != 32 &&
-           posType.getElementTypeBitWidth() != 64))
-        return rewriter.notifyMatchFailure(loc, "positions are not i32/i64");
-      // The token index is the last index that is a root dimension.
-      std::optional<unsigned> tokenAt, batchAt;
-      for (auto [i, e] : llvm::enumerate(p->indices)) {
-        AffineExpr s = tracer.simplify(e);
-        if (auto d = rootDim(s, rank)) {
-          if (*d == 0 && rank > 2 && i + 1 < p->indices.size())
-            batchAt = i;
-          else if (!tokenAt)
-            tokenAt = i, sequenceDim = *d;
-          else
-            return rewriter.notifyMatchFailure(loc, "positions indexing");
-        } else if (!tracer.constantOf(s)) {
-          return rewriter.notifyMatchFailure(loc, "positions indexing");
-        }
-      }
-      if (!tokenAt || *sequenceDim == rank - 1 ||
-          posType.getDimSize(*tokenAt) != type.getDimSize(*sequenceDim) ||
-          (batchAt && *sequenceDim == 0))
-        return rewriter.notifyMatchFailure(loc, "positions indexing");
-      SmallVector<int64_t> offsets, sizes, strides, shape;
-      for (auto [i, e] : llvm::enumerate(p->indices)) {
-        bool keep = i == *tokenAt || (batchAt && i == *batchAt);
-        int64_t size = keep ? posType.getDimSize(i) : 1;
-        offsets.push_back(keep ? 0 : *tracer.constantOf(e));
-        sizes.push_back(size);
-        strides.push_back(1);
-        if (keep)
-          shape.push_back(size);
-      }
-      if (batchAt && posType.getDimSize(*batchAt) != type.getDimSize(0))
-        return rewriter.notifyMatchFailure(loc, "positions batch");
-      positions = sliceTable(rewriter, dry, loc, p->value, offsets, sizes,
-                             strides, shape);
-    } else {
-      return rewriter.notifyMatchFailure(loc, "unsupported positions");
-    }
+    PositionsMatch m;
+    std::string why;
+    if (failed(matchPositions(tracer, p, type, m, why)))
+      return rewriter.notifyMatchFailure(loc, why);
+    sequenceDim = m.tokenDim;
+    staticOffset = m.staticOffset;
+    if (m.tensor)
+      positions = dry ? m.tensor : buildPositions(rewriter, loc, m);
     return success();
   };
 

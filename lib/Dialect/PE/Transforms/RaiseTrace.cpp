@@ -942,3 +942,116 @@ bool mlir::pe::raise::nearlyEqual(double a, double b, double relTol) {
     return true;
   return std::fabs(a - b) <= relTol * std::max(std::fabs(a), std::fabs(b));
 }
+
+//===----------------------------------------------------------------------===//
+// Positions
+//===----------------------------------------------------------------------===//
+
+/// Which dimension of a rank-`rank` value a variable is, if it is one.
+static std::optional<unsigned> dimOf(AffineExpr e, unsigned rank) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    if (d.getPosition() < rank)
+      return d.getPosition();
+  return std::nullopt;
+}
+
+LogicalResult mlir::pe::raise::matchPositions(const Tracer &tracer,
+                                              const Expr *p,
+                                              RankedTensorType type,
+                                              PositionsMatch &m,
+                                              std::string &why) {
+  unsigned rank = type.getRank();
+  MLIRContext *ctx = tracer.getContext();
+  if (p->isConst() || p->kind == ExprKind::Index) {
+    if (p->isConst() && p->constant != std::floor(p->constant)) {
+      why = "a fractional position";
+      return failure();
+    }
+    AffineExpr e =
+        p->isConst()
+            ? getAffineConstantExpr(static_cast<int64_t>(p->constant), ctx)
+            : tracer.simplify(p->index);
+    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+      m.staticOffset = c.getValue();
+    } else {
+      auto add = dyn_cast<AffineBinaryOpExpr>(e);
+      AffineExpr var = e;
+      if (add && add.getKind() == AffineExprKind::Add &&
+          isa<AffineConstantExpr>(add.getRHS())) {
+        var = add.getLHS();
+        m.staticOffset = cast<AffineConstantExpr>(add.getRHS()).getValue();
+      }
+      m.tokenDim = dimOf(var, rank);
+      if (!m.tokenDim || *m.tokenDim == rank - 1) {
+        why = "positions are not t + constant of a token dimension";
+        return failure();
+      }
+    }
+    if (m.staticOffset < 0) {
+      why = "negative positions";
+      return failure();
+    }
+    return success();
+  }
+  if (p->kind != ExprKind::Leaf) {
+    why = "positions are neither t + constant nor read from a tensor";
+    return failure();
+  }
+  auto posType = dyn_cast<RankedTensorType>(p->value.getType());
+  if (!posType || !posType.getElementType().isInteger() ||
+      (posType.getElementTypeBitWidth() != 32 &&
+       posType.getElementTypeBitWidth() != 64)) {
+    why = "positions are not i32 or i64";
+    return failure();
+  }
+  // The token index is a dimension of the value; dimension 0 before it is
+  // the batch.
+  std::optional<unsigned> tokenAt, batchAt;
+  for (auto [i, e] : llvm::enumerate(p->indices)) {
+    AffineExpr s = tracer.simplify(e);
+    if (auto d = dimOf(s, rank)) {
+      if (*d == 0 && rank > 2 && i + 1 < p->indices.size() && !tokenAt)
+        batchAt = i;
+      else if (!tokenAt)
+        tokenAt = i, m.tokenDim = *d;
+      else
+        tokenAt.reset();
+    } else if (!tracer.constantOf(s)) {
+      tokenAt.reset();
+      break;
+    }
+  }
+  if (!tokenAt || *m.tokenDim == rank - 1 ||
+      posType.getDimSize(*tokenAt) != type.getDimSize(*m.tokenDim) ||
+      (batchAt && (*m.tokenDim == 0 ||
+                   posType.getDimSize(*batchAt) != type.getDimSize(0)))) {
+    why = "positions tensor indexed other than [t] or [b, t]";
+    return failure();
+  }
+  m.tensor = p->value;
+  for (auto [i, e] : llvm::enumerate(p->indices)) {
+    bool keep = i == *tokenAt || (batchAt && i == *batchAt);
+    int64_t size = keep ? posType.getDimSize(i) : 1;
+    m.offsets.push_back(keep ? 0 : *tracer.constantOf(e));
+    m.sizes.push_back(size);
+    if (keep)
+      m.shape.push_back(size);
+  }
+  return success();
+}
+
+Value mlir::pe::raise::buildPositions(OpBuilder &b, Location loc,
+                                      const PositionsMatch &m) {
+  auto type = cast<RankedTensorType>(m.tensor.getType());
+  if (type.getShape() == ArrayRef(m.shape))
+    return m.tensor;
+  SmallVector<OpFoldResult> o, s, st;
+  for (auto [offset, size] : llvm::zip(m.offsets, m.sizes)) {
+    o.push_back(b.getIndexAttr(offset));
+    s.push_back(b.getIndexAttr(size));
+    st.push_back(b.getIndexAttr(1));
+  }
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(m.shape, type.getElementType()), m.tensor,
+      o, s, st);
+}

@@ -176,6 +176,27 @@ bool expandTerms(const Expr *e, SmallVectorImpl<Term> &terms,
 /// `e` without the float casts around it.
 const Expr *stripCasts(const Expr *e);
 
+/// How the position of token `t` of a `[..., T, C]` tensor is given: `t + c`
+/// along `tokenDim` (an arange), a constant, or a positions tensor read at the
+/// token (and batch) index.
+struct PositionsMatch {
+  std::optional<unsigned> tokenDim; // unset: a constant position
+  int64_t staticOffset = 0;
+  /// The positions tensor, read at `offsets` with `sizes` (rank-reduced to
+  /// `shape`: [T] or [B, T]).
+  Value tensor;
+  SmallVector<int64_t> offsets, sizes, shape;
+};
+
+/// Matches the integer expression `p` (the position of the token the
+/// variables of `type` index) as a PositionsMatch; fails with `why`.
+LogicalResult matchPositions(const Tracer &tracer, const Expr *p,
+                             RankedTensorType type, PositionsMatch &m,
+                             std::string &why);
+/// The positions operand of a PositionsMatch with a tensor (a slice of it
+/// where it has other dimensions).
+Value buildPositions(OpBuilder &b, Location loc, const PositionsMatch &m);
+
 /// True when `a` and `b` agree to `relTol` (relative) or both are 0.
 bool nearlyEqual(double a, double b, double relTol);
 
