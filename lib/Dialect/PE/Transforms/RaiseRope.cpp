@@ -570,10 +570,19 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
         const Expr *li = tables[firstOfPair(layout, i)].leaf;
         if (li->value != l0->value)
           return failure();
+        if (li->indices.size() != l0->indices.size())
+          return failure();
         for (auto [d, e] : llvm::enumerate(li->indices)) {
-          if (tokenAt == d || batchAt == d)
+          if (tokenAt == d || batchAt == d) {
+            // Every pair reads the row of the same token.
+            if (tracer.simplify(e) != tracer.simplify(l0->indices[d]))
+              return failure();
             continue;
-          int64_t at = *tracer.constantOf(e);
+          }
+          std::optional<int64_t> c = tracer.constantOf(e);
+          if (!c)
+            return failure();
+          int64_t at = *c;
           if (at == start[d])
             continue;
           if (channelAt && *channelAt != d)
