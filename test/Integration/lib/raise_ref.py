@@ -244,11 +244,25 @@ def absolute(out, kind):
     np.save(os.path.join(out, "expected.npy"), expected)
 
 
+def rope_decode(out, t):
+    """Inputs/rope_decode.mlir: x [1, 2, t, 16] at positions past + i."""
+    rng = np.random.default_rng(51 + t)
+    x = rng.uniform(-1, 1, (1, 2, t, 16)).astype(F32)
+    past = np.array(777, dtype=np.int64)
+    save(out, x=x, past=past)
+    inv = (1.0 / 10000.0 ** (np.arange(0, 16, 2) / 16)).astype(F32)
+    pos = (777 + np.arange(t, dtype=np.int64))[None]
+    np.save(os.path.join(out, "expected.npy"),
+            rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "rope_decode": lambda out: rope_decode(out, 1),
+    "rope_chunk": lambda out: rope_decode(out, 4),
     "gpt2_embed": lambda out: absolute(out, "learned"),
     "transformer_embed": lambda out: absolute(out, "interleaved"),
     "t2t_embed": lambda out: absolute(out, "concat"),

@@ -161,6 +161,14 @@ def arange_positions(em, T, start=0):
         "%r = arith.addi %ii, %s : i64"], "%r"), out_et="i64")
 
 
+def offset_positions(em, T, past):
+    """cache_position = arange(past, past + T) with a run-time `past`."""
+    return generic(em, [], [1, T], lambda: ([
+        "%i = linalg.index 1 : index",
+        f"%s = arith.addi %i, {past} : index",
+        "%r = arith.index_cast %s : index to i64"], "%r"), out_et="i64")
+
+
 def rotary_tables(em, inv_freq, positions, T, D, R, scaling=1.0,
                   interleaved=False, sin_inv_freq=None):
     """HF LlamaRotaryEmbedding.forward: freqs = inv_freq[None,:,None] @
@@ -409,13 +417,15 @@ def rope_only(name, H, T, D, mutation=None, comment="", inv=None, scaling=1.0):
     other = None
     if mutation == "sin-freq":
         other = (1.0 / 20000.0 ** (np.arange(0, D, 2) / D)).astype(np.float32)
-    pos = arange_positions(em, T)
+    pos = (offset_positions(em, T, "%past") if mutation == "decode"
+           else arange_positions(em, T))
     cos, sin = rotary_tables(em, inv, pos, T, D, D, sin_inv_freq=other,
                              scaling=scaling)
     out = apply_rope_half(em, "%x", shape, cos, sin, D,
                           mutation if mutation in ("sign", "swap") else None)
     head = "".join(f"// {line}\n" for line in comment.strip().splitlines())
-    return (head + f"func.func @{name}(%x: {ttype(shape)}) -> {ttype(shape)} {{\n"
+    extra = ", %past: index" if mutation == "decode" else ""
+    return (head + f"func.func @{name}(%x: {ttype(shape)}{extra}) -> {ttype(shape)} {{\n"
             + "\n".join(em.lines) + f"\n  return {out} : {ttype(shape)}\n}}\n")
 
 
@@ -744,6 +754,13 @@ T = 2048, D = 128.
         negatives += rope_only(f"rope_{(mutation or 'ok').replace('-', '_')}",
                                2, 4, 16, mutation, what) + "\n"
     write("rope_near_misses.mlir", negatives)
+    write("rope_decode.mlir", rope_only("rope_decode", 2, 1, 16, "decode",
+        comment="""
+A decode step: one token at position past + 0, past a run-time index (the
+KV cache length), default frequencies.
+""") + rope_only("rope_chunk", 2, 4, 16, "decode", comment="""
+A chunk of 4 tokens at positions past .. past + 3.
+"""))
     rng = np.random.default_rng(7)
     yarn, mscale = yarn_inv_freq(1000000.0, 64, 4.0, 32768)
     tables = [

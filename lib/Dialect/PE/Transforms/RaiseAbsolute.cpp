@@ -231,11 +231,11 @@ struct RaiseAbsoluteEncoding : RewritePattern {
           rewriter, loc, type, m->input,
           SinusoidalLayoutAttr::get(rewriter.getContext(), layout),
           rewriter.getF64FloatAttr(sinusoid->second),
-          m->scale != 1 ? rewriter.getUnitAttr() : UnitAttr(), Value(),
-          positions, offset);
+          m->scale != 1 ? rewriter.getUnitAttr() : UnitAttr(),
+          m->positions.offset, positions, offset);
     } else {
       result = AddLearnedOp::create(rewriter, loc, type, m->input, m->table,
-                                    Value(), positions, offset);
+                                    m->positions.offset, positions, offset);
     }
     rewriter.replaceOp(op, result);
     return success();

@@ -416,7 +416,7 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
   Location loc = root.getLoc();
   unsigned rank = type.getRank();
   int64_t half = rotaryDim / 2;
-  Value invFreq, cosCache, sinCache, attentionScaling, positions;
+  Value invFreq, cosCache, sinCache, attentionScaling, positions, offset;
   int64_t staticOffset = 0;
   std::optional<unsigned> sequenceDim;
   MLIRContext *ctx = rewriter.getContext();
@@ -430,6 +430,7 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
       return rewriter.notifyMatchFailure(loc, why);
     sequenceDim = m.tokenDim;
     staticOffset = m.staticOffset;
+    offset = m.offset;
     if (m.tensor)
       positions = dry ? m.tensor : buildPositions(rewriter, loc, m);
     return success();
@@ -679,8 +680,7 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
                         : rewriter.getI64IntegerAttr(*sequenceDim);
   auto rope = RopeOp::create(
       rewriter, loc, type, input, invFreq, cosCache, sinCache, attentionScaling,
-      RopeLayoutAttr::get(ctx, layout), rotary, seq, /*offset=*/Value(),
-      positions,
+      RopeLayoutAttr::get(ctx, layout), rotary, seq, offset, positions,
       staticOffset ? rewriter.getI64IntegerAttr(staticOffset) : IntegerAttr());
   rewriter.replaceAllUsesWith(root, rope.getResult());
   return success();

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -529,6 +530,22 @@ const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
   return leaf(v, indices);
 }
 
+AffineExpr Tracer::asIndex(const Expr *e) {
+  if (e->kind == ExprKind::Index)
+    return e->index;
+  // A run-time integer scalar (a cache length, an offset argument): a
+  // symbol of the index expressions.
+  if (e->kind != ExprKind::Leaf || !e->indices.empty() ||
+      !isa<IntegerType, IndexType>(e->type))
+    return AffineExpr();
+  unsigned sym = 0;
+  while (sym < symbols.size() && !equal(symbols[sym], e))
+    ++sym;
+  if (sym == symbols.size())
+    symbols.push_back(e);
+  return getAffineSymbolExpr(sym, context);
+}
+
 const Expr *Tracer::traceSoftmax(Operation *op, ArrayRef<AffineExpr> indices) {
   auto softmax = cast<linalg::SoftmaxOp>(op);
   Value input = softmax.getInput();
@@ -721,9 +738,8 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
                    arith::ExtUIOp, arith::TruncIOp>(inner)) {
       e = args[0]; // the integer value, whatever its width
     } else if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(inner) &&
-               args[0]->kind == ExprKind::Index &&
-               args[1]->kind == ExprKind::Index) {
-      AffineExpr a = args[0]->index, b = args[1]->index;
+               asIndex(args[0]) && asIndex(args[1])) {
+      AffineExpr a = asIndex(args[0]), b = asIndex(args[1]);
       AffineExpr r;
       if (isa<arith::AddIOp>(inner))
         r = a + b;
@@ -971,18 +987,34 @@ LogicalResult mlir::pe::raise::matchPositions(const Tracer &tracer,
         p->isConst()
             ? getAffineConstantExpr(static_cast<int64_t>(p->constant), ctx)
             : tracer.simplify(p->index);
-    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-      m.staticOffset = c.getValue();
-    } else {
-      auto add = dyn_cast<AffineBinaryOpExpr>(e);
-      AffineExpr var = e;
-      if (add && add.getKind() == AffineExprKind::Add &&
-          isa<AffineConstantExpr>(add.getRHS())) {
-        var = add.getLHS();
-        m.staticOffset = cast<AffineConstantExpr>(add.getRHS()).getValue();
+    // t + constant + (a run-time offset), each part optional.
+    SmallVector<AffineExpr> parts;
+    std::function<void(AffineExpr)> split = [&](AffineExpr x) {
+      if (x.getKind() == AffineExprKind::Add) {
+        split(cast<AffineBinaryOpExpr>(x).getLHS());
+        split(cast<AffineBinaryOpExpr>(x).getRHS());
+      } else {
+        parts.push_back(x);
       }
-      m.tokenDim = dimOf(var, rank);
-      if (!m.tokenDim || *m.tokenDim == rank - 1) {
+    };
+    split(e);
+    for (AffineExpr part : parts) {
+      if (auto c = dyn_cast<AffineConstantExpr>(part)) {
+        m.staticOffset += c.getValue();
+      } else if (const Expr *scalar = tracer.symbolValue(part)) {
+        Type t = scalar->value ? scalar->value.getType() : Type();
+        if (m.offset || scalar->kind != ExprKind::Leaf ||
+            !(isa_and_nonnull<IndexType>(t) || t.isInteger(32) ||
+              t.isInteger(64))) {
+          why = "positions add a run-time value that is not an index, i32 "
+                "or i64 scalar";
+          return failure();
+        }
+        m.offset = scalar->value;
+      } else if (!m.tokenDim && (m.tokenDim = dimOf(part, rank)) &&
+                 *m.tokenDim != rank - 1) {
+        continue;
+      } else {
         why = "positions are not t + constant of a token dimension";
         return failure();
       }

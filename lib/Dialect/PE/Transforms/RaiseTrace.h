@@ -142,6 +142,9 @@ private:
   const Expr *traceLinalg(Operation *op, unsigned resultNumber,
                           ArrayRef<AffineExpr> indices);
   const Expr *traceSoftmax(Operation *op, ArrayRef<AffineExpr> indices);
+  /// An integer expression as an index: Index nodes as they are, run-time
+  /// scalars as symbols; null otherwise.
+  AffineExpr asIndex(const Expr *e);
   Expr *make(ExprKind kind, Type type);
   void bounds(AffineExpr e, int64_t &lo, int64_t &hi) const;
   AffineExpr simplifyBounded(AffineExpr e) const;
@@ -182,6 +185,8 @@ const Expr *stripCasts(const Expr *e);
 struct PositionsMatch {
   std::optional<unsigned> tokenDim; // unset: a constant position
   int64_t staticOffset = 0;
+  /// A run-time offset added to every position (index, i32 or i64).
+  Value offset;
   /// The positions tensor, read at `offsets` with `sizes` (rank-reduced to
   /// `shape`: [T] or [B, T]).
   Value tensor;
