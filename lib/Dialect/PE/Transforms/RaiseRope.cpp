@@ -364,8 +364,21 @@ bool RopeMatcher::match() {
       return false;
   if (!findInput())
     return false;
-  if (!matchLayout(RopeLayout::Half) && !matchLayout(RopeLayout::Interleaved))
+  if (!matchLayout(RopeLayout::Half) && !matchLayout(RopeLayout::Interleaved)) {
+    // Close enough to say why: channel 0 is x * cos(..) + x * sin(..).
+    bool cos = false, sin = false;
+    for (const Term &t : terms[0])
+      for (const Expr *f : t.factors) {
+        cos |= stripCasts(f)->kind == ExprKind::Cos;
+        sin |= stripCasts(f)->kind == ExprKind::Sin;
+      }
+    if (cos && sin)
+      reason = "the products pair no channel c with c +- R/2 (split-half) or "
+               "c +- 1 (interleaved) with the signs of a rotation "
+               "(x[c] cos - x[c'] sin for the first channel of a pair, "
+               "x[c] cos + x[c'] sin for the second)";
     return false;
+  }
   LLVM_DEBUG(llvm::dbgs() << "pe-raise: rope structure, layout "
                           << stringifyRopeLayout(layout)
                           << ", R = " << rotaryDim << "\n");
