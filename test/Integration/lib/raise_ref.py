@@ -256,11 +256,23 @@ def rope_decode(out, t):
             rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
 
 
+def rope_dynamic(out):
+    """test/Raise/raise-dynamic.mlir on 5 tokens at positions 0..4."""
+    rng = np.random.default_rng(61)
+    x = rng.uniform(-1, 1, (1, 2, 5, 16)).astype(F32)
+    save(out, x=x)
+    inv = (1.0 / 10000.0 ** (np.arange(0, 16, 2) / 16)).astype(F32)
+    pos = np.arange(5, dtype=np.int64)[None]
+    np.save(os.path.join(out, "expected.npy"),
+            rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "rope_dynamic": rope_dynamic,
     "rope_decode": lambda out: rope_decode(out, 1),
     "rope_chunk": lambda out: rope_decode(out, 4),
     "gpt2_embed": lambda out: absolute(out, "learned"),
