@@ -267,11 +267,24 @@ def rope_dynamic(out):
             rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
 
 
+def attn_dynamic(out):
+    """test/Raise/raise-dynamic.mlir: softmax(Q K^T) V, 3 queries, 6 keys."""
+    rng = np.random.default_rng(62)
+    q = rng.uniform(-1, 1, (1, 2, 3, 16)).astype(F32)
+    k, v = (rng.uniform(-1, 1, (1, 2, 6, 16)).astype(F32) for _ in range(2))
+    save(out, q=q, k=k, v=v)
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.save(os.path.join(out, "expected.npy"),
+            (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64))
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "attn_dynamic": attn_dynamic,
     "rope_dynamic": rope_dynamic,
     "rope_decode": lambda out: rope_decode(out, 1),
     "rope_chunk": lambda out: rope_decode(out, 4),
