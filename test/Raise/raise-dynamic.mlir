@@ -1,7 +1,6 @@
-// A rotary embedding and an attention over a dynamic number of tokens
+// A rotary embedding over a dynamic number of tokens
 // (tensor<1x2x?x16xf32>, the form torch-mlir emits for a dynamic sequence
-// length): the tracer needs only the channel and head dimensions to be
-// static.
+// length): the tracer needs only the channel dimension to be static.
 // RUN: pe-opt --pe-raise %s | FileCheck %s
 // Executed before and after raising on 5 tokens, against the float64
 // reference (positions 0..4, default frequencies): rtol 1e-5, atol 1e-6.
@@ -12,12 +11,6 @@
 // RUN: pe-opt --pe-raise %s -o %t/raised.mlir
 // RUN: pe-run %t/raised.mlir -e rope_dynamic --pipeline=cpu --input=%t/x.npy --output=%t/raised.npy
 // RUN: %npycmp %t/raised.npy %t/expected.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=NUM
-// RUN: %python %pe_ref_lib/raise_ref.py attn_dynamic %t/attn
-// (The original attention, spelled with linalg.softmax, is only run raised:
-// pe-run's reference pipeline, the upstream lowering of linalg to loops,
-// does not decompose linalg.softmax.)
-// RUN: pe-run %t/raised.mlir -e attn_dynamic --pipeline=cpu --input=%t/attn/q.npy --input=%t/attn/k.npy --input=%t/attn/v.npy --output=%t/attn/raised.npy
-// RUN: %npycmp %t/attn/raised.npy %t/attn/expected.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=NUM
 // NUM: npycmp: PASS
 
 // CHECK-LABEL: func.func @rope_dynamic(
@@ -64,34 +57,4 @@ func.func @rope_dynamic(%x: tensor<1x2x?x16xf32>) -> tensor<1x2x?x16xf32> {
     linalg.yield %sum : f32
   } -> tensor<1x2x?x16xf32>
   return %y : tensor<1x2x?x16xf32>
-}
-
-// The scores are not scaled: scale 1. Tq = 3 queries over Tk = 6 keys at
-// run time.
-// CHECK-LABEL: func.func @attn_dynamic(
-// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x2x?x16xf32>, %[[K:[^:]*]]: tensor<1x2x?x16xf32>, %[[V:[^:]*]]: tensor<1x2x?x16xf32>)
-// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] {scale = 1.000000e+00 : f64} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
-// CHECK: return %[[O]]
-func.func @attn_dynamic(%q: tensor<1x2x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>) -> tensor<1x2x?x16xf32> {
-  %c2 = arith.constant 2 : index
-  %tq = tensor.dim %q, %c2 : tensor<1x2x?x16xf32>
-  %tk = tensor.dim %k, %c2 : tensor<1x2x?x16xf32>
-  %e0 = tensor.empty(%tk) : tensor<1x2x16x?xf32>
-  %kt = linalg.transpose ins(%k : tensor<1x2x?x16xf32>) outs(%e0 : tensor<1x2x16x?xf32>) permutation = [0, 1, 3, 2]
-  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x2x?x16xf32> into tensor<2x?x16xf32>
-  %kc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<1x2x16x?xf32> into tensor<2x16x?xf32>
-  %zero = arith.constant 0.0 : f32
-  %e1 = tensor.empty(%tq, %tk) : tensor<2x?x?xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
-  %s = linalg.batch_matmul ins(%qc, %kc : tensor<2x?x16xf32>, tensor<2x16x?xf32>) outs(%acc : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
-  %s4 = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [1, 2, %tq, %tk] : tensor<2x?x?xf32> into tensor<1x2x?x?xf32>
-  %e3 = tensor.empty(%tq, %tk) : tensor<1x2x?x?xf32>
-  %p = linalg.softmax dimension(3) ins(%s4 : tensor<1x2x?x?xf32>) outs(%e3 : tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
-  %pc = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<1x2x?x?xf32> into tensor<2x?x?xf32>
-  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<1x2x?x16xf32> into tensor<2x?x16xf32>
-  %e4 = tensor.empty(%tq) : tensor<2x?x16xf32>
-  %acc2 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<2x?x16xf32>) -> tensor<2x?x16xf32>
-  %o = linalg.batch_matmul ins(%pc, %vc : tensor<2x?x?xf32>, tensor<2x?x16xf32>) outs(%acc2 : tensor<2x?x16xf32>) -> tensor<2x?x16xf32>
-  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 2, %tq, 16] : tensor<2x?x16xf32> into tensor<1x2x?x16xf32>
-  return %o4 : tensor<1x2x?x16xf32>
 }
