@@ -214,6 +214,10 @@ bool AttentionMatcher::parseCausal(const Expr *cond, bool maskedWhenTrue) {
   std::optional<int64_t> c = tracer.constantOf(diff - j + i);
   if (!c || causalOffset)
     return false;
+  // A negative offset masks every key of the first rows, which the original
+  // normalises uniformly over its -big scores and pe.attention sets to 0.
+  if (k - *c < 0)
+    return false;
   causalOffset = k - *c;
   return true;
 }
