@@ -3,7 +3,7 @@
 // RUN: pe-opt %s --pe-raise --remarks-filter=pe-raise --verify-diagnostics -o /dev/null
 // Without a filter nothing is reported.
 // RUN: pe-opt %s --pe-raise -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
-// QUIET-NOT: remark
+// QUIET-NOT: remark: [Missed]
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #bc = affine_map<(d0, d1, d2, d3) -> (0, 0, d2, d3)>
