@@ -174,20 +174,26 @@ def alibi_slopes(n):
     return power_of_2(c) + alibi_slopes(2 * c)[0::2][:n - c]
 
 
-def alibi_case(out, seed, b, t, heads, d, key_shift):
+def alibi_case(out, seed, b, t, heads, d, key_shift, mask_arg=False):
     """softmax(Q K^T / sqrt(D) + slope_h * (j + key_shift) + causal) V: BLOOM
     (key position, shift 0) and MPT (arange(1 - T, 1): shift 1 - T)."""
     rng = np.random.default_rng(seed)
     q, k, v = (rng.uniform(-1, 1, (b, t, heads * d)).astype(F32)
                for _ in range(3))
-    save(out, q=q, k=k, v=v)
+    mask = causal_mask(t)
+    if mask_arg:
+        # Causal plus a padding key (key 1 hidden from the later queries).
+        mask[..., 2:, 1] = np.finfo(F32).min
+        save(out, q=q, k=k, v=v, mask=mask.astype(F32))
+    else:
+        save(out, q=q, k=k, v=v)
     q4, k4, v4 = (x.astype(np.float64).reshape(b, t, heads, d)
                   .transpose(0, 2, 1, 3) for x in (q, k, v))
     slopes = np.array(alibi_slopes(heads)).astype(F32).astype(np.float64)
     dist = np.arange(t, dtype=np.float64) + key_shift
     s = q4 @ k4.transpose(0, 1, 3, 2) / math.sqrt(d)
     s = s + slopes[None, :, None, None] * dist[None, None, None, :]
-    s = s + causal_mask(t)
+    s = s + mask.astype(F32).astype(np.float64)
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     o = (p / p.sum(axis=-1, keepdims=True)) @ v4
     np.save(os.path.join(out, "expected.npy"),
@@ -293,6 +299,8 @@ CASES = {
     "t2t_embed": lambda out: absolute(out, "concat"),
     "tosa_llama": tosa_llama,
     "bloom_block": lambda out: alibi_case(out, 21, 1, 5, 6, 16, 0),
+    "bloom_block_mask": lambda out: alibi_case(out, 23, 1, 5, 6, 16, 0,
+                                               mask_arg=True),
     "mpt_block": lambda out: alibi_case(out, 22, 1, 6, 4, 16, 1 - 6),
     # GPT-J: interleaved, rotary 8 of 16, positions gathered from a 32-row
     # table.

@@ -557,7 +557,7 @@ def mpt_slopes(n, alibi_bias_max=8):
     return list(s)
 
 
-def bloom_block(name, B, H, T, D, comment=""):
+def bloom_block(name, B, H, T, D, comment="", mask_arg=False):
     """Hugging Face BloomAttention (eager): heads merged into the batch
     ([B * H, T, D]), alibi = slopes[h] * key position as [B * H, 1, T],
     scores = alibi.baddbmm(q, k, alpha = 1/sqrt(D)), + the causal mask
@@ -566,6 +566,8 @@ def bloom_block(name, B, H, T, D, comment=""):
     qs = [B, T, H * D]
     args = [f"%q_proj: {ttype(qs)}", f"%k_proj: {ttype(qs)}",
             f"%v_proj: {ttype(qs)}"]
+    if mask_arg:
+        args.append(f"%attention_mask: {ttype([B, 1, T, T])}")
     q = expand(em, "%q_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
     k = expand(em, "%k_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
     v = expand(em, "%v_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
@@ -593,9 +595,14 @@ def bloom_block(name, B, H, T, D, comment=""):
                 ident(3), ss3, "arith.addf")
     ss = [B, H, T, T]
     sc = expand(em, sc, ss3, "[[0, 1], [2], [3]]", ss)
-    m = causal_mask(em, T)
-    sc = binary(em, sc, ttype(ss), ident(4), m, ttype([1, 1, T, T]),
-                ["0", "0", "d2", "d3"], ss, "arith.addf")
+    if mask_arg:
+        sc = binary(em, sc, ttype(ss), ident(4), "%attention_mask",
+                    ttype([B, 1, T, T]), ["d0", "0", "d2", "d3"], ss,
+                    "arith.addf")
+    else:
+        m = causal_mask(em, T)
+        sc = binary(em, sc, ttype(ss), ident(4), m, ttype([1, 1, T, T]),
+                    ["0", "0", "d2", "d3"], ss, "arith.addf")
     p = emit_softmax(em, sc, ss)
     p3 = collapse(em, p, ss, "[[0, 1], [2], [3]]", ss3)
     o, os3 = bmm(em, p3, ss3, v3, [B * H, T, D])
@@ -801,6 +808,11 @@ it: heads merged into the batch, ALiBi built by build_alibi_tensor (slopes
 of 6 heads times the key position, all tokens valid) added by baddbmm, the
 causal mask full(finfo.min).triu(1) added, softmax, bmm. B = 1, H = 6,
 T = 5, D = 16.
+"""))
+    write("bloom_block_mask.mlir", bloom_block(
+        "bloom_block_mask", 1, 6, 5, 16, mask_arg=True, comment="""
+bloom_block.mlir with the (causal and padding) mask passed in as an additive
+[B, 1, T, T] argument, as Hugging Face's BloomModel hands it to each layer.
 """))
     write("mpt_block.mlir", mpt_block("mpt_block", 1, 4, 6, 16, comment="""
 MPT attention (scaled_multihead_dot_product_attention with alibi): slopes

@@ -454,9 +454,11 @@ bool AttentionMatcher::match() {
   }
   if (!matchScores(scores))
     return false;
-  if (alibi && bias) {
-    reason = "the scores add both an ALiBi term and a bias tensor; "
-             "pe.attention takes one bias";
+  if (alibi && bias &&
+      !isa<Float32Type, Float16Type, BFloat16Type>(
+          getElementTypeOrSelf(bias.getType()))) {
+    reason = "the scores add both an ALiBi term and a bias tensor that is "
+             "not f16, bf16 or f32";
     return false;
   }
   // Result, query, key and value of one element type.
@@ -558,10 +560,56 @@ LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
     }
     auto biasType = RankedTensorType::get(
         {heads, qt.getDimSize(2), kt.getDimSize(2)}, rewriter.getF32Type());
-    bias = AlibiBiasOp::create(
+    Value alibiBias = AlibiBiasOp::create(
         rewriter, loc, biasType, ValueRange(), slopes, Value(),
         AlibiDistanceAttr::get(ctx, alibi->distance),
         rewriter.getF64FloatAttr(maxBias.value_or(8.0)), IntegerAttr());
+    if (bias) {
+      // pe.attention takes one bias: the ALiBi bias plus the bias tensor,
+      // broadcast to [Bm, H, Tq, Tk] (Bm: the tensor's batch, or 1), as the
+      // original added them.
+      auto maskType = cast<RankedTensorType>(bias.getType());
+      int64_t rank = maskType.getRank();
+      int64_t batch = rank == 4 ? maskType.getDimSize(0) : 1;
+      SmallVector<int64_t> shape = {batch, heads, qt.getDimSize(2),
+                                    kt.getDimSize(2)};
+      SmallVector<AffineExpr> maskIdx;
+      for (int64_t k = 0; k < rank; ++k) {
+        int64_t d = 4 - rank + k;
+        maskIdx.push_back(maskType.getDimSize(k) == 1 && shape[d] != 1
+                              ? rewriter.getAffineConstantExpr(0)
+                              : rewriter.getAffineDimExpr(d));
+      }
+      auto maps =
+          SmallVector<AffineMap>{AffineMap::get(4, 0,
+                                                {rewriter.getAffineDimExpr(1),
+                                                 rewriter.getAffineDimExpr(2),
+                                                 rewriter.getAffineDimExpr(3)},
+                                                ctx),
+                                 AffineMap::get(4, 0, maskIdx, ctx),
+                                 rewriter.getMultiDimIdentityMap(4)};
+      Value init =
+          tensor::EmptyOp::create(rewriter, loc, shape, rewriter.getF32Type());
+      Value mask = bias;
+      bias =
+          linalg::GenericOp::create(
+              rewriter, loc, init.getType(), ValueRange{alibiBias, mask},
+              ValueRange{init}, maps,
+              SmallVector<utils::IteratorType>(4,
+                                               utils::IteratorType::parallel),
+              [](OpBuilder &b, Location l, ValueRange args) {
+                Value m = args[1];
+                if (!m.getType().isF32())
+                  m = arith::ExtFOp::create(b, l, b.getF32Type(), m);
+                linalg::YieldOp::create(
+                    b, l,
+                    ValueRange{
+                        arith::AddFOp::create(b, l, args[0], m).getResult()});
+              })
+              .getResult(0);
+    } else {
+      bias = alibiBias;
+    }
   }
   auto op = AttentionOp::create(
       rewriter, loc, type, /*lse=*/Type(), query, key, value, bias,
