@@ -285,11 +285,25 @@ def attn_dynamic(out):
             (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64))
 
 
+def rope_bf16(out):
+    """test/Raise/rope-bf16-execution.mlir: x [1, 2, 4, 16] bf16 (given as
+    float32 values exact in bf16), positions 0..3."""
+    rng = np.random.default_rng(71)
+    x = rng.uniform(-1, 1, (1, 2, 4, 16)).astype(F32)
+    x = (x.view(np.uint32) & 0xFFFF0000).view(F32)  # exact in bf16
+    save(out, x=x)
+    inv = (1.0 / 10000.0 ** (np.arange(0, 16, 2) / 16)).astype(F32)
+    pos = np.arange(4, dtype=np.int64)[None]
+    np.save(os.path.join(out, "expected.npy"),
+            rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "rope_bf16": rope_bf16,
     "attn_dynamic": attn_dynamic,
     "rope_dynamic": rope_dynamic,
     "rope_decode": lambda out: rope_decode(out, 1),
