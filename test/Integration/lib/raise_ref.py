@@ -298,11 +298,24 @@ def rope_bf16(out):
             rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
 
 
+def tosa_attention3d(out):
+    """Inputs/tosa_attention3d.mlir: softmax(Q K^T / 4) V on [4, T, 16]."""
+    rng = np.random.default_rng(81)
+    q = rng.uniform(-1, 1, (4, 8, 16)).astype(F32)
+    k, v = (rng.uniform(-1, 1, (4, 6, 16)).astype(F32) for _ in range(2))
+    save(out, q=q, k=k, v=v)
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / 4.0
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.save(os.path.join(out, "expected.npy"),
+            (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64))
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "tosa_attention3d": tosa_attention3d,
     "rope_bf16": rope_bf16,
     "attn_dynamic": attn_dynamic,
     "rope_dynamic": rope_dynamic,
