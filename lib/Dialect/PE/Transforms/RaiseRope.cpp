@@ -290,7 +290,6 @@ bool RopeMatcher::sameEntry(const TableFactor &a, const TableFactor &b) {
 }
 
 bool RopeMatcher::matchTables() {
-  int64_t half = rotaryDim / 2;
   for (int64_t c = 0; c < rotaryDim; ++c) {
     // cos and sin of one angle.
     if (cosOf[c].computed) {
@@ -333,7 +332,6 @@ bool RopeMatcher::matchTables() {
                                sinOf[c].leaf->value != sinOf[0].leaf->value))
       return false;
   }
-  (void)half;
   return true;
 }
 

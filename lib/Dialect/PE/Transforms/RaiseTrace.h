@@ -105,7 +105,8 @@ public:
   const Expr *trace(Value v, ArrayRef<AffineExpr> indices);
 
   /// The expression a symbol of an index stands for: an index read from a
-  /// tensor (a gather: `tensor.extract` inside a linalg payload).
+  /// tensor (a gather: `tensor.extract` inside a linalg payload), or a
+  /// run-time integer scalar added to an index (a position offset).
   const Expr *symbolValue(AffineExpr e) const {
     auto s = dyn_cast<AffineSymbolExpr>(e);
     return s ? symbols[s.getPosition()] : nullptr;
