@@ -82,6 +82,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ]
     medians = {v[0]: [] for v in variants}
     remarks = {}
+    load_before = os.getloadavg()[0]
     for _ in range(args.rounds):
         for label, mlir, fn, inputs in variants:
             ms, rem = timed(mlir, fn, inputs, os.path.join(tmp, label + ".npy"))
@@ -96,6 +97,9 @@ with tempfile.TemporaryDirectory() as tmp:
     print(f"W2 Llama-3.1 block, H={H} T={T} D={D}, pe-cpu-pipeline, "
           f"{args.rounds} rounds x {args.repeat} timed calls")
     print(f"raised IR fuses RoPE into the attention: {'yes' if fused_ok else 'NO'}")
+    print(f"1-minute load average before/after: {load_before:.2f} / "
+          f"{os.getloadavg()[0]:.2f} (other processes compete for the cores "
+          "when it exceeds the thread count)")
     for label, _, _, _ in variants:
         per_round = ", ".join(f"{m:.1f}" for m in medians[label])
         print(f"{label:13s} median {statistics.median(medians[label]):8.1f} ms "

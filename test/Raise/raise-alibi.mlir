@@ -6,6 +6,7 @@
 // RUN: pe-opt --pe-raise %S/Inputs/bloom_block.mlir | FileCheck %s --check-prefix=BLOOM
 // RUN: pe-opt --pe-raise %S/Inputs/mpt_block.mlir | FileCheck %s --check-prefix=MPT
 // RUN: pe-opt --pe-raise --pe-fuse-encodings-into-attention %S/Inputs/bloom_block.mlir | FileCheck %s --check-prefix=FUSED
+// RUN: pe-opt --pe-raise %S/Inputs/bloom_block_mask.mlir | FileCheck %s --check-prefix=MASK
 
 // BLOOM, heads merged into the batch, alibi = slopes * key position (via
 // baddbmm), the causal mask added: key distance, 6 heads (not a power of 2).
@@ -27,3 +28,13 @@
 
 // FUSED: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <key> {causal}
 // FUSED-NOT: pe.alibi_bias
+
+// BLOOM with the mask as an argument: pe.attention takes one bias, so the
+// ALiBi bias and the mask are added (as the original adds them) into a
+// [1, H, Tq, Tk] bias.
+// MASK-LABEL: func.func @bloom_block_mask(
+// MASK-SAME: %[[M:[^:]*]]: tensor<1x1x5x5xf32>)
+// MASK: %[[A:.*]] = pe.alibi_bias key : tensor<6x5x5xf32>
+// MASK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[M]] : tensor<6x5x5xf32>, tensor<1x1x5x5xf32>) outs(%{{.*}} : tensor<1x6x5x5xf32>)
+// MASK: arith.addf
+// MASK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%[[B]] : tensor<1x6x5x5xf32>) : tensor<1x6x5x16xf32>

@@ -28,8 +28,11 @@
 // SOFTMAX-NOT: pe.attention
 // SOFTMAX: return
 
-// Where the IR came close, a missed remark says why.
+// Where the IR came close, a missed remark says why (one for each near miss,
+// none for the raised rotation).
 // RUN: pe-opt --pe-raise --remarks-filter=pe-raise %S/Inputs/rope_near_misses.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// REMARK-COUNT-2: remark: [Missed] rope-not-raised | Category:pe-raise | Reason="the products pair no channel c with c +- R/2 (split-half) or c +- 1 (interleaved) with the signs of a rotation (x[c] cos - x[c'] sin for the first channel of a pair, x[c] cos + x[c'] sin for the second)"
 // REMARK: remark: [Missed] rope-not-raised | Category:pe-raise | Reason="the cosine and the sine of a channel are not of the same angle (position times frequency)"
+// REMARK-NOT: remark:
 // RUN: pe-opt --pe-raise --remarks-filter=pe-raise %S/Inputs/attention_softmax_dim.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=SOFTMAX-REMARK
 // SOFTMAX-REMARK: remark: [Missed] attention-not-raised | Category:pe-raise | Reason="the softmax's sum does not run over the keys that the product with V sums over"

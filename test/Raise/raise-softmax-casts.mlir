@@ -144,3 +144,81 @@ func.func @rope_bf16(%x: tensor<1x2x4x16xbf16>) -> tensor<1x2x4x16xbf16> {
   } -> tensor<1x2x4x16xbf16>
   return %y : tensor<1x2x4x16xbf16>
 }
+
+// A causal mask added to the scores (select(j > i, finfo.min, 0)) is
+// `causal`.
+// CHECK-LABEL: func.func @mask_causal(
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : tensor<1x2x4x16xf32>
+func.func @mask_causal(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>) -> tensor<1x2x4x16xf32> {
+  %e0 = tensor.empty() : tensor<1x2x16x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x2x4x16xf32>) outs(%e0 : tensor<1x2x16x4xf32>) permutation = [0, 1, 3, 2]
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x2x4x16xf32> into tensor<2x4x16xf32>
+  %kc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<1x2x16x4xf32> into tensor<2x16x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%qc, %kc : tensor<2x4x16xf32>, tensor<2x16x4xf32>) outs(%acc : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s4 = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [1, 2, 4, 4] : tensor<2x4x4xf32> into tensor<1x2x4x4xf32>
+  %e2 = tensor.empty() : tensor<1x2x4x4xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s4 : tensor<1x2x4x4xf32>) outs(%e2 : tensor<1x2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %hide = arith.cmpi sgt, %j, %i : index
+    %min = arith.constant -3.40282347E+38 : f32
+    %b = arith.select %hide, %min, %zero : f32
+    %c = arith.constant 0.25 : f32
+    %sc = arith.mulf %in, %c : f32
+    %r = arith.addf %sc, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  %e3 = tensor.empty() : tensor<1x2x4x4xf32>
+  %p = linalg.softmax dimension(3) ins(%masked : tensor<1x2x4x4xf32>) outs(%e3 : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %pc = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<1x2x4x4xf32> into tensor<2x4x4xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<1x2x4x16xf32> into tensor<2x4x16xf32>
+  %e4 = tensor.empty() : tensor<2x4x16xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<2x4x4xf32>, tensor<2x4x16xf32>) outs(%acc2 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 2, 4, 16] : tensor<2x4x16xf32> into tensor<1x2x4x16xf32>
+  return %o4 : tensor<1x2x4x16xf32>
+}
+
+// A mask that hides the diagonal too (j >= i): the first query sees no key,
+// a row the original normalises uniformly over its finfo.min scores and
+// pe.attention sets to 0, so it is not raised.
+// CHECK-LABEL: func.func @mask_hides_diagonal(
+// CHECK-NOT: pe.attention
+// CHECK: linalg.softmax
+func.func @mask_hides_diagonal(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>) -> tensor<1x2x4x16xf32> {
+  %e0 = tensor.empty() : tensor<1x2x16x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x2x4x16xf32>) outs(%e0 : tensor<1x2x16x4xf32>) permutation = [0, 1, 3, 2]
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x2x4x16xf32> into tensor<2x4x16xf32>
+  %kc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<1x2x16x4xf32> into tensor<2x16x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%qc, %kc : tensor<2x4x16xf32>, tensor<2x16x4xf32>) outs(%acc : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s4 = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [1, 2, 4, 4] : tensor<2x4x4xf32> into tensor<1x2x4x4xf32>
+  %e2 = tensor.empty() : tensor<1x2x4x4xf32>
+  %masked = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s4 : tensor<1x2x4x4xf32>) outs(%e2 : tensor<1x2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %hide = arith.cmpi sge, %j, %i : index
+    %min = arith.constant -3.40282347E+38 : f32
+    %b = arith.select %hide, %min, %zero : f32
+    %c = arith.constant 0.25 : f32
+    %sc = arith.mulf %in, %c : f32
+    %r = arith.addf %sc, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  %e3 = tensor.empty() : tensor<1x2x4x4xf32>
+  %p = linalg.softmax dimension(3) ins(%masked : tensor<1x2x4x4xf32>) outs(%e3 : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %pc = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<1x2x4x4xf32> into tensor<2x4x4xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<1x2x4x16xf32> into tensor<2x4x16xf32>
+  %e4 = tensor.empty() : tensor<2x4x16xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<2x4x4xf32>, tensor<2x4x16xf32>) outs(%acc2 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 2, 4, 16] : tensor<2x4x16xf32> into tensor<1x2x4x16xf32>
+  return %o4 : tensor<1x2x4x16xf32>
+}

@@ -174,20 +174,26 @@ def alibi_slopes(n):
     return power_of_2(c) + alibi_slopes(2 * c)[0::2][:n - c]
 
 
-def alibi_case(out, seed, b, t, heads, d, key_shift):
+def alibi_case(out, seed, b, t, heads, d, key_shift, mask_arg=False):
     """softmax(Q K^T / sqrt(D) + slope_h * (j + key_shift) + causal) V: BLOOM
     (key position, shift 0) and MPT (arange(1 - T, 1): shift 1 - T)."""
     rng = np.random.default_rng(seed)
     q, k, v = (rng.uniform(-1, 1, (b, t, heads * d)).astype(F32)
                for _ in range(3))
-    save(out, q=q, k=k, v=v)
+    mask = causal_mask(t)
+    if mask_arg:
+        # Causal plus a padding key (key 1 hidden from the later queries).
+        mask[..., 2:, 1] = np.finfo(F32).min
+        save(out, q=q, k=k, v=v, mask=mask.astype(F32))
+    else:
+        save(out, q=q, k=k, v=v)
     q4, k4, v4 = (x.astype(np.float64).reshape(b, t, heads, d)
                   .transpose(0, 2, 1, 3) for x in (q, k, v))
     slopes = np.array(alibi_slopes(heads)).astype(F32).astype(np.float64)
     dist = np.arange(t, dtype=np.float64) + key_shift
     s = q4 @ k4.transpose(0, 1, 3, 2) / math.sqrt(d)
     s = s + slopes[None, :, None, None] * dist[None, None, None, :]
-    s = s + causal_mask(t)
+    s = s + mask.astype(F32).astype(np.float64)
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     o = (p / p.sum(axis=-1, keepdims=True)) @ v4
     np.save(os.path.join(out, "expected.npy"),
@@ -214,13 +220,114 @@ def tosa_llama(out):
             (p / p.sum(axis=-1, keepdims=True)) @ vr)
 
 
+def sinusoid(pos, dim, layout, base=10000.0):
+    """Vaswani et al. (interleaved sin/cos) or tensor2tensor ([sin | cos],
+    exponent denominator h - 1) encodings of positions `pos`, float64."""
+    pos = np.asarray(pos, dtype=np.float64)[..., None]
+    if layout == "interleaved":
+        k = np.arange(dim) // 2
+        ang = pos * base ** (-2.0 * k / dim)
+        return np.where(np.arange(dim) % 2 == 0, np.sin(ang), np.cos(ang))
+    h = dim // 2
+    w = np.exp(-np.arange(h) * math.log(base) / (h - 1))
+    return np.concatenate([np.sin(pos * w), np.cos(pos * w)], axis=-1)
+
+
+def absolute(out, kind):
+    """Inputs/absolute_embed.mlir: T = 8, C = 32, vocabulary 50, 16 rows."""
+    rng = np.random.default_rng(41)
+    ids = rng.integers(0, 50, (1, 8)).astype(np.int64)
+    wte = rng.uniform(-1, 1, (50, 32)).astype(F32)
+    x = wte[ids].astype(np.float64)
+    if kind == "learned":
+        wpe = rng.uniform(-1, 1, (16, 32)).astype(F32)
+        save(out, ids=ids, wte=wte, wpe=wpe)
+        expected = x + wpe[np.arange(8)][None].astype(np.float64)
+    else:
+        positions = rng.integers(0, 16, (1, 8)).astype(np.int64)
+        save(out, ids=ids, wte=wte, positions=positions)
+        expected = x * math.sqrt(32) + sinusoid(positions, 32, kind)
+    np.save(os.path.join(out, "expected.npy"), expected)
+
+
+def rope_decode(out, t):
+    """Inputs/rope_decode.mlir: x [1, 2, t, 16] at positions past + i."""
+    rng = np.random.default_rng(51 + t)
+    x = rng.uniform(-1, 1, (1, 2, t, 16)).astype(F32)
+    past = np.array(777, dtype=np.int64)
+    save(out, x=x, past=past)
+    inv = (1.0 / 10000.0 ** (np.arange(0, 16, 2) / 16)).astype(F32)
+    pos = (777 + np.arange(t, dtype=np.int64))[None]
+    np.save(os.path.join(out, "expected.npy"),
+            rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
+
+
+def rope_dynamic(out):
+    """test/Raise/raise-dynamic.mlir on 5 tokens at positions 0..4."""
+    rng = np.random.default_rng(61)
+    x = rng.uniform(-1, 1, (1, 2, 5, 16)).astype(F32)
+    save(out, x=x)
+    inv = (1.0 / 10000.0 ** (np.arange(0, 16, 2) / 16)).astype(F32)
+    pos = np.arange(5, dtype=np.int64)[None]
+    np.save(os.path.join(out, "expected.npy"),
+            rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
+
+
+def attn_dynamic(out):
+    """test/Raise/raise-dynamic.mlir: softmax(Q K^T) V, 3 queries, 6 keys."""
+    rng = np.random.default_rng(62)
+    q = rng.uniform(-1, 1, (1, 2, 3, 16)).astype(F32)
+    k, v = (rng.uniform(-1, 1, (1, 2, 6, 16)).astype(F32) for _ in range(2))
+    save(out, q=q, k=k, v=v)
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.save(os.path.join(out, "expected.npy"),
+            (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64))
+
+
+def rope_bf16(out):
+    """test/Raise/rope-bf16-execution.mlir: x [1, 2, 4, 16] bf16 (given as
+    float32 values exact in bf16), positions 0..3."""
+    rng = np.random.default_rng(71)
+    x = rng.uniform(-1, 1, (1, 2, 4, 16)).astype(F32)
+    x = (x.view(np.uint32) & 0xFFFF0000).view(F32)  # exact in bf16
+    save(out, x=x)
+    inv = (1.0 / 10000.0 ** (np.arange(0, 16, 2) / 16)).astype(F32)
+    pos = np.arange(4, dtype=np.int64)[None]
+    np.save(os.path.join(out, "expected.npy"),
+            rope(x.astype(np.float64), pos, inv.astype(np.float64), 16, "half"))
+
+
+def tosa_attention3d(out):
+    """Inputs/tosa_attention3d.mlir: softmax(Q K^T / 4) V on [4, T, 16]."""
+    rng = np.random.default_rng(81)
+    q = rng.uniform(-1, 1, (4, 8, 16)).astype(F32)
+    k, v = (rng.uniform(-1, 1, (4, 6, 16)).astype(F32) for _ in range(2))
+    save(out, q=q, k=k, v=v)
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / 4.0
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.save(os.path.join(out, "expected.npy"),
+            (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64))
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
+    "tosa_attention3d": tosa_attention3d,
+    "rope_bf16": rope_bf16,
+    "attn_dynamic": attn_dynamic,
+    "rope_dynamic": rope_dynamic,
+    "rope_decode": lambda out: rope_decode(out, 1),
+    "rope_chunk": lambda out: rope_decode(out, 4),
+    "gpt2_embed": lambda out: absolute(out, "learned"),
+    "transformer_embed": lambda out: absolute(out, "interleaved"),
+    "t2t_embed": lambda out: absolute(out, "concat"),
     "tosa_llama": tosa_llama,
     "bloom_block": lambda out: alibi_case(out, 21, 1, 5, 6, 16, 0),
+    "bloom_block_mask": lambda out: alibi_case(out, 23, 1, 5, 6, 16, 0,
+                                               mask_arg=True),
     "mpt_block": lambda out: alibi_case(out, 22, 1, 6, 4, 16, 1 - 6),
     # GPT-J: interleaved, rotary 8 of 16, positions gathered from a 32-row
     # table.

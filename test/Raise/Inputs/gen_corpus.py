@@ -161,6 +161,14 @@ def arange_positions(em, T, start=0):
         "%r = arith.addi %ii, %s : i64"], "%r"), out_et="i64")
 
 
+def offset_positions(em, T, past):
+    """cache_position = arange(past, past + T) with a run-time `past`."""
+    return generic(em, [], [1, T], lambda: ([
+        "%i = linalg.index 1 : index",
+        f"%s = arith.addi %i, {past} : index",
+        "%r = arith.index_cast %s : index to i64"], "%r"), out_et="i64")
+
+
 def rotary_tables(em, inv_freq, positions, T, D, R, scaling=1.0,
                   interleaved=False, sin_inv_freq=None):
     """HF LlamaRotaryEmbedding.forward: freqs = inv_freq[None,:,None] @
@@ -409,13 +417,15 @@ def rope_only(name, H, T, D, mutation=None, comment="", inv=None, scaling=1.0):
     other = None
     if mutation == "sin-freq":
         other = (1.0 / 20000.0 ** (np.arange(0, D, 2) / D)).astype(np.float32)
-    pos = arange_positions(em, T)
+    pos = (offset_positions(em, T, "%past") if mutation == "decode"
+           else arange_positions(em, T))
     cos, sin = rotary_tables(em, inv, pos, T, D, D, sin_inv_freq=other,
                              scaling=scaling)
     out = apply_rope_half(em, "%x", shape, cos, sin, D,
                           mutation if mutation in ("sign", "swap") else None)
     head = "".join(f"// {line}\n" for line in comment.strip().splitlines())
-    return (head + f"func.func @{name}(%x: {ttype(shape)}) -> {ttype(shape)} {{\n"
+    extra = ", %past: index" if mutation == "decode" else ""
+    return (head + f"func.func @{name}(%x: {ttype(shape)}{extra}) -> {ttype(shape)} {{\n"
             + "\n".join(em.lines) + f"\n  return {out} : {ttype(shape)}\n}}\n")
 
 
@@ -547,7 +557,7 @@ def mpt_slopes(n, alibi_bias_max=8):
     return list(s)
 
 
-def bloom_block(name, B, H, T, D, comment=""):
+def bloom_block(name, B, H, T, D, comment="", mask_arg=False):
     """Hugging Face BloomAttention (eager): heads merged into the batch
     ([B * H, T, D]), alibi = slopes[h] * key position as [B * H, 1, T],
     scores = alibi.baddbmm(q, k, alpha = 1/sqrt(D)), + the causal mask
@@ -556,6 +566,8 @@ def bloom_block(name, B, H, T, D, comment=""):
     qs = [B, T, H * D]
     args = [f"%q_proj: {ttype(qs)}", f"%k_proj: {ttype(qs)}",
             f"%v_proj: {ttype(qs)}"]
+    if mask_arg:
+        args.append(f"%attention_mask: {ttype([B, 1, T, T])}")
     q = expand(em, "%q_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
     k = expand(em, "%k_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
     v = expand(em, "%v_proj", qs, "[[0], [1], [2, 3]]", [B, T, H, D])
@@ -583,9 +595,14 @@ def bloom_block(name, B, H, T, D, comment=""):
                 ident(3), ss3, "arith.addf")
     ss = [B, H, T, T]
     sc = expand(em, sc, ss3, "[[0, 1], [2], [3]]", ss)
-    m = causal_mask(em, T)
-    sc = binary(em, sc, ttype(ss), ident(4), m, ttype([1, 1, T, T]),
-                ["0", "0", "d2", "d3"], ss, "arith.addf")
+    if mask_arg:
+        sc = binary(em, sc, ttype(ss), ident(4), "%attention_mask",
+                    ttype([B, 1, T, T]), ["d0", "0", "d2", "d3"], ss,
+                    "arith.addf")
+    else:
+        m = causal_mask(em, T)
+        sc = binary(em, sc, ttype(ss), ident(4), m, ttype([1, 1, T, T]),
+                    ["0", "0", "d2", "d3"], ss, "arith.addf")
     p = emit_softmax(em, sc, ss)
     p3 = collapse(em, p, ss, "[[0, 1], [2], [3]]", ss3)
     o, os3 = bmm(em, p3, ss3, v3, [B * H, T, D])
@@ -646,6 +663,58 @@ def mpt_block(name, B, H, T, D, comment=""):
             + "\n".join(em.lines) + f"\n  return {out} : {ttype(qs)}\n}}\n")
 
 
+def gather_rows(em, table, tshape, index, ishape, out_shape):
+    """table[index[b, t], c] as TorchToLinalg lowers an embedding lookup."""
+    return generic(em, [(index, ttype(ishape, "i64"), ["d0", "d1"])], out_shape,
+                   lambda: ([
+                       "%p = arith.index_cast %in0 : i64 to index",
+                       "%c = linalg.index 2 : index",
+                       f"%r = tensor.extract {table}[%p, %c] : {ttype(tshape)}"],
+                       "%r"))
+
+
+def sinusoid_table(P, C, layout, base=10000.0):
+    pos = np.arange(P, dtype=np.float64)[:, None]
+    if layout == "interleaved":
+        k = np.arange(C) // 2
+        ang = pos / base ** (2 * k / C)
+        t = np.where(np.arange(C) % 2 == 0, np.sin(ang), np.cos(ang))
+    else:
+        h = C // 2
+        w = np.exp(-np.arange(h) * math.log(base) / (h - 1))
+        t = np.concatenate([np.sin(pos * w), np.cos(pos * w)], axis=1)
+    return t.astype(np.float32)
+
+
+def absolute_embed(name, kind, T=8, C=32, V=50, P=16, comment=""):
+    """inputs_embeds = wte[input_ids] (+ * sqrt(C) for the sinusoidal
+    transformer), plus rows of a position table: GPT-2's learned wpe at
+    arange(T) positions, or a constant sinusoid table at position_ids."""
+    em = Emitter()
+    args = [f"%input_ids: {ttype([1, T], 'i64')}", f"%wte: {ttype([V, C])}"]
+    if kind == "learned":
+        args.append(f"%wpe: {ttype([P, C])}")
+        table = "%wpe"
+        pos = arange_positions(em, T)
+    else:
+        args.append(f"%position_ids: {ttype([1, T], 'i64')}")
+        table = em.fresh("pe_table")
+        rows = ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]"
+                         for row in sinusoid_table(P, C, kind))
+        em.op(f"{table} = arith.constant dense<[{rows}]> : {ttype([P, C])}")
+        pos = "%position_ids"
+    x = gather_rows(em, "%wte", [V, C], "%input_ids", [1, T], [1, T, C])
+    if kind != "learned":
+        x = scalar_mul(em, x, ttype([1, T, C]), [1, T, C],
+                       float(np.float32(math.sqrt(C))))
+    pe = gather_rows(em, table, [P, C], pos, [1, T], [1, T, C])
+    out = binary(em, x, ttype([1, T, C]), ident(3), pe, ttype([1, T, C]),
+                 ident(3), [1, T, C], "arith.addf")
+    head = "".join(f"// {line}\n" for line in comment.strip().splitlines())
+    return (head + f"func.func @{name}({', '.join(args)}) -> {ttype([1, T, C])} {{\n"
+            + "\n".join(em.lines) + f"\n  return {out} : {ttype([1, T, C])}\n}}\n")
+
+
 def write(fname, text):
     with open(os.path.join(HERE, fname), "w") as f:
         f.write("// Generated by gen_corpus.py; do not edit.\n" + text)
@@ -692,6 +761,13 @@ T = 2048, D = 128.
         negatives += rope_only(f"rope_{(mutation or 'ok').replace('-', '_')}",
                                2, 4, 16, mutation, what) + "\n"
     write("rope_near_misses.mlir", negatives)
+    write("rope_decode.mlir", rope_only("rope_decode", 2, 1, 16, "decode",
+        comment="""
+A decode step: one token at position past + 0, past a run-time index (the
+KV cache length), default frequencies.
+""") + rope_only("rope_chunk", 2, 4, 16, "decode", comment="""
+A chunk of 4 tokens at positions past .. past + 3.
+"""))
     rng = np.random.default_rng(7)
     yarn, mscale = yarn_inv_freq(1000000.0, 64, 4.0, 32768)
     tables = [
@@ -733,11 +809,30 @@ of 6 heads times the key position, all tokens valid) added by baddbmm, the
 causal mask full(finfo.min).triu(1) added, softmax, bmm. B = 1, H = 6,
 T = 5, D = 16.
 """))
+    write("bloom_block_mask.mlir", bloom_block(
+        "bloom_block_mask", 1, 6, 5, 16, mask_arg=True, comment="""
+bloom_block.mlir with the (causal and padding) mask passed in as an additive
+[B, 1, T, T] argument, as Hugging Face's BloomModel hands it to each layer.
+"""))
     write("mpt_block.mlir", mpt_block("mpt_block", 1, 4, 6, 16, comment="""
 MPT attention (scaled_multihead_dot_product_attention with alibi): slopes
 from gen_slopes(4, 8) times arange(1 - T, 1) added to the scaled scores,
 causal masked_fill with finfo.min, softmax, P V. B = 1, H = 4, T = 6, D = 16.
 """))
+    text = absolute_embed("gpt2_embed", "learned", comment="""
+GPT-2 embeddings (Hugging Face GPT2Model): wte[input_ids] +
+wpe[arange(T)], both lookups lowered to gathers (tensor.extract in a
+linalg.generic).
+""") + "\n"
+    text += absolute_embed("transformer_embed", "interleaved", comment="""
+The Vaswani et al. transformer embedding: wte[input_ids] * sqrt(C) + a
+constant interleaved sinusoid table (base 10000, 16 rows) at position_ids.
+""") + "\n"
+    text += absolute_embed("t2t_embed", "concat", comment="""
+tensor2tensor / fairseq layout: a constant [sin | cos] table (no padding
+row) at position_ids, embeddings scaled by sqrt(C).
+""")
+    write("absolute_embed.mlir", text)
     yarn64, mscale64 = yarn_inv_freq(1000000.0, 64, 4.0, 32768)
     write("qwen2_yarn_block.mlir", llama_block(
         "qwen2_yarn_block", 1, 4, 2, 8, 64, yarn64, scaling=mscale64,

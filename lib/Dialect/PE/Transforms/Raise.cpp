@@ -47,6 +47,7 @@ struct RaisePass : pe::impl::RaiseBase<RaisePass> {
 
     RewritePatternSet rope(&getContext());
     populateRaiseRopePatterns(rope, options);
+    populateRaiseAbsoluteEncodingPatterns(rope, options);
     if (failed(applyPatternsGreedily(getOperation(), std::move(rope))))
       return signalPassFailure();
     RewritePatternSet attention(&getContext());

@@ -70,6 +70,14 @@ private:
   struct Operand {
     Value value;
     SmallVector<int64_t> permutation; // empty: already in order
+    bool expand = false; // a [H, T, D] tensor of a rank-3 attention
+    /// Dimension k of the [B, H, T, D] view of the operand.
+    int64_t dim(unsigned k) const {
+      auto t = cast<RankedTensorType>(value.getType());
+      if (expand)
+        return k == 0 ? 1 : t.getDimSize(k - 1);
+      return t.getDimSize(permutation.empty() ? k : permutation[k]);
+    }
   };
   std::optional<Operand> operandAt(const Expr *e, ArrayRef<AffineExpr> want);
   /// K or V: [B, H / g, Tk, last] read at head h / g, for some g.
@@ -77,12 +85,13 @@ private:
 
   Value root;
   Tracer tracer;
-  RankedTensorType type;
+  RankedTensorType type; // [B, H, Tq, Dv]; [1, H, Tq, Dv] for a rank-3 root
+  bool rank3 = false;
   AffineExpr b, h, i, e, j, d;
 
 public:
-  Value query, key, value, bias;
-  SmallVector<int64_t> queryPerm, keyPerm, valuePerm;
+  Value bias;
+  Operand query, key, value;
   double scale = 1;
   std::optional<int64_t> causalOffset; // j <= i + offset
   /// slope[h] * distance(i, j) added to the scores.
@@ -127,6 +136,10 @@ AttentionMatcher::operandAt(const Expr *x, ArrayRef<AffineExpr> want) {
     if (perm.size() == want.size())
       return Operand{a.value, perm};
   }
+  // A rank-3 attention reads [H, T, D] tensors (the batch index is 0).
+  if (rank3)
+    if (std::optional<Access> a = accessAt(x, want.drop_front()))
+      return Operand{a->value, {}, /*expand=*/true};
   return std::nullopt;
 }
 
@@ -142,11 +155,7 @@ AttentionMatcher::groupedOperandAt(const Expr *x, AffineExpr last) {
       continue;
     SmallVector<AffineExpr> want = {b, g == 1 ? h : h.floorDiv(g), j, last};
     std::optional<Operand> o = operandAt(x, want);
-    if (!o)
-      continue;
-    auto t = cast<RankedTensorType>(o->value.getType());
-    if (t.getDimSize(o->permutation.empty() ? 1 : o->permutation[1]) ==
-        heads / g)
+    if (o && o->dim(1) == heads / g)
       return o;
   }
   return std::nullopt;
@@ -213,6 +222,10 @@ bool AttentionMatcher::parseCausal(const Expr *cond, bool maskedWhenTrue) {
   // E = j - i + c: masked iff j > i + k - c.
   std::optional<int64_t> c = tracer.constantOf(diff - j + i);
   if (!c || causalOffset)
+    return false;
+  // A negative offset masks every key of the first rows, which the original
+  // normalises uniformly over its -big scores and pe.attention sets to 0.
+  if (k - *c < 0)
     return false;
   causalOffset = k - *c;
   return true;
@@ -357,15 +370,13 @@ bool AttentionMatcher::matchScores(const Expr *s) {
           continue;
         // K: [B, Hkv, Tk, D] read at head h / g.
         if (std::optional<Operand> k = groupedOperandAt(kf, d)) {
-          query = q->value;
-          queryPerm = q->permutation;
-          key = k->value;
-          keyPerm = k->permutation;
+          query = *q;
+          key = *k;
         }
-        if (key)
+        if (key.value)
           break;
       }
-      if (!query || !key)
+      if (!query.value || !key.value)
         return false;
       continue;
     }
@@ -377,11 +388,20 @@ bool AttentionMatcher::matchScores(const Expr *s) {
 
 bool AttentionMatcher::match() {
   type = dyn_cast<RankedTensorType>(root.getType());
-  if (!type || type.getRank() != 4 || !isa<FloatType>(type.getElementType()))
+  if (!type || !isa<FloatType>(type.getElementType()) ||
+      (type.getRank() != 4 && type.getRank() != 3))
     return false;
+  // A rank-3 [H, Tq, Dv] attention is the [1, H, Tq, Dv] one.
+  rank3 = type.getRank() == 3;
+  if (rank3) {
+    SmallVector<int64_t> shape = {1};
+    llvm::append_range(shape, type.getShape());
+    type = RankedTensorType::get(shape, type.getElementType());
+  }
   SmallVector<AffineExpr> vars = tracer.addVariables(type);
   b = vars[0], h = vars[1], i = vars[2], e = vars[3];
-  const Expr *out = stripCasts(tracer.trace(root, vars));
+  const Expr *out = stripCasts(
+      tracer.trace(root, rank3 ? ArrayRef(vars).drop_front() : vars));
   // sum_j P * V
   if (out->kind != ExprKind::Reduce || out->reduction != ReductionKind::Add)
     return false;
@@ -395,17 +415,15 @@ bool AttentionMatcher::match() {
   SmallVector<const Expr *> rest;
   for (const Expr *f : pv[0].factors) {
     const Expr *s = stripCasts(f);
-    if (!value && s->kind != ExprKind::Div && s->kind != ExprKind::Exp) {
-      if (std::optional<Operand> v = groupedOperandAt(s, e)) {
-        value = v->value;
-        valuePerm = v->permutation;
-      }
-      if (value)
+    if (!value.value && s->kind != ExprKind::Div && s->kind != ExprKind::Exp) {
+      if (std::optional<Operand> v = groupedOperandAt(s, e))
+        value = *v;
+      if (value.value)
         continue;
     }
     rest.push_back(s);
   }
-  if (!value)
+  if (!value.value)
     return false;
   // P = E / Z, or E * (1 / Z).
   if (rest.size() == 1 && rest[0]->kind == ExprKind::Div) {
@@ -450,39 +468,48 @@ bool AttentionMatcher::match() {
   }
   if (!matchScores(scores))
     return false;
-  if (alibi && bias) {
-    reason = "the scores add both an ALiBi term and a bias tensor; "
-             "pe.attention takes one bias";
+  if (alibi && bias &&
+      !isa<Float32Type, Float16Type, BFloat16Type>(
+          getElementTypeOrSelf(bias.getType()))) {
+    reason = "the scores add both an ALiBi term and a bias tensor that is "
+             "not f16, bf16 or f32";
     return false;
   }
   // Result, query, key and value of one element type.
   Type et = type.getElementType();
-  for (Value v : {query, key, value})
-    if (getElementTypeOrSelf(v.getType()) != et) {
+  for (const Operand *o : {&query, &key, &value})
+    if (getElementTypeOrSelf(o->value.getType()) != et) {
       reason = "query, key, value and the result differ in element type";
       return false;
     }
-  auto dim = [](Value v, ArrayRef<int64_t> perm, unsigned i) {
-    return cast<RankedTensorType>(v.getType())
-        .getDimSize(perm.empty() ? i : perm[i]);
-  };
-  if (alibi && (!cast<RankedTensorType>(query.getType()).hasStaticShape() ||
-                !cast<RankedTensorType>(key.getType()).hasStaticShape()))
+  if (alibi &&
+      (!cast<RankedTensorType>(query.value.getType()).hasStaticShape() ||
+       !cast<RankedTensorType>(key.value.getType()).hasStaticShape()))
     return false;
   for (unsigned k = 0; k < 3; ++k)
-    if (dim(query, queryPerm, k) != type.getDimSize(k))
+    if (query.dim(k) != type.getDimSize(k))
       return false;
-  return dim(value, valuePerm, 3) == type.getDimSize(3);
+  return value.dim(3) == type.getDimSize(3);
 }
 
 LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
   Location loc = root.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   // Operands read in another dimension order are transposed to [B, H, S, D].
-  auto ordered = [&](Value v, ArrayRef<int64_t> perm) -> Value {
+  auto ordered = [&](const Operand &o) -> Value {
+    Value v = o.value;
+    ArrayRef<int64_t> perm = o.permutation;
+    auto t = cast<RankedTensorType>(v.getType());
+    if (o.expand) {
+      SmallVector<int64_t> shape = {1};
+      llvm::append_range(shape, t.getShape());
+      SmallVector<ReassociationIndices> groups = {{0, 1}, {2}, {3}};
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, t.getElementType()), v,
+          groups);
+    }
     if (perm.empty())
       return v;
-    auto t = cast<RankedTensorType>(v.getType());
     SmallVector<int64_t> shape;
     for (int64_t p : perm)
       shape.push_back(t.getDimSize(p));
@@ -491,11 +518,9 @@ LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
     return linalg::TransposeOp::create(rewriter, loc, v, init, perm)
         .getResult()[0];
   };
-  query = ordered(query, queryPerm);
-  key = ordered(key, keyPerm);
-  value = ordered(value, valuePerm);
-  auto qt = cast<RankedTensorType>(query.getType());
-  auto kt = cast<RankedTensorType>(key.getType());
+  Value q = ordered(query), k = ordered(key), v = ordered(value);
+  auto qt = cast<RankedTensorType>(q.getType());
+  auto kt = cast<RankedTensorType>(k.getType());
   FloatAttr scaleAttr;
   int64_t headDim = qt.getDimSize(3);
   if (!nearlyEqual(scale, 1.0 / std::sqrt(static_cast<double>(headDim)), 1e-6))
@@ -554,13 +579,59 @@ LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
     }
     auto biasType = RankedTensorType::get(
         {heads, qt.getDimSize(2), kt.getDimSize(2)}, rewriter.getF32Type());
-    bias = AlibiBiasOp::create(
+    Value alibiBias = AlibiBiasOp::create(
         rewriter, loc, biasType, ValueRange(), slopes, Value(),
         AlibiDistanceAttr::get(ctx, alibi->distance),
         rewriter.getF64FloatAttr(maxBias.value_or(8.0)), IntegerAttr());
+    if (bias) {
+      // pe.attention takes one bias: the ALiBi bias plus the bias tensor,
+      // broadcast to [Bm, H, Tq, Tk] (Bm: the tensor's batch, or 1), as the
+      // original added them.
+      auto maskType = cast<RankedTensorType>(bias.getType());
+      int64_t rank = maskType.getRank();
+      int64_t batch = rank == 4 ? maskType.getDimSize(0) : 1;
+      SmallVector<int64_t> shape = {batch, heads, qt.getDimSize(2),
+                                    kt.getDimSize(2)};
+      SmallVector<AffineExpr> maskIdx;
+      for (int64_t k = 0; k < rank; ++k) {
+        int64_t d = 4 - rank + k;
+        maskIdx.push_back(maskType.getDimSize(k) == 1 && shape[d] != 1
+                              ? rewriter.getAffineConstantExpr(0)
+                              : rewriter.getAffineDimExpr(d));
+      }
+      auto maps =
+          SmallVector<AffineMap>{AffineMap::get(4, 0,
+                                                {rewriter.getAffineDimExpr(1),
+                                                 rewriter.getAffineDimExpr(2),
+                                                 rewriter.getAffineDimExpr(3)},
+                                                ctx),
+                                 AffineMap::get(4, 0, maskIdx, ctx),
+                                 rewriter.getMultiDimIdentityMap(4)};
+      Value init =
+          tensor::EmptyOp::create(rewriter, loc, shape, rewriter.getF32Type());
+      Value mask = bias;
+      bias =
+          linalg::GenericOp::create(
+              rewriter, loc, init.getType(), ValueRange{alibiBias, mask},
+              ValueRange{init}, maps,
+              SmallVector<utils::IteratorType>(4,
+                                               utils::IteratorType::parallel),
+              [](OpBuilder &b, Location l, ValueRange args) {
+                Value m = args[1];
+                if (!m.getType().isF32())
+                  m = arith::ExtFOp::create(b, l, b.getF32Type(), m);
+                linalg::YieldOp::create(
+                    b, l,
+                    ValueRange{
+                        arith::AddFOp::create(b, l, args[0], m).getResult()});
+              })
+              .getResult(0);
+    } else {
+      bias = alibiBias;
+    }
   }
   auto op = AttentionOp::create(
-      rewriter, loc, type, /*lse=*/Type(), query, key, value, bias,
+      rewriter, loc, type, /*lse=*/Type(), q, k, v, bias,
       /*mask=*/Value(), /*kv_lengths=*/Value(), causalOffsetValue,
       /*inv_freq=*/Value(), Value(), Value(), Value(), Value(), Value(),
       Value(), Value(), /*rope=*/RopeEncodingAttr(), AlibiEncodingAttr(),
@@ -568,7 +639,13 @@ LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
       CausalAlignmentAttr::get(ctx, alignment), IntegerAttr(),
       AttentionLayoutAttr::get(ctx, AttentionLayout::BHSD), FloatAttr(),
       SoftcapOrderAttr::get(ctx, SoftcapOrder::BeforeBias));
-  rewriter.replaceAllUsesWith(root, op.getResult());
+  Value result = op.getResult();
+  if (rank3) {
+    SmallVector<ReassociationIndices> groups = {{0, 1}, {2}, {3}};
+    result = tensor::CollapseShapeOp::create(rewriter, loc, root.getType(),
+                                             result, groups);
+  }
+  rewriter.replaceAllUsesWith(root, result);
   return success();
 }
 
@@ -587,7 +664,7 @@ static Value attentionRoot(Operation *op) {
     else
       break;
   auto t = dyn_cast<RankedTensorType>(v.getType());
-  if (!t || t.getRank() != 4)
+  if (!t || (t.getRank() != 4 && t.getRank() != 3))
     return {};
   return v;
 }

@@ -290,7 +290,6 @@ bool RopeMatcher::sameEntry(const TableFactor &a, const TableFactor &b) {
 }
 
 bool RopeMatcher::matchTables() {
-  int64_t half = rotaryDim / 2;
   for (int64_t c = 0; c < rotaryDim; ++c) {
     // cos and sin of one angle.
     if (cosOf[c].computed) {
@@ -333,7 +332,6 @@ bool RopeMatcher::matchTables() {
                                sinOf[c].leaf->value != sinOf[0].leaf->value))
       return false;
   }
-  (void)half;
   return true;
 }
 
@@ -364,8 +362,21 @@ bool RopeMatcher::match() {
       return false;
   if (!findInput())
     return false;
-  if (!matchLayout(RopeLayout::Half) && !matchLayout(RopeLayout::Interleaved))
+  if (!matchLayout(RopeLayout::Half) && !matchLayout(RopeLayout::Interleaved)) {
+    // Close enough to say why: channel 0 is x * cos(..) + x * sin(..).
+    bool cos = false, sin = false;
+    for (const Term &t : terms[0])
+      for (const Expr *f : t.factors) {
+        cos |= stripCasts(f)->kind == ExprKind::Cos;
+        sin |= stripCasts(f)->kind == ExprKind::Sin;
+      }
+    if (cos && sin)
+      reason = "the products pair no channel c with c +- R/2 (split-half) or "
+               "c +- 1 (interleaved) with the signs of a rotation "
+               "(x[c] cos - x[c'] sin for the first channel of a pair, "
+               "x[c] cos + x[c'] sin for the second)";
     return false;
+  }
   LLVM_DEBUG(llvm::dbgs() << "pe-raise: rope structure, layout "
                           << stringifyRopeLayout(layout)
                           << ", R = " << rotaryDim << "\n");
@@ -416,7 +427,7 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
   Location loc = root.getLoc();
   unsigned rank = type.getRank();
   int64_t half = rotaryDim / 2;
-  Value invFreq, cosCache, sinCache, attentionScaling, positions;
+  Value invFreq, cosCache, sinCache, attentionScaling, positions, offset;
   int64_t staticOffset = 0;
   std::optional<unsigned> sequenceDim;
   MLIRContext *ctx = rewriter.getContext();
@@ -424,71 +435,15 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
   // Positions: an affine function t + c of one root dimension, or an
   // integer tensor read at the token (and batch) index.
   auto positionsFrom = [&](const Expr *p) -> LogicalResult {
-    if (p->isConst() || p->kind == ExprKind::Index) {
-      AffineExpr e =
-          p->isConst()
-              ? getAffineConstantExpr(static_cast<int64_t>(p->constant), ctx)
-              : tracer.simplify(p->index);
-      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-        staticOffset = c.getValue();
-      } else {
-        auto add = dyn_cast<AffineBinaryOpExpr>(e);
-        AffineExpr var = e;
-        if (add && add.getKind() == AffineExprKind::Add &&
-            isa<AffineConstantExpr>(add.getRHS())) {
-          var = add.getLHS();
-          staticOffset = cast<AffineConstantExpr>(add.getRHS()).getValue();
-        }
-        sequenceDim = rootDim(var, rank);
-        if (!sequenceDim || *sequenceDim == rank - 1)
-          return rewriter.notifyMatchFailure(loc, "unsupported positions");
-      }
-      if (staticOffset < 0)
-        return rewriter.notifyMatchFailure(loc, "negative positions");
-      if (p->isConst() && p->constant != std::floor(p->constant))
-        return rewriter.notifyMatchFailure(loc, "fractional position");
-    } else if (p->kind == ExprKind::Leaf) {
-      auto posType = dyn_cast<RankedTensorType>(p->value.getType());
-      if (!posType || !posType.getElementType().isInteger() ||
-          (posType.getElementTypeBitWidth() != 32 &&
-           posType.getElementTypeBitWidth() != 64))
-        return rewriter.notifyMatchFailure(loc, "positions are not i32/i64");
-      // The token index is the last index that is a root dimension.
-      std::optional<unsigned> tokenAt, batchAt;
-      for (auto [i, e] : llvm::enumerate(p->indices)) {
-        AffineExpr s = tracer.simplify(e);
-        if (auto d = rootDim(s, rank)) {
-          if (*d == 0 && rank > 2 && i + 1 < p->indices.size())
-            batchAt = i;
-          else if (!tokenAt)
-            tokenAt = i, sequenceDim = *d;
-          else
-            return rewriter.notifyMatchFailure(loc, "positions indexing");
-        } else if (!tracer.constantOf(s)) {
-          return rewriter.notifyMatchFailure(loc, "positions indexing");
-        }
-      }
-      if (!tokenAt || *sequenceDim == rank - 1 ||
-          posType.getDimSize(*tokenAt) != type.getDimSize(*sequenceDim) ||
-          (batchAt && *sequenceDim == 0))
-        return rewriter.notifyMatchFailure(loc, "positions indexing");
-      SmallVector<int64_t> offsets, sizes, strides, shape;
-      for (auto [i, e] : llvm::enumerate(p->indices)) {
-        bool keep = i == *tokenAt || (batchAt && i == *batchAt);
-        int64_t size = keep ? posType.getDimSize(i) : 1;
-        offsets.push_back(keep ? 0 : *tracer.constantOf(e));
-        sizes.push_back(size);
-        strides.push_back(1);
-        if (keep)
-          shape.push_back(size);
-      }
-      if (batchAt && posType.getDimSize(*batchAt) != type.getDimSize(0))
-        return rewriter.notifyMatchFailure(loc, "positions batch");
-      positions = sliceTable(rewriter, dry, loc, p->value, offsets, sizes,
-                             strides, shape);
-    } else {
-      return rewriter.notifyMatchFailure(loc, "unsupported positions");
-    }
+    PositionsMatch m;
+    std::string why;
+    if (failed(matchPositions(tracer, p, type, m, why)))
+      return rewriter.notifyMatchFailure(loc, why);
+    sequenceDim = m.tokenDim;
+    staticOffset = m.staticOffset;
+    offset = m.offset;
+    if (m.tensor)
+      positions = dry ? m.tensor : buildPositions(rewriter, loc, m);
     return success();
   };
 
@@ -627,10 +582,19 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
         const Expr *li = tables[firstOfPair(layout, i)].leaf;
         if (li->value != l0->value)
           return failure();
+        if (li->indices.size() != l0->indices.size())
+          return failure();
         for (auto [d, e] : llvm::enumerate(li->indices)) {
-          if (tokenAt == d || batchAt == d)
+          if (tokenAt == d || batchAt == d) {
+            // Every pair reads the row of the same token.
+            if (tracer.simplify(e) != tracer.simplify(l0->indices[d]))
+              return failure();
             continue;
-          int64_t at = *tracer.constantOf(e);
+          }
+          std::optional<int64_t> c = tracer.constantOf(e);
+          if (!c)
+            return failure();
+          int64_t at = *c;
           if (at == start[d])
             continue;
           if (channelAt && *channelAt != d)
@@ -727,8 +691,7 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
                         : rewriter.getI64IntegerAttr(*sequenceDim);
   auto rope = RopeOp::create(
       rewriter, loc, type, input, invFreq, cosCache, sinCache, attentionScaling,
-      RopeLayoutAttr::get(ctx, layout), rotary, seq, /*offset=*/Value(),
-      positions,
+      RopeLayoutAttr::get(ctx, layout), rotary, seq, offset, positions,
       staticOffset ? rewriter.getI64IntegerAttr(staticOffset) : IntegerAttr());
   rewriter.replaceAllUsesWith(root, rope.getResult());
   return success();

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -529,6 +530,22 @@ const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
   return leaf(v, indices);
 }
 
+AffineExpr Tracer::asIndex(const Expr *e) {
+  if (e->kind == ExprKind::Index)
+    return e->index;
+  // A run-time integer scalar (a cache length, an offset argument): a
+  // symbol of the index expressions.
+  if (e->kind != ExprKind::Leaf || !e->indices.empty() ||
+      !isa<IntegerType, IndexType>(e->type))
+    return AffineExpr();
+  unsigned sym = 0;
+  while (sym < symbols.size() && !equal(symbols[sym], e))
+    ++sym;
+  if (sym == symbols.size())
+    symbols.push_back(e);
+  return getAffineSymbolExpr(sym, context);
+}
+
 const Expr *Tracer::traceSoftmax(Operation *op, ArrayRef<AffineExpr> indices) {
   auto softmax = cast<linalg::SoftmaxOp>(op);
   Value input = softmax.getInput();
@@ -721,9 +738,8 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
                    arith::ExtUIOp, arith::TruncIOp>(inner)) {
       e = args[0]; // the integer value, whatever its width
     } else if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(inner) &&
-               args[0]->kind == ExprKind::Index &&
-               args[1]->kind == ExprKind::Index) {
-      AffineExpr a = args[0]->index, b = args[1]->index;
+               asIndex(args[0]) && asIndex(args[1])) {
+      AffineExpr a = asIndex(args[0]), b = asIndex(args[1]);
       AffineExpr r;
       if (isa<arith::AddIOp>(inner))
         r = a + b;
@@ -941,4 +957,133 @@ bool mlir::pe::raise::nearlyEqual(double a, double b, double relTol) {
   if (a == b)
     return true;
   return std::fabs(a - b) <= relTol * std::max(std::fabs(a), std::fabs(b));
+}
+
+//===----------------------------------------------------------------------===//
+// Positions
+//===----------------------------------------------------------------------===//
+
+/// Which dimension of a rank-`rank` value a variable is, if it is one.
+static std::optional<unsigned> dimOf(AffineExpr e, unsigned rank) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    if (d.getPosition() < rank)
+      return d.getPosition();
+  return std::nullopt;
+}
+
+LogicalResult mlir::pe::raise::matchPositions(const Tracer &tracer,
+                                              const Expr *p,
+                                              RankedTensorType type,
+                                              PositionsMatch &m,
+                                              std::string &why) {
+  unsigned rank = type.getRank();
+  MLIRContext *ctx = tracer.getContext();
+  if (p->isConst() || p->kind == ExprKind::Index) {
+    if (p->isConst() && p->constant != std::floor(p->constant)) {
+      why = "a fractional position";
+      return failure();
+    }
+    AffineExpr e =
+        p->isConst()
+            ? getAffineConstantExpr(static_cast<int64_t>(p->constant), ctx)
+            : tracer.simplify(p->index);
+    // t + constant + (a run-time offset), each part optional.
+    SmallVector<AffineExpr> parts;
+    std::function<void(AffineExpr)> split = [&](AffineExpr x) {
+      if (x.getKind() == AffineExprKind::Add) {
+        split(cast<AffineBinaryOpExpr>(x).getLHS());
+        split(cast<AffineBinaryOpExpr>(x).getRHS());
+      } else {
+        parts.push_back(x);
+      }
+    };
+    split(e);
+    for (AffineExpr part : parts) {
+      if (auto c = dyn_cast<AffineConstantExpr>(part)) {
+        m.staticOffset += c.getValue();
+      } else if (const Expr *scalar = tracer.symbolValue(part)) {
+        Type t = scalar->value ? scalar->value.getType() : Type();
+        if (m.offset || scalar->kind != ExprKind::Leaf ||
+            !(isa_and_nonnull<IndexType>(t) || t.isInteger(32) ||
+              t.isInteger(64))) {
+          why = "positions add a run-time value that is not an index, i32 "
+                "or i64 scalar";
+          return failure();
+        }
+        m.offset = scalar->value;
+      } else if (!m.tokenDim && (m.tokenDim = dimOf(part, rank)) &&
+                 *m.tokenDim != rank - 1) {
+        continue;
+      } else {
+        why = "positions are not t + constant of a token dimension";
+        return failure();
+      }
+    }
+    if (m.staticOffset < 0) {
+      why = "negative positions";
+      return failure();
+    }
+    return success();
+  }
+  if (p->kind != ExprKind::Leaf) {
+    why = "positions are neither t + constant nor read from a tensor";
+    return failure();
+  }
+  auto posType = dyn_cast<RankedTensorType>(p->value.getType());
+  if (!posType || !posType.getElementType().isInteger() ||
+      (posType.getElementTypeBitWidth() != 32 &&
+       posType.getElementTypeBitWidth() != 64)) {
+    why = "positions are not i32 or i64";
+    return failure();
+  }
+  // The token index is a dimension of the value; dimension 0 before it is
+  // the batch.
+  std::optional<unsigned> tokenAt, batchAt;
+  for (auto [i, e] : llvm::enumerate(p->indices)) {
+    AffineExpr s = tracer.simplify(e);
+    if (auto d = dimOf(s, rank)) {
+      if (*d == 0 && rank > 2 && i + 1 < p->indices.size() && !tokenAt)
+        batchAt = i;
+      else if (!tokenAt)
+        tokenAt = i, m.tokenDim = *d;
+      else
+        tokenAt.reset();
+    } else if (!tracer.constantOf(s)) {
+      tokenAt.reset();
+      break;
+    }
+  }
+  if (!tokenAt || *m.tokenDim == rank - 1 ||
+      posType.getDimSize(*tokenAt) != type.getDimSize(*m.tokenDim) ||
+      (batchAt && (*m.tokenDim == 0 ||
+                   posType.getDimSize(*batchAt) != type.getDimSize(0)))) {
+    why = "positions tensor indexed other than [t] or [b, t]";
+    return failure();
+  }
+  m.tensor = p->value;
+  for (auto [i, e] : llvm::enumerate(p->indices)) {
+    bool keep = i == *tokenAt || (batchAt && i == *batchAt);
+    int64_t size = keep ? posType.getDimSize(i) : 1;
+    m.offsets.push_back(keep ? 0 : *tracer.constantOf(e));
+    m.sizes.push_back(size);
+    if (keep)
+      m.shape.push_back(size);
+  }
+  return success();
+}
+
+Value mlir::pe::raise::buildPositions(OpBuilder &b, Location loc,
+                                      const PositionsMatch &m) {
+  auto type = cast<RankedTensorType>(m.tensor.getType());
+  if (type.getShape() == ArrayRef(m.shape))
+    return m.tensor;
+  SmallVector<OpFoldResult> o, s, st;
+  for (auto [offset, size] : llvm::zip(m.offsets, m.sizes)) {
+    o.push_back(b.getIndexAttr(offset));
+    s.push_back(b.getIndexAttr(size));
+    st.push_back(b.getIndexAttr(1));
+  }
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(m.shape, type.getElementType()), m.tensor,
+      o, s, st);
 }

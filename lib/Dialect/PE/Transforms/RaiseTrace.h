@@ -105,7 +105,8 @@ public:
   const Expr *trace(Value v, ArrayRef<AffineExpr> indices);
 
   /// The expression a symbol of an index stands for: an index read from a
-  /// tensor (a gather: `tensor.extract` inside a linalg payload).
+  /// tensor (a gather: `tensor.extract` inside a linalg payload), or a
+  /// run-time integer scalar added to an index (a position offset).
   const Expr *symbolValue(AffineExpr e) const {
     auto s = dyn_cast<AffineSymbolExpr>(e);
     return s ? symbols[s.getPosition()] : nullptr;
@@ -142,6 +143,9 @@ private:
   const Expr *traceLinalg(Operation *op, unsigned resultNumber,
                           ArrayRef<AffineExpr> indices);
   const Expr *traceSoftmax(Operation *op, ArrayRef<AffineExpr> indices);
+  /// An integer expression as an index: Index nodes as they are, run-time
+  /// scalars as symbols; null otherwise.
+  AffineExpr asIndex(const Expr *e);
   Expr *make(ExprKind kind, Type type);
   void bounds(AffineExpr e, int64_t &lo, int64_t &hi) const;
   AffineExpr simplifyBounded(AffineExpr e) const;
@@ -175,6 +179,29 @@ bool expandTerms(const Expr *e, SmallVectorImpl<Term> &terms,
 
 /// `e` without the float casts around it.
 const Expr *stripCasts(const Expr *e);
+
+/// How the position of token `t` of a `[..., T, C]` tensor is given: `t + c`
+/// along `tokenDim` (an arange), a constant, or a positions tensor read at the
+/// token (and batch) index.
+struct PositionsMatch {
+  std::optional<unsigned> tokenDim; // unset: a constant position
+  int64_t staticOffset = 0;
+  /// A run-time offset added to every position (index, i32 or i64).
+  Value offset;
+  /// The positions tensor, read at `offsets` with `sizes` (rank-reduced to
+  /// `shape`: [T] or [B, T]).
+  Value tensor;
+  SmallVector<int64_t> offsets, sizes, shape;
+};
+
+/// Matches the integer expression `p` (the position of the token the
+/// variables of `type` index) as a PositionsMatch; fails with `why`.
+LogicalResult matchPositions(const Tracer &tracer, const Expr *p,
+                             RankedTensorType type, PositionsMatch &m,
+                             std::string &why);
+/// The positions operand of a PositionsMatch with a tensor (a slice of it
+/// where it has other dimensions).
+Value buildPositions(OpBuilder &b, Location loc, const PositionsMatch &m);
 
 /// True when `a` and `b` agree to `relTol` (relative) or both are 0.
 bool nearlyEqual(double a, double b, double relTol);

@@ -32,6 +32,7 @@ PASSES = [
     ["--pe-reference-pipeline"],
     ["--pe-cpu-pipeline"],
     ["--convert-pe-to-vector"],
+    ["--pe-raise"],
 ]
 TIMEOUT_S = 120
 

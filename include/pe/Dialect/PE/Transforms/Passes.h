@@ -33,6 +33,11 @@ void populateFoldAttentionScalingPatterns(RewritePatternSet &patterns);
 /// become pe.rope (with a frequency op where a constant table matches one).
 void populateRaiseRopePatterns(RewritePatternSet &patterns,
                                const RaiseOptions &options = {});
+/// Embeddings plus rows of a position table (x * s + table[p(t), c])
+/// become pe.add_sinusoidal (a constant table holding the sinusoidal
+/// encoding) or pe.add_learned.
+void populateRaiseAbsoluteEncodingPatterns(RewritePatternSet &patterns,
+                                           const RaiseOptions &options = {});
 /// Softmax attention computed in linalg IR becomes pe.attention. Apply after
 /// the rope patterns: rotated queries and keys must be pe.rope results by then.
 void populateRaiseAttentionPatterns(RewritePatternSet &patterns,

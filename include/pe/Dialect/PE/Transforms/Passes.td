@@ -155,7 +155,7 @@ def InsertRuntimeChecks : Pass<"pe-insert-runtime-checks"> {
 }
 
 def Raise : Pass<"pe-raise"> {
-  let summary = "Raise frontend linalg IR to pe.rope and pe.attention";
+  let summary = "Raise frontend linalg IR to pe ops";
   let description = [{
     Recognises, in linalg-on-tensors IR with tensor, arith and math ops (what
     torch-mlir's TorchToLinalg and upstream `tosa-to-linalg-pipeline` emit),
@@ -168,6 +168,11 @@ def Raise : Pass<"pe-raise"> {
       cache(...)`); a constant frequency table is recognised as the frequency
       op (default, linear, llama3 or YaRN scaling) that computes it, within
       `tolerance`;
+    * ALiBi, `slope[h] * distance` added to attention scores →
+      `pe.alibi_bias` (the paper's slopes recognised as `max_bias`);
+    * embeddings plus rows of a position table → `pe.add_learned`, or
+      `pe.add_sinusoidal` when a constant table holds the sinusoidal
+      encoding;
     * scaled dot-product attention: `softmax(scale * Q K^T + bias) V`, with
       the softmax as `linalg.softmax` or decomposed (max, subtract, exp, sum,
       divide), over grouped-query keys and values expanded per head
@@ -180,7 +185,8 @@ def Raise : Pass<"pe-raise"> {
     cosine and sine of different angles, a softmax over another dimension).
 
     Run `pe-raise` before `pe-cpu-pipeline`; hosts get the patterns from
-    `populateRaiseRopePatterns` and `populateRaiseAttentionPatterns`. When a
+    `populateRaiseRopePatterns`, `populateRaiseAbsoluteEncodingPatterns` and
+    `populateRaiseAttentionPatterns`. When a
     rotary embedding reads its cos/sin tables from function arguments, whose
     two halves the pass cannot see, it raises only with
     `assume-duplicated-tables` (and otherwise reports a missed remark in
