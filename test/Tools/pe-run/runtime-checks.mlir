@@ -108,6 +108,12 @@ func.func @alibi(%tq: index, %tk: index) -> tensor<4x?x?xf32> {
 // RUN: %python %S/Inputs/npy.py %t 'one=np.int64(1)' 'eight=np.int64(8)' 'three=np.int64(3)'
 // RUN: pe-run %s -e alibi_attention --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/one.npy --input=%t/eight.npy --output=%t/o.npy
 // RUN: not pe-run %s -e alibi_attention --pipeline=cpu --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/one.npy --input=%t/eight.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=FUSED
+// A pe.alibi_bias whose sizes disagree with the attention's (5 query rows
+// for 3 queries) stops both pipelines at the attention's broadcast check.
+// RUN: %python %S/Inputs/npy.py %t 'five=np.int64(5)'
+// RUN: not pe-run %s -e alibi_attention --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/five.npy --input=%t/eight.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=ALIBISIZE
+// RUN: not pe-run %s -e alibi_attention --pipeline=cpu --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/five.npy --input=%t/eight.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=ALIBISIZE
+// ALIBISIZE: pe-run: error: run-time check failed: {{.*}}'pe.attention' op expects bias dimension 1 to be 1 or the score dimension [B, H, Tq, Tk]
 // RUN: pe-run %s -e alibi_attention --pipeline=cpu --check=reference --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/three.npy --input=%t/eight.npy --output=%t/o.npy
 // FUSED: pe-run: error: run-time check failed: {{.*}}runtime-checks.mlir:[[@LINE+4]]:{{[0-9]+}}: pe.alibi_bias fused into pe.attention must have one row per query
 // FUSED-NOT: error
