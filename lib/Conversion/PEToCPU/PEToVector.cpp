@@ -425,7 +425,25 @@ std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
     return {k, r};
   };
   auto [k, r1] = reduce(a);
-  auto [k2, r] = reduce(r1);
+  // The second step only where some lane needs it (|r1| > pi/4 after
+  // rounding): positions of today's models never get there, so the common
+  // path pays a compare and a branch instead of seven operations.
+  Value outOfRange = vector::ReductionOp::create(
+      b, vector::CombiningKind::OR,
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OGT,
+                            math::AbsFOp::create(b, r1),
+                            c(0.78539816339744831 * (1.0 + 0x1p-20))));
+  auto second = scf::IfOp::create(b, TypeRange{vt, vt}, outOfRange,
+                                  /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&second.getThenRegion().front());
+    auto [kk, rr] = reduce(r1);
+    scf::YieldOp::create(b, ValueRange{kk, rr});
+    b.setInsertionPointToStart(&second.getElseRegion().front());
+    scf::YieldOp::create(b, ValueRange{c(0.0), r1});
+  }
+  Value k2 = second.getResult(0), r = second.getResult(1);
   Value z = arith::MulFOp::create(b, r, r);
   // fdlibm __kernel_sin / __kernel_cos on [-pi/4, pi/4].
   auto horner = [&](ArrayRef<double> coeffs) {
