@@ -38,12 +38,18 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # LLVM's BumpPtrAllocator poisons slab memory from our instrumented copies of
 # its inline code, and the uninstrumented libMLIR.so hands that memory out
 # without unpoisoning it (false use-after-poison reports).
+# allocator_may_return_null=1: pe-run reports an allocation the compiled code
+# cannot get (test/Tools/pe-run/runtime-checks.mlir) instead of ASan aborting.
+# LSan ignores the leaks of third-party drivers (test/lsan-suppressions.txt).
 if getattr(config, "pe_sanitize", False):
     config.available_features.add("sanitize")
     for var, val in [
         ("ASAN_OPTIONS", "abort_on_error=1:halt_on_error=1:detect_leaks=1:allow_user_poisoning=0"
-                         ":detect_stack_use_after_return=1:strict_string_checks=1"),
+                         ":detect_stack_use_after_return=1:strict_string_checks=1"
+                         ":allocator_may_return_null=1"),
         ("UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1"),
+        ("LSAN_OPTIONS", "suppressions=" +
+         os.path.join(config.test_source_root, "lsan-suppressions.txt")),
     ]:
         config.environment.setdefault(var, val)
 # MPICH (mpiexec.mpich and libmpich): feature `mpi`, for the sharded

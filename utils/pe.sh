@@ -81,7 +81,13 @@ build() {
 }
 
 run_tests() {
-  build
+  # Not `set -e`: this runs in `run_tests || ...` (sanitize_tests), where
+  # bash ignores it; never test stale binaries after a failed build.
+  if ! build; then
+    echo "pe.sh: the build failed"
+    echo "check-pe: 0 passed, 1 failed"
+    return 1
+  fi
   local log rc=0
   log="$(mktemp)"
   set +e
@@ -121,7 +127,8 @@ sanitize_tests() {
   # Every report is fatal and aborts (a signal, which lit's `not` does not
   # take for an expected failure). test/lit.cfg.py sets the same defaults and
   # says why allow_user_poisoning=0.
-  export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_leaks=1:allow_user_poisoning=0:detect_stack_use_after_return=1:strict_string_checks=1}"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_leaks=1:allow_user_poisoning=0:detect_stack_use_after_return=1:strict_string_checks=1:allocator_may_return_null=1}"
+  export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/test/lsan-suppressions.txt}"
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-abort_on_error=1:halt_on_error=1:print_stacktrace=1}"
   deps "${SANITIZE_PACKAGES[@]}"
   configure -DPE_SANITIZE=ON
