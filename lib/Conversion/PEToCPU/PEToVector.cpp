@@ -965,35 +965,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
 }
 
 Value KernelBuilder::modifyScore(Value s, Value q, Value j, Value slope) {
-  auto splat = [&](double v) -> Value {
-    return isa<VectorType>(s.getType()) ? vsplat(v) : cf(v);
-  };
-  auto cap = [&](Value x) -> Value {
-    Value c = splat(attn.getSoftcap()->convertToDouble());
-    return arith::MulFOp::create(
-        b, c, math::TanhOp::create(b, arith::DivFOp::create(b, x, c)));
-  };
-  if (attn.getSoftcap() && attn.getSoftcapOrder() == SoftcapOrder::BeforeBias)
-    s = cap(s);
-  if (AlibiEncodingAttr alibi = attn.getAlibiAttr()) {
-    Value dist;
-    switch (alibi.getDistance()) {
-    case AlibiDistance::Symmetric:
-      dist = arith::NegFOp::create(
-          b, math::AbsFOp::create(b, arith::SubFOp::create(b, q, j)));
-      break;
-    case AlibiDistance::Signed:
-      dist = arith::SubFOp::create(b, j, q);
-      break;
-    case AlibiDistance::Key:
-      dist = j;
-      break;
-    }
-    s = math::FmaOp::create(b, slope, dist, s);
-  }
-  if (attn.getSoftcap() && attn.getSoftcapOrder() == SoftcapOrder::AfterBias)
-    s = cap(s);
-  return s;
+  return attn.buildScoreModifiers(b, b.getLoc(), s, q, j, slope);
 }
 
 KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {

@@ -448,32 +448,8 @@ void GPUKernelBuilder::rotatePair(function_ref<Value(Value)> x, Value tableRow,
 
 Value GPUKernelBuilder::modifyScore(AttentionOp op, Value s, Value qPos,
                                     Value j, Value slope) {
-  auto cap = [&](Value x) -> Value {
-    Value c = cf(op.getSoftcap()->convertToDouble());
-    return mulf(c, math::TanhOp::create(b, arith::DivFOp::create(b, x, c)));
-  };
-  if (op.getSoftcap() && op.getSoftcapOrder() == SoftcapOrder::BeforeBias)
-    s = cap(s);
-  if (AlibiEncodingAttr alibi = op.getAlibiAttr()) {
-    Value jF = indexToF32(j);
-    Value dist;
-    switch (alibi.getDistance()) {
-    case AlibiDistance::Symmetric:
-      dist = arith::NegFOp::create(
-          b, math::AbsFOp::create(b, arith::SubFOp::create(b, qPos, jF)));
-      break;
-    case AlibiDistance::Signed:
-      dist = arith::SubFOp::create(b, jF, qPos);
-      break;
-    case AlibiDistance::Key:
-      dist = jF;
-      break;
-    }
-    s = math::FmaOp::create(b, slope, dist, s);
-  }
-  if (op.getSoftcap() && op.getSoftcapOrder() == SoftcapOrder::AfterBias)
-    s = cap(s);
-  return s;
+  Value jF = op.getAlibiAttr() ? indexToF32(j) : Value();
+  return op.buildScoreModifiers(b, b.getLoc(), s, qPos, jF, slope);
 }
 
 void GPUKernelBuilder::buildAttention(AttentionOp op) {

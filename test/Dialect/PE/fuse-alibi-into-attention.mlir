@@ -9,10 +9,10 @@
 // CHECK-NOT: pe.alibi_bias
 // CHECK: %[[QT:.*]] = tensor.dim %[[Q]], %[[C2:.*]] :
 // CHECK: %[[OKQ:.*]] = arith.cmpi eq, %[[TQ]], %[[QT]]
-// CHECK: cf.assert %[[OKQ]], "{{.*}}fuse-alibi-into-attention.mlir:{{[0-9]+}}:{{[0-9]+}}: pe.alibi_bias fused into pe.attention must have one row per query (it may not broadcast over the queries)"
+// CHECK: cf.assert %[[OKQ]], "{{.*}}fuse-alibi-into-attention.mlir:{{[0-9]+}}:{{[0-9]+}}: 'pe.attention' op has a fused pe.alibi_bias, which must have one row per query (it may not broadcast over the queries)"
 // CHECK: %[[KT:.*]] = tensor.dim %[[K]], %[[C2]] :
 // CHECK: %[[OKK:.*]] = arith.cmpi eq, %[[TK]], %[[KT]]
-// CHECK: cf.assert %[[OKK]], "{{.*}}: pe.alibi_bias fused into pe.attention must have one column per key (it may not broadcast over the keys)"
+// CHECK: cf.assert %[[OKK]], "{{.*}}: 'pe.attention' op has a fused pe.alibi_bias, which must have one column per key (it may not broadcast over the keys)"
 // CHECK-NOT: pe.alibi_bias
 // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <symmetric, max_bias = 1.600000e+01, query_offset = 2> alibi_offset(%{{.*}} : index) {causal}
 func.func @alibi(%q: tensor<1x12x?x64xf32>, %k: tensor<1x12x?x64xf32>, %v: tensor<1x12x?x64xf32>, %tq: index, %tk: index, %o: index) -> tensor<1x12x?x64xf32> {

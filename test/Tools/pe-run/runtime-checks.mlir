@@ -115,7 +115,7 @@ func.func @alibi(%tq: index, %tk: index) -> tensor<4x?x?xf32> {
 // RUN: not pe-run %s -e alibi_attention --pipeline=cpu --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/five.npy --input=%t/eight.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=ALIBISIZE
 // ALIBISIZE: pe-run: error: run-time check failed: {{.*}}'pe.attention' op expects bias dimension 1 to be 1 or the score dimension [B, H, Tq, Tk]
 // RUN: pe-run %s -e alibi_attention --pipeline=cpu --check=reference --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/three.npy --input=%t/eight.npy --output=%t/o.npy
-// FUSED: pe-run: error: run-time check failed: {{.*}}runtime-checks.mlir:[[@LINE+4]]:{{[0-9]+}}: pe.alibi_bias fused into pe.attention must have one row per query
+// FUSED: pe-run: error: run-time check failed: {{.*}}runtime-checks.mlir:[[@LINE+4]]:{{[0-9]+}}: 'pe.attention' op has a fused pe.alibi_bias, which must have one row per query
 // FUSED-NOT: error
 func.func @alibi_attention(%q: tensor<1x4x?x16xf32>, %k: tensor<1x4x?x16xf32>, %v: tensor<1x4x?x16xf32>, %tq: index, %tk: index) -> tensor<1x4x?x16xf32> {
   %b = pe.alibi_bias symmetric [%tq, %tk] : tensor<4x?x?xf32>

@@ -11,7 +11,9 @@
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Support/PEMath.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -644,6 +646,49 @@ PositionOffset AttentionOp::getRopeKeyOffset() {
 PositionOffset AttentionOp::getAlibiQueryOffset() {
   AlibiEncodingAttr alibi = getAlibiAttr();
   return {alibi ? alibi.getQueryOffset() : 0, getAlibiOffset()};
+}
+
+Value AttentionOp::buildScoreModifiers(OpBuilder &b, Location loc, Value score,
+                                       Value queryPos, Value keyPos,
+                                       Value slope) {
+  Type type = score.getType();
+  auto constant = [&](double v) -> Value {
+    Type element = getElementTypeOrSelf(type);
+    TypedAttr attr = b.getFloatAttr(element, v);
+    if (auto vector = dyn_cast<VectorType>(type))
+      attr = DenseElementsAttr::get(vector, attr);
+    return arith::ConstantOp::create(b, loc, attr);
+  };
+  auto cap = [&](Value x) -> Value {
+    Value c = constant(getSoftcap()->convertToDouble());
+    return arith::MulFOp::create(
+        b, loc, c,
+        math::TanhOp::create(b, loc, arith::DivFOp::create(b, loc, x, c)));
+  };
+  bool softcap = static_cast<bool>(getSoftcap());
+  if (softcap && getSoftcapOrder() == SoftcapOrder::BeforeBias)
+    score = cap(score);
+  if (AlibiEncodingAttr alibi = getAlibiAttr()) {
+    Value dist;
+    switch (alibi.getDistance()) {
+    case AlibiDistance::Symmetric:
+      dist = arith::NegFOp::create(
+          b, loc,
+          math::AbsFOp::create(
+              b, loc, arith::SubFOp::create(b, loc, queryPos, keyPos)));
+      break;
+    case AlibiDistance::Signed:
+      dist = arith::SubFOp::create(b, loc, keyPos, queryPos);
+      break;
+    case AlibiDistance::Key:
+      dist = keyPos;
+      break;
+    }
+    score = math::FmaOp::create(b, loc, slope, dist, score);
+  }
+  if (softcap && getSoftcapOrder() == SoftcapOrder::AfterBias)
+    score = cap(score);
+  return score;
 }
 
 /// Verifies that `type` broadcasts numpy-style to `target` ([B, H, Tq, Tk]).

@@ -206,16 +206,12 @@ struct FuseAlibi : OpRewritePattern<AttentionOp> {
           tensor::DimOp::create(rewriter, loc, operand, op.getSequenceAxis());
       Value same = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq, size, actual);
-      std::string message;
-      llvm::raw_string_ostream os(message);
-      if (auto file = dyn_cast<FileLineColLoc>(loc))
-        os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-           << file.getColumn() << ": ";
-      os << (d == 1 ? "pe.alibi_bias fused into pe.attention must have one "
-                      "row per query (it may not broadcast over the queries)"
-                    : "pe.alibi_bias fused into pe.attention must have one "
-                      "column per key (it may not broadcast over the keys)");
-      cf::AssertOp::create(rewriter, loc, same, message);
+      createRuntimeCheck(
+          rewriter, op, same,
+          d == 1 ? "has a fused pe.alibi_bias, which must have one row per "
+                   "query (it may not broadcast over the queries)"
+                 : "has a fused pe.alibi_bias, which must have one column "
+                   "per key (it may not broadcast over the keys)");
     }
     auto encoding = AlibiEncodingAttr::get(
         op.getContext(), alibi->getDistance(), alibi->getMaxBias(),

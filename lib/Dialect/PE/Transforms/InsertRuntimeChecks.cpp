@@ -68,15 +68,7 @@ struct Size {
 class CheckBuilder {
 public:
   CheckBuilder(OpBuilder &builder, Operation *op)
-      : b(builder), loc(op->getLoc()) {
-    std::string where;
-    llvm::raw_string_ostream os(where);
-    if (auto file = dyn_cast<FileLineColLoc>(loc))
-      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-         << file.getColumn() << ": ";
-    os << "'" << op->getName().getStringRef() << "' op ";
-    prefix = where;
-  }
+      : b(builder), op(op), loc(op->getLoc()) {}
 
   unsigned count() const { return checks; }
 
@@ -176,13 +168,13 @@ private:
   }
 
   void check(Value condition, const Twine &what) {
-    cf::AssertOp::create(b, loc, condition, (prefix + what).str());
+    createRuntimeCheck(b, op, condition, what);
     ++checks;
   }
 
   OpBuilder &b;
+  Operation *op;
   Location loc;
-  std::string prefix;
   unsigned checks = 0;
 };
 
@@ -345,6 +337,17 @@ struct InsertRuntimeChecksPass
 };
 
 } // namespace
+
+void mlir::pe::createRuntimeCheck(OpBuilder &builder, Operation *op,
+                                  Value condition, const Twine &what) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn() << ": ";
+  os << "'" << op->getName().getStringRef() << "' op " << what;
+  cf::AssertOp::create(builder, op->getLoc(), condition, message);
+}
 
 unsigned mlir::pe::insertRuntimeChecks(OpBuilder &builder, Operation *op) {
   OpBuilder::InsertionGuard guard(builder);

@@ -740,6 +740,14 @@ def PE_AttentionOp : PE_Op<"attention",
     PositionOffset getRopeQueryOffset();
     PositionOffset getRopeKeyOffset();
     PositionOffset getAlibiQueryOffset();
+    /// Builds, on scalars or vectors alike, what the op does to a raw score
+    /// `score` (scale already applied) of the query at position `queryPos`
+    /// and the key at position `keyPos` (floats of the score's type): the
+    /// softcap in its order around the ALiBi term `slope * distance`. The
+    /// positions and the slope may be null without an alibi encoding. The
+    /// generated kernels share it, so the order is stated once.
+    Value buildScoreModifiers(OpBuilder &b, Location loc, Value score,
+                              Value queryPos, Value keyPos, Value slope);
   }];
 }
 

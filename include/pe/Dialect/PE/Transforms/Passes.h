@@ -61,6 +61,11 @@ LogicalResult widenRopeFrequencies(Operation *root);
 /// semantics that has a dynamic side (pe-insert-runtime-checks). Returns the
 /// number of checks inserted.
 unsigned insertRuntimeChecks(OpBuilder &builder, Operation *op);
+/// Builds `cf.assert %condition` in front of `op` with the message
+/// "<file>:<line>:<col>: '<op name>' op <what>", the form of every run-time
+/// check of the pe passes.
+void createRuntimeCheck(OpBuilder &builder, Operation *op, Value condition,
+                        const Twine &what);
 
 /// The rewrites behind pe-lower-shard-collectives: shard.all_gather,
 /// shard.all_to_all and shard.reduce_scatter on static shapes in terms of
