@@ -1438,6 +1438,24 @@ static LogicalResult checkPartitionedSignature(ModuleOp module,
   return success();
 }
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PE_RUN_ASAN 1
+#endif
+#endif
+
+/// In an AddressSanitizer build of pe-run, keeps UCX (which MPICH's
+/// libmpich.so loads) from binary-patching mmap/munmap in the rank processes:
+/// its patches land on ASan's interceptors and the rank crashes while
+/// libmpich.so is loaded. The ranks talk over shared memory on one machine,
+/// where UCX's memory hooks (a cache of RDMA registrations) are not needed.
+/// A value the user set is kept.
+static void disableUCXMemoryHooksUnderASan() {
+#ifdef PE_RUN_ASAN
+  ::setenv("UCX_MEM_MMAP_HOOK_MODE", "none", /*overwrite=*/0);
+#endif
+}
+
 /// The launching process of a --ranks run.
 static int
 runRanks(ModuleOp module, const Signature &sig, const ShardedSignature &sharded,
@@ -1460,6 +1478,7 @@ runRanks(ModuleOp module, const Signature &sig, const ShardedSignature &sharded,
     return fail("cannot create a scratch directory: " + ec.message());
   std::string self =
       llvm::sys::fs::getMainExecutable(nullptr, (void *)&runRanks);
+  disableUCXMemoryHooksUnderASan();
   SmallVector<std::string> argv = {*exe, "-n", std::to_string(ranks), self};
   argv.append(rankArgs.begin(), rankArgs.end());
   argv.push_back(("--rank-dir=" + dir).str());

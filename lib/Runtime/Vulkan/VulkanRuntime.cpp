@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,15 @@ struct Module {
   std::map<std::string, std::unique_ptr<Function>> functions;
 };
 
+/// The loaded modules. Only JIT-compiled host code holds a module's pointer,
+/// in memory LeakSanitizer does not scan; when a run stops on an error
+/// (fatal() exits), the modules still loaded are reachable from here instead
+/// of reported as leaks. Never destroyed: kernels may run until exit.
+std::set<Module *> &loadedModules() {
+  static auto *modules = new std::set<Module *>;
+  return *modules;
+}
+
 void Function::build(uint32_t numBindings) {
   if (pipeline != VK_NULL_HANDLE) {
     if (numBindings != bindings)
@@ -319,11 +329,14 @@ PE_EXPORT void *mgpuModuleLoad(void *data, size_t bytes) {
   auto *module = new Module;
   module->words.resize(bytes / 4);
   std::memcpy(module->words.data(), data, bytes);
+  std::lock_guard<std::mutex> lock(launchMutex);
+  loadedModules().insert(module);
   return module;
 }
 
 PE_EXPORT void mgpuModuleUnload(void *module) {
   std::lock_guard<std::mutex> lock(launchMutex);
+  loadedModules().erase(static_cast<Module *>(module));
   delete static_cast<Module *>(module);
 }
 
