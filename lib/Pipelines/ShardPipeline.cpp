@@ -59,6 +59,9 @@ void mlir::pe::buildShardPipeline(OpPassManager &pm,
   ConvertToLLVMPassOptions toLLVM;
   toLLVM.filterDialects = {"mpi"};
   pm.addPass(createConvertToLLVMPass(toLLVM));
+  // Each collective's communicator is freed after use (MLIR 22's mpi dialect
+  // has no op for it; without this, every call leaks one per collective).
+  pm.addPass(createFreeMPICommunicators());
   pm.addPass(createCanonicalizerPass());
   // Each rank's program: the CPU pipeline.
   CPUPipelineOptions cpu;

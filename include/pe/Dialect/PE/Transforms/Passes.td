@@ -274,6 +274,27 @@ def FinalizeShardToMPI : Pass<"pe-finalize-shard-to-mpi", "ModuleOp"> {
   let dependentDialects = ["::mlir::shard::ShardDialect"];
 }
 
+def FreeMPICommunicators : Pass<"pe-free-mpi-communicators", "ModuleOp"> {
+  let summary = "Free the communicator of each MPI_Comm_split after its last use";
+  let description = [{
+    `convert-shard-to-mpi` creates a communicator with `mpi.comm_split` for
+    every collective, and MLIR 22's mpi dialect has no op to free one, so
+    the lowered program leaks one communicator per collective per call: a
+    function called in a loop runs out of MPI context ids (MPICH has a few
+    thousand) and fails in `MPI_Comm_split`.
+
+    Runs after the mpi dialect is lowered to LLVM calls. For each
+    `llvm.call @MPI_Comm_split(..., %newcomm)` it inserts
+    `llvm.call @MPI_Comm_free(%newcomm)` in the same block, after the last
+    operation that uses the communicator loaded from `%newcomm` (through
+    casts and extensions), and declares `MPI_Comm_free` if needed. The
+    signature `int MPI_Comm_free(MPI_Comm *)` is the same for MPICH and
+    Open MPI. A split whose communicator is stored, returned or passed to a
+    block is left alone, with a remark: then its lifetime is not local.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def ShardUnfoldConstants : Pass<"pe-shard-unfold-constants"> {
   let summary = "Give non-splat tensor constants a form shard-partition accepts";
   let description = [{
