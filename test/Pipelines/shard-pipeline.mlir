@@ -21,6 +21,7 @@
 // PASSES-NEXT: convert-shard-to-mpi
 // PASSES-NEXT: pe-finalize-shard-to-mpi
 // PASSES-NEXT: convert-to-llvm{{.*}}filter-dialects={mpi}
+// PASSES-NEXT: pe-free-mpi-communicators
 // PASSES-NEXT: canonicalize
 // PASSES-NEXT: pe-insert-runtime-checks
 // PASSES-NEXT: pe-fold-frequencies
@@ -41,9 +42,16 @@
 
 // LLVM-LABEL: llvm.func @keys
 // LLVM: llvm.call @MPI_Comm_rank
+// Each collective's communicator is freed right after its MPI_Allreduce.
+// LLVM: llvm.call @MPI_Comm_split({{.*}}, %[[C1:[0-9]+]]) :
 // LLVM: llvm.call @MPI_Allreduce
+// LLVM-NEXT: llvm.call @MPI_Comm_free(%[[C1]])
+// LLVM: llvm.call @MPI_Comm_split({{.*}}, %[[C2:[0-9]+]]) :
 // LLVM: llvm.call @MPI_Allreduce
+// LLVM-NEXT: llvm.call @MPI_Comm_free(%[[C2]])
+// LLVM: llvm.call @MPI_Comm_split({{.*}}, %[[C3:[0-9]+]]) :
 // LLVM: llvm.call @MPI_Allreduce
+// LLVM-NEXT: llvm.call @MPI_Comm_free(%[[C3]])
 // NOSHARD-NOT: shard.
 // NOSHARD-NOT: mpi.
 // OMPI: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
