@@ -534,6 +534,9 @@ def PE_AttentionOp : PE_Op<"attention",
      DeclareOpInterfaceMethods<TilingInterface,
          ["getIterationDomain", "getLoopIteratorTypes", "getTiledImplementation",
           "getResultTilePosition", "generateResultTileValue"]>,
+     DeclareOpInterfaceMethods<PartialReductionOpInterface,
+         ["generateInitialTensorForPartialReduction", "tileToPartialReduction",
+          "mergeReductions", "getPartialResultTilePosition"]>,
      DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
          ["reifyResultShapes"]>]> {
   let summary = "scaled dot-product attention with its positional encodings";
