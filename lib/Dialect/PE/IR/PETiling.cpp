@@ -9,10 +9,13 @@
 // pe.attention adds r to the rope query offset and the ALiBi query offset and
 // r (top-left) or r + n - Tq (bottom-right) to the causal offset; a tile of
 // heads slices the ALiBi slope table (materialised from max_bias when the op
-// has none) and, with GQA, the key/value heads of the group. The channel
-// dimension of the encodings and the key dimension of attention are not
-// tiled (a rotation pairs channels, the sinusoidal frequencies depend on the
-// channel count, softmax runs over all keys); asking for such a tile fails.
+// has none) and, with GQA, the key/value heads of the group. The keys of
+// pe.attention are a reduction loop: a key tile is the op on those keys with
+// an lse result, merged into a running (output, log-sum-exp) state
+// (PartialReductionOpInterface, docs/PE.md "Key tiles"). The channel
+// dimension of the encodings is not tiled (a rotation pairs channels, the
+// sinusoidal frequencies depend on the channel count); asking for such a
+// tile fails.
 //
 //===----------------------------------------------------------------------===//
 
