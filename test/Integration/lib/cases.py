@@ -1425,6 +1425,26 @@ def key_tiled_bottom_right(d):
     save(d, expected=out, expected_lse=lse)
 
 
+@case
+def key_tiled_bshd_heads(d):
+    # The untiled reference of the head- and key-tiled bshd test: [B, S, H,
+    # D] operands, GQA 8/2, Tq = 10, Tk = 29, a [Tq, Tk] mask (a row with
+    # every key masked outputs 0), a softcap of 20 before the bias, and
+    # key-distance ALiBi with explicit f32 slopes.
+    rng = rng_for("key_tiled_bshd_heads")
+    q = rng.standard_normal((1, 8, 10, 16)).astype(F32)
+    k = rng.standard_normal((1, 2, 29, 16)).astype(F32)
+    v = uniform(rng, (1, 2, 29, 16))
+    slopes = uniform(rng, (8,), lo=0.05, hi=0.5)
+    mask = rng.random((10, 29)) < 0.6
+    mask[3, :] = False
+    t = lambda a: np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+    save(d, q=t(q), k=t(k), v=t(v), s=slopes, mask=mask)
+    bias = ref.alibi_bias(8, 10, 29, "key", 0, slopes.astype(F64))
+    save(d, expected=t(ref.attention(q, k, v, bias=bias, mask=mask,
+                                     softcap=20.0)))
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:
         names = " ".join(sorted(CASES))
