@@ -128,7 +128,7 @@ func.func @producer_other_user(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tenso
     %s = arith.mulf %a, %a : f32
     linalg.yield %s : f32
   } -> tensor<8x16xf32>
-  // expected-remark@+1 {{Reason="not fused: the producer of the encoded input has other users"}}
+  // expected-remark@+1 {{Reason="not fused: the producer of the encoded input has other users or results"}}
   %e = pe.add_sinusoidal interleaved %n : tensor<8x16xf32>
   return %e, %n : tensor<8x16xf32>, tensor<8x16xf32>
 }
@@ -153,4 +153,27 @@ func.func @producer_reduces(%x: tensor<8x4x16xf32>, %init: tensor<8x16xf32>) -> 
 func.func @alone(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %e = pe.add_sinusoidal interleaved %x : tensor<8x16xf32>
   return %e : tensor<8x16xf32>
+}
+
+// -----
+
+// Fused into the contraction, but its producer stays whole (it has another
+// user), which the remark says.
+// CHECK-LABEL: func @qkv_producer_other_user
+// CHECK: %[[N:.*]] = linalg.generic
+// CHECK: scf.for %[[I:[a-z0-9]+]] =
+// CHECK: %[[NS:.*]] = tensor.extract_slice %[[N]][%[[I]], 0]
+// CHECK: pe.add_sinusoidal interleaved %[[NS]] offset(%[[I]] : index)
+// CHECK: linalg.matmul
+func.func @qkv_producer_other_user(%x: tensor<64x16xf32>, %w: tensor<16x8xf32>, %acc: tensor<64x8xf32>) -> (tensor<64x8xf32>, tensor<64x16xf32>) {
+  %init = tensor.empty() : tensor<64x16xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x16xf32>) outs(%init : tensor<64x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.mulf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<64x16xf32>
+  // expected-remark@+1 {{Reason="not fused: the producer of the encoded input has other users or results"}}
+  %e = pe.add_sinusoidal interleaved %n : tensor<64x16xf32>
+  %y = linalg.matmul ins(%e, %w : tensor<64x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<64x8xf32>) -> tensor<64x8xf32>
+  return %y, %n : tensor<64x8xf32>, tensor<64x16xf32>
 }

@@ -49,8 +49,8 @@ linalg::GenericOp fusibleProducer(Operation *encoding, std::string &why) {
     why = "the producer of the encoded input has reduction loops";
     return {};
   }
-  if (!producer->getResult(0).hasOneUse() || producer->getNumResults() != 1) {
-    why = "the producer of the encoded input has other users";
+  if (producer->getNumResults() != 1 || !producer->getResult(0).hasOneUse()) {
+    why = "the producer of the encoded input has other users or results";
     return {};
   }
   return producer;
@@ -151,8 +151,9 @@ std::string fuse(RewriterBase &rewriter, Operation *encoding, int64_t rowTile) {
     tiles[rowLoops.back()] = rowTile;
     if (!tileAndFuse(rewriter, cast<TilingInterface>(consumer.getOperation()),
                      tiles, fusible))
-      return "tile-and-fuse into the contraction failed";
-    return "";
+      return "the upstream tile-and-fuse driver did not fuse the encoding "
+             "(and its producer) into the contraction's row tiles";
+    return producerWhy;
   }
   if (producer) {
     // The encoding's own row tiles, the channels whole.
@@ -163,7 +164,8 @@ std::string fuse(RewriterBase &rewriter, Operation *encoding, int64_t rowTile) {
     tiles[rank - 1] = 0;
     if (!tileAndFuse(rewriter, cast<TilingInterface>(encoding), tiles,
                      {producer.getOperation()}))
-      return "tile-and-fuse of the producer failed";
+      return "the upstream tile-and-fuse driver did not fuse the producer "
+             "into the encoding's row tiles";
     return "";
   }
   return !consumerWhy.empty() ? consumerWhy : producerWhy;
