@@ -352,7 +352,7 @@ namespace {
 /// `m_h * j0` (the op measures key distances from its own first key), which
 /// softmax ignores but the tile's log-sum-exp must get back.
 struct KeyTileCorrection {
-  Value slopes; // [h tile] f64, or null when no correction is needed
+  Value slopes; // [h tile] f32 or f64, or null when no correction is needed
   Value keyOffset;
 };
 } // namespace
@@ -415,7 +415,6 @@ tileAttention(AttentionOp op, OpBuilder &b,
   TilingResult result;
   SmallVector<OpFoldResult> qDims = inLayout(getDims(b, loc, op.getQuery()));
   SmallVector<OpFoldResult> kDims = inLayout(getDims(b, loc, op.getKey()));
-  SmallVector<OpFoldResult> vDims = inLayout(getDims(b, loc, op.getValue()));
   OpFoldResult zero = b.getIndexAttr(0);
   // Keys [j0, j0 + n) of Tk.
   OpFoldResult j0 = zero, n = kDims[2];
@@ -465,7 +464,7 @@ tileAttention(AttentionOp op, OpBuilder &b,
     int64_t rank = type.getRank();
     for (int64_t d = 0; d < rank; ++d) {
       int64_t loop = 4 - rank + d;
-      bool whole = loop == 3 ? wholeKeys : false;
+      bool whole = loop == 3 && wholeKeys;
       if (type.getDimSize(d) == 1 || whole) {
         offs.push_back(zero);
         szs.push_back(dims[d]);
