@@ -112,6 +112,12 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   if (options.fuse) {
     pm.addPass(createFuseEncodingsIntoAttention());
     pm.addPass(createFoldAttentionScaling());
+    // Absolute encodings into row tiles of their consumer contraction or
+    // with their elementwise producer: the fused ops are pe tiles, lowered
+    // below like any other.
+    FuseAbsolutePEOptions absolute;
+    absolute.rowTile = options.absolutePERowTile;
+    pm.addPass(createFuseAbsolutePE(absolute));
   }
   pm.addPass(createCanonicalizerPass());
 
@@ -119,11 +125,6 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   // through the reference lowering.
   pm.addPass(createConvertPEToVector());
   pm.addPass(createConvertPEToLinalg());
-  if (options.fuse) {
-    FuseAbsolutePEOptions absolute;
-    absolute.rowTile = options.absolutePERowTile;
-    pm.addPass(createFuseAbsolutePE(absolute));
-  }
   if (options.approximateMath)
     pm.addPass(createApproximateMath());
   pm.addPass(createCanonicalizerPass());

@@ -7,11 +7,26 @@
 // reference pipeline's results (whose own accuracy the execution tests check
 // against float64). The gather case is bit-identical.
 
+// RUN: pe-opt %s --pe-fuse-absolute-pe | FileCheck %s --check-prefix=FUSED
+
 // CHECK: pe-run: check result 0: {{.*}}: PASS
-// The encoding of @qkv is the linalg lowering (f64 sin/cos) inside the row
-// loop, not a standalone vector kernel.
+// pe-fuse-absolute-pe runs on the pe ops, before any lowering: the encoding
+// of @qkv becomes a pe.add_sinusoidal per row tile inside the matmul's row
+// loop, which the generated sinusoidal kernel then lowers (f32 polynomials,
+// no f64 sin of the reference lowering); the gather moves into the row
+// tiles of the pe.add_learned.
+// FUSED-LABEL: func @qkv
+// FUSED: scf.for %[[I:[a-z0-9]+]] =
+// FUSED: pe.add_sinusoidal interleaved %{{.*}} offset(%[[I]] : index) {static_offset = 7 : i64}
+// FUSED: linalg.matmul
+// FUSED-LABEL: func @gather_random
+// FUSED: scf.for
+// FUSED: scf.for %[[T:[a-z0-9]+]] =
+// FUSED: linalg.generic
+// FUSED: pe.add_learned %{{.*}}, %{{.*}} offset(%[[T]] : index) {static_offset = 3 : i64}
 // IR-LABEL: llvm.func @qkv
-// IR: llvm.intr.sin({{.*}}) : (f64) -> f64
+// IR-NOT: llvm.intr.sin
+// IR: llvm.return
 
 func.func @qkv(%x: tensor<100x64xf32>, %w: tensor<64x96xf32>) -> tensor<100x96xf32> {
   %e = pe.add_sinusoidal interleaved %x {static_offset = 7 : i64} : tensor<100x64xf32>

@@ -18,10 +18,10 @@
 // CPU-NEXT: canonicalize{{.*}}
 // CPU-NEXT: pe-fuse-encodings-into-attention
 // CPU-NEXT: pe-fold-attention-scaling
+// CPU-NEXT: pe-fuse-absolute-pe{{.*}}
 // CPU-NEXT: canonicalize{{.*}}
 // CPU-NEXT: convert-pe-to-vector
 // CPU-NEXT: convert-pe-to-linalg
-// CPU-NEXT: pe-fuse-absolute-pe{{.*}}
 // CPU-NEXT: pe-approximate-math
 // CPU-NEXT: canonicalize{{.*}}
 // CPU-NEXT: cse

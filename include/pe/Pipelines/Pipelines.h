@@ -35,7 +35,7 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "fuse",
       llvm::cl::desc("Fuse RoPE and ALiBi producers into pe.attention, fold "
                      "the RoPE attention scaling into the softmax scale and "
-                     "fuse absolute encodings into their producer and "
+                     "fuse absolute encodings with their producer and "
                      "consumer (pe-fuse-encodings-into-attention, "
                      "pe-fold-attention-scaling, pe-fuse-absolute-pe)"),
       llvm::cl::init(true)};

@@ -39,7 +39,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -83,24 +82,6 @@ constexpr double kExpCutoff = -64.0;
 constexpr arith::FastMathFlags kFast = arith::FastMathFlags::reassoc |
                                        arith::FastMathFlags::nsz |
                                        arith::FastMathFlags::contract;
-
-/// True when pe-fuse-absolute-pe will fuse the lowered encoding with its
-/// producer (an elementwise linalg.generic) or its only consumer (a linalg
-/// contraction taking it as an input): then the encoding must stay a
-/// linalg.generic rather than become a standalone kernel.
-bool fusesWithLinalg(Operation *op) {
-  Value input = op->getOperand(0);
-  if (auto producer = input.getDefiningOp<linalg::GenericOp>())
-    if (producer.getNumParallelLoops() == producer.getNumLoops())
-      return true;
-  Value result = op->getResult(0);
-  if (!result.hasOneUse())
-    return false;
-  OpOperand &use = *result.use_begin();
-  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
-  return consumer && consumer.isDpsInput(&use) &&
-         consumer.getNumReductionLoops() > 0;
-}
 
 /// Why the rotation `r` (head dimension `d`) has no vector code: pairs must
 /// fill whole 16-lane vectors, and caches must be f32.
@@ -1611,10 +1592,6 @@ struct ConvertPEToVectorPass
                              reason);
         continue;
       }
-      // Left to pe-fuse-absolute-pe, which fuses it with its producer or
-      // consumer after the reference lowering.
-      if (fusesWithLinalg(op))
-        continue;
       KernelBuilder kernel(op);
       Value result = kernel.buildSinusoidal(op);
       op.getResult().replaceAllUsesWith(result);

@@ -235,13 +235,6 @@ Value buildSequenceGeneric(
   return generic.getResult(0);
 }
 
-/// Marks the generic of an absolute encoding for pe-fuse-absolute-pe.
-void markAbsoluteEncoding(Value result) {
-  Operation *generic = result.getDefiningOp();
-  generic->setAttr("pe.absolute_encoding",
-                   UnitAttr::get(generic->getContext()));
-}
-
 //===----------------------------------------------------------------------===//
 // pe.add_sinusoidal
 //===----------------------------------------------------------------------===//
@@ -302,7 +295,6 @@ struct AddSinusoidalLowering : OpConversionPattern<AddSinusoidalOp> {
           return castFloat(b, l, arith::AddFOp::create(b, l, x, pe),
                            type.getElementType());
         });
-    markAbsoluteEncoding(result);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -339,7 +331,6 @@ struct AddLearnedLowering : OpConversionPattern<AddLearnedOp> {
                                           castFloat(b, l, w, ct));
           return castFloat(b, l, y, type.getElementType());
         });
-    markAbsoluteEncoding(result);
     rewriter.replaceOp(op, result);
     return success();
   }

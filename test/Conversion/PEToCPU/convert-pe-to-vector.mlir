@@ -216,22 +216,28 @@ func.func @decode(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x?x32xf32>) -> tensor<
 
 // -----
 
-// Left as a pe op for convert-pe-to-linalg and pe-fuse-absolute-pe: an
-// encoding that feeds a contraction (fused into its row tiles) or follows an
-// elementwise linalg producer (fused into it).
-// CHECK-LABEL: func @sinusoidal_fusible
-// CHECK-COUNT-2: pe.add_sinusoidal
-func.func @sinusoidal_fusible(%x: tensor<8x16xf32>, %w: tensor<16x8xf32>, %acc: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x16xf32>) {
-  %e = pe.add_sinusoidal interleaved %x : tensor<8x16xf32>
-  %y = linalg.matmul ins(%e, %w : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
-  %init = tensor.empty() : tensor<8x16xf32>
-  %n = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%init : tensor<8x16xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %s = arith.mulf %a, %a : f32
-    linalg.yield %s : f32
-  } -> tensor<8x16xf32>
-  %f = pe.add_sinusoidal interleaved %n : tensor<8x16xf32>
-  return %y, %f : tensor<8x8xf32>, tensor<8x16xf32>
+// No prediction of later fusion: pe-fuse-absolute-pe has already run on the
+// pe ops, and a row tile it left inside a loop (dynamic rows, an offset) is
+// an encoding like any other, lowered by the generated kernel.
+// CHECK-LABEL: func @sinusoidal_row_tile
+// CHECK: scf.for
+// CHECK-NOT: pe.add_sinusoidal
+// CHECK: vector.store
+// CHECK: linalg.matmul
+func.func @sinusoidal_row_tile(%x: tensor<100x16xf32>, %w: tensor<16x8xf32>, %acc: tensor<100x8xf32>) -> tensor<100x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %c100 = arith.constant 100 : index
+  %r = scf.for %i = %c0 to %c100 step %c32 iter_args(%a = %acc) -> (tensor<100x8xf32>) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 100, 32)>(%i)
+    %xs = tensor.extract_slice %x[%i, 0] [%n, 16] [1, 1] : tensor<100x16xf32> to tensor<?x16xf32>
+    %e = pe.add_sinusoidal interleaved %xs offset(%i : index) : tensor<?x16xf32>
+    %as = tensor.extract_slice %a[%i, 0] [%n, 8] [1, 1] : tensor<100x8xf32> to tensor<?x8xf32>
+    %y = linalg.matmul ins(%e, %w : tensor<?x16xf32>, tensor<16x8xf32>) outs(%as : tensor<?x8xf32>) -> tensor<?x8xf32>
+    %u = tensor.insert_slice %y into %a[%i, 0] [%n, 8] [1, 1] : tensor<?x8xf32> into tensor<100x8xf32>
+    scf.yield %u : tensor<100x8xf32>
+  }
+  return %r : tensor<100x8xf32>
 }
 
 // -----

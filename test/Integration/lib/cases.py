@@ -1384,6 +1384,67 @@ def prop_freq_op_long_positions(d):
                                        v, causal=True)})
 
 
+@case
+def key_tiled_attention(d):
+    # The untiled reference of the key-tiled attention test: RoPE (half, f64
+    # table, queries at 5 + i, keys at 3 + j), ALiBi (symmetric, queries at
+    # 2 + i), top-left causal with the queries at tokens 30 + i, and valid
+    # lengths 45 and 13 (the second batch's last two key tiles of 16 hold no
+    # valid key); GQA 8/2, Tq = 12, Tk = 45.
+    rng = rng_for("key_tiled_attention")
+    q = rng.standard_normal((2, 8, 12, 16)).astype(F32)
+    k = rng.standard_normal((2, 2, 45, 16)).astype(F32)
+    v = uniform(rng, (2, 2, 45, 16))
+    inv = 10000.0 ** (-np.arange(0, 16, 2, dtype=F64) / 16)
+    lengths = np.array([45, 13], dtype=np.int32)
+    save(d, q=q, k=k, v=v, f=inv, lengths=lengths)
+    qr = ref.rope_inv_freq(q, inv, 5, "half")
+    kr = ref.rope_inv_freq(k, inv, 3, "half")
+    bias = ref.alibi_bias(8, 12, 45, "symmetric", 2)
+    save(d, expected=ref.attention(qr, kr, v, causal=True, bias=bias,
+                                   causal_alignment="top_left",
+                                   causal_offset=30, kv_lengths=lengths))
+
+
+@case
+def key_tiled_bottom_right(d):
+    # The untiled reference of the key-tiled bottom-right test: causal
+    # bottom-right with valid lengths 0 and 23 (batch 0 has no valid key:
+    # output 0, lse -inf), a sliding window of 5, ALiBi with the key distance
+    # (BLOOM; each key tile's log-sum-exp is shifted back by m_h * j0), Tq = 6,
+    # Tk = 37, Dv = 8, and the lse result.
+    rng = rng_for("key_tiled_bottom_right")
+    q = rng.standard_normal((2, 4, 6, 16)).astype(F32)
+    k = rng.standard_normal((2, 4, 37, 16)).astype(F32)
+    v = uniform(rng, (2, 4, 37, 8))
+    lengths = np.array([0, 23], dtype=np.int64)
+    save(d, q=q, k=k, v=v, lengths=lengths)
+    bias = ref.alibi_bias(4, 6, 37, "key")
+    out, lse = ref.attention(q, k, v, causal=True, bias=bias, window=5,
+                             kv_lengths=lengths, return_lse=True)
+    save(d, expected=out, expected_lse=lse)
+
+
+@case
+def key_tiled_bshd_heads(d):
+    # The untiled reference of the head- and key-tiled bshd test: [B, S, H,
+    # D] operands, GQA 8/2, Tq = 10, Tk = 29, a [Tq, Tk] mask (a row with
+    # every key masked outputs 0), a softcap of 20 before the bias, and
+    # key-distance ALiBi with explicit f32 slopes.
+    rng = rng_for("key_tiled_bshd_heads")
+    q = rng.standard_normal((1, 8, 10, 16)).astype(F32)
+    k = rng.standard_normal((1, 2, 29, 16)).astype(F32)
+    v = uniform(rng, (1, 2, 29, 16))
+    slopes = uniform(rng, (8,), lo=0.05, hi=0.5)
+    mask = rng.random((10, 29)) < 0.6
+    mask[3, :] = False
+    t = lambda a: np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+    save(d, q=t(q), k=t(k), v=t(v), s=slopes, mask=mask)
+    bias = ref.alibi_bias(8, 10, 29, "key", 0, slopes.astype(F64))
+    save(d, expected=t(ref.attention(q, k, v, bias=bias, mask=mask,
+                                     softcap=20.0)))
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:
         names = " ".join(sorted(CASES))

@@ -28,7 +28,7 @@ PASSES = [
     ["--pe-fuse-alibi-into-attention"],
     ["--pe-fold-attention-scaling"],
     ["--convert-pe-to-linalg"],
-    ["--convert-pe-to-linalg", "--pe-fuse-absolute-pe"],
+    ["--pe-fuse-absolute-pe", "--convert-pe-to-linalg"],
     ["--pe-reference-pipeline"],
     ["--pe-cpu-pipeline"],
     ["--convert-pe-to-vector"],

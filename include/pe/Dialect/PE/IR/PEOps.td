@@ -534,6 +534,9 @@ def PE_AttentionOp : PE_Op<"attention",
      DeclareOpInterfaceMethods<TilingInterface,
          ["getIterationDomain", "getLoopIteratorTypes", "getTiledImplementation",
           "getResultTilePosition", "generateResultTileValue"]>,
+     DeclareOpInterfaceMethods<PartialReductionOpInterface,
+         ["generateInitialTensorForPartialReduction", "tileToPartialReduction",
+          "mergeReductions", "getPartialResultTilePosition"]>,
      DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
          ["reifyResultShapes"]>]> {
   let summary = "scaled dot-product attention with its positional encodings";
@@ -591,6 +594,13 @@ def PE_AttentionOp : PE_Op<"attention",
       `lse = log(exp(lse1) + exp(lse2))`,
       `result = exp(lse1 - lse) * result1 + exp(lse2 - lse) * result2`:
       split-KV decoding and key-sequence sharding.
+    * **Tiling** (TilingInterface, PartialReductionOpInterface): the loops
+      are the result's dimensions in its layout's order (parallel), then the
+      keys (a reduction). A tile of keys `[j0, j0 + n)` is this op on those
+      keys with key positions shifted by `j0` (rope `key_offset + j0`, ALiBi
+      query offset `- j0`, causal offset `- j0`, `kv_lengths` `max(L, 0) -
+      j0`), and key tiles combine through their lse as above
+      (`transform.structured.tile_reduction_using_for`; docs/PE.md).
     * **Layout** `layout = bshd` takes query, key, value and result as
       `[B, S, heads, D]` (Hugging Face, vLLM and FlashAttention hold them so)
       instead of `[B, heads, S, D]`; everything above is unchanged (the bias

@@ -99,24 +99,30 @@ def FoldAttentionScaling : Pass<"pe-fold-attention-scaling"> {
 }
 
 def FuseAbsolutePE : Pass<"pe-fuse-absolute-pe"> {
-  let summary = "Fuse lowered absolute encodings into their producer and consumer";
+  let summary = "Fuse absolute encodings with their producer and consumer by tiling";
   let description = [{
-    Runs after `convert-pe-to-linalg` on the `linalg.generic`s that lower
-    `pe.add_sinusoidal` and `pe.add_learned` (they carry the discardable
-    attribute `pe.absolute_encoding`):
+    Runs on `pe.add_sinusoidal` and `pe.add_learned`, before any lowering,
+    through their TilingInterface (a row tile is the same op with its
+    position offset grown by the tile's first row) and the upstream
+    tile-and-fuse driver (`scf::tileConsumerAndFuseProducersUsingSCF`):
 
-    * an elementwise producer of the encoded tensor (an embedding gather
-      written as a `linalg.generic`, a scale) is fused into the encoding, so
-      the gathered embeddings are never written before the position is added;
     * a contraction that consumes the encoded tensor as an input (the QKV
       projection, `linalg.matmul` or `linalg.batch_matmul`) is tiled along
-      the rows of that operand (`row-tile` rows, whole columns and reduction)
-      and the encoding is computed per row tile inside the loop, once per
-      element: the encoded tensor is never materialised.
+      the rows of that operand (`row-tile` rows, the outer row loops by 1,
+      whole columns and reduction) with the encoding's row tile, and the
+      encoding's elementwise producer if any, fused into the loop: the
+      encoded tensor is never materialised and each element is computed
+      once;
+    * otherwise, an encoding whose input comes from an elementwise producer
+      (an embedding gather written as a `linalg.generic`, a scale: parallel
+      loops only, no other user) is tiled along its rows with the producer
+      fused, so the gathered embeddings exist one row tile at a time.
 
-    Does not fire when the encoded tensor has other users (it must exist
-    then), when the consumer is not a contraction, or when it is the
-    contraction's accumulator.
+    The fused encodings are `pe` op tiles, lowered later like any other.
+    Does not fire, and says why in a missed-optimization remark, when the
+    encoded tensor has users besides the contraction (it must exist then),
+    when it is the contraction's accumulator, or when the producer has
+    other users or reduction loops.
   }];
   let options = [
     Option<"rowTile", "row-tile", "int64_t", /*default=*/"32",
