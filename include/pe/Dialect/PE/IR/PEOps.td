@@ -640,7 +640,8 @@ def PE_AttentionOp : PE_Op<"attention",
     in f32 instead of being rounded to the element type before the dot
     products, so results may differ from the composition by about one unit
     in the last place of the element type. The math runs in f32 (f64 for
-    f64 inputs); the result has the element type of `query`. `key` and
+    f64 inputs); the result has the element type of `query`, or f32 for f16
+    and bf16 inputs (the f32 result, not rounded to the input type). `key` and
     `value` have the query's element type, or, under an f32 query, both f16
     or both bf16: a half-precision KV cache read by f32 attention (the
     llama.cpp default), whose values are widened exactly to f32.
