@@ -646,6 +646,25 @@ def PE_AttentionOp : PE_Op<"attention",
     or both bf16: a half-precision KV cache read by f32 attention (the
     llama.cpp default), whose values are widened exactly to f32.
 
+    **bf16 dot products.** With bf16 `query`, `key` and `value` (bf16 or f32
+    result), a lowering may form both products from bf16 pairs with f32
+    accumulation, as AVX512-BF16 `vdpbf16ps` does (the generated CPU kernel
+    on targets that have it). What is rounded to bf16 then:
+
+    * the queries and keys entering `Q K^T`: the inputs as given, or, with
+      `rope`, the rotated values (as the composition's bf16 `pe.rope` rounds
+      them); `scale` multiplies the f32 scores, not the queries;
+    * the softmax weights `P = exp(s - max)` (computed in f32) before
+      `P V`; the row sum `sum_j P` that divides the result is the f32 sum of
+      the unrounded weights.
+
+    Values are not rounded (they are bf16). Rounding `P` moves each weight
+    by at most `2^-9` of itself, so the result may differ from the f32 math
+    on the same inputs by up to `2^-9 max_j |value[j]|` over the keys its row
+    sees (plus f32 rounding, and the final rounding for a bf16 result);
+    bf16 subnormals may be flushed to zero. The reference lowering rounds
+    neither; a NaN or infinity still reaches exactly the rows that see it.
+
     The fusion patterns (`pe-fuse-encodings-into-attention`) move separate
     `pe.rope` and `pe.alibi_bias` producers into the op.
 
