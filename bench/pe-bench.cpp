@@ -523,6 +523,9 @@ const std::vector<Workload> &workloads() {
       {"w1", {"q.npy", "k.npy"}, naiveW1},
       {"w2", {"q.npy", "k.npy", "v.npy"}, naiveW2},
       {"w3", {"q.npy", "k.npy", "v.npy"}, naiveW3},
+      // W2/W3 in bf16: the same f32 computation on the bf16 values.
+      {"w2b", {"q.npy", "k.npy", "v.npy"}, naiveW2},
+      {"w3b", {"q.npy", "k.npy", "v.npy"}, naiveW3},
       {"w4", {"q.npy", "k.npy", "v.npy"}, naiveW4},
       {"w4g", {"q.npy", "k.npy", "v.npy"}, naiveW4},
       {"w5", {"x.npy"}, naiveW5},
@@ -572,7 +575,7 @@ int cmdNaive(int argc, char **argv) {
     if (name == c.name)
       w = &c;
   if (!w)
-    fail("naive: unknown workload '" + name + "' (w1 w2 w3 w4 w4g w5)");
+    fail("naive: unknown workload '" + name + "' (w1 w2 w3 w2b w3b w4 w4g w5)");
   if (dir.empty())
     fail("naive: --inputs DIR is required");
   if (repeat < 1)
@@ -624,7 +627,8 @@ void usage() {
       "       pe-bench bandwidth\n"
       "       pe-bench naive W --inputs DIR [--repeat N] [--output FILE.npy "
       "...]\n"
-      "         W: w1 w2 w3 w4 w4g w5 (see bench/README.md); DIR holds\n"
+      "         W: w1 w2 w3 w2b w3b w4 w4g w5 (see bench/README.md); DIR "
+      "holds\n"
       "         q.npy k.npy [v.npy] (x.npy for w5); one --output per result\n");
 }
 

@@ -123,7 +123,9 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
 
   // Generated kernels for attention, RoPE and sinusoidal PE; everything else
   // through the reference lowering.
-  pm.addPass(createConvertPEToVector());
+  ConvertPEToVectorOptions kernels;
+  kernels.targetFeatures = options.targetFeatures;
+  pm.addPass(createConvertPEToVector(kernels));
   pm.addPass(createConvertPEToLinalg());
   if (options.approximateMath)
     pm.addPass(createApproximateMath());
@@ -150,6 +152,8 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
       vector::VectorContractLowering::OuterProduct;
   vectorToLLVM.vectorTransposeLowering =
       vector::VectorTransposeLowering::Shuffle16x16;
+  // The bf16 attention kernel's dot products (x86vector.avx512.dot).
+  vectorToLLVM.x86Vector = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   if (options.openmp)
     pm.addPass(createConvertOpenMPToLLVMPass());

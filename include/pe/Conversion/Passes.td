@@ -52,7 +52,14 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
 
     The kernel runs in parallel over batch x heads (`scf.parallel`, lowered
     to OpenMP by `pe-cpu-pipeline`) and is vectorised with 16-lane f32
-    vectors (AVX-512). Ops it does not support (non-f32 element types, head
+    vectors (AVX-512). With bf16 query, key and value and a target that has
+    AVX512-BF16 (`target-features`; `host` asks the machine running the
+    pass), the prefill kernel forms `Q K^T` and `P V` with bf16 dot products
+    (`x86vector.avx512.dot`, f32 accumulation; keys packed as channel pairs,
+    values as key pairs, P rounded to bf16, as `pe.attention` allows);
+    without the feature, and for decode, a bf16 attention runs the f32
+    kernel on widened operands and the pass says why in a remark
+    (`bf16-dot`). Ops it does not support (non-f32 element types, head
     dimensions that are not multiples of 16, explicit bias or mask, dynamic
     head counts) are left for `convert-pe-to-linalg`, and the pass reports
     each with its reason as a missed-optimization remark in category
@@ -80,6 +87,14 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
+    "::mlir::x86vector::X86VectorDialect",
+  ];
+  let options = [
+    Option<"targetFeatures", "target-features", "std::string",
+           /*default=*/"\"host\"",
+           "CPU features the kernels may use, in LLVM's syntax "
+           "('+avx512f,+avx512bf16'), or 'host' for those of the machine "
+           "running the pass (llvm::sys::getHostCPUFeatures)">,
   ];
 }
 

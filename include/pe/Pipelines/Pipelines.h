@@ -69,6 +69,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "false trusts them, for programs whose sizes are "
                      "checked elsewhere"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> targetFeatures{
+      *this, "target-features",
+      llvm::cl::desc("CPU features the generated kernels may use, in LLVM's "
+                     "syntax ('+avx512f,+avx512bf16'), or 'host' for those "
+                     "of the machine compiling (which pe-run's JIT targets) "
+                     "(convert-pe-to-vector{target-features})"),
+      llvm::cl::init("host")};
 };
 
 /// The kernel targets of `pe-gpu-pipeline`.

@@ -31,6 +31,13 @@
 //           PV    O[4 rows, 64 columns] = alpha O + P V, 16 accumulators.
 //       O / l     written to the result.
 //
+// bf16 query, key and value on a target with AVX512-BF16: the same kernel
+// with bf16 dot products (x86vector.avx512.dot, vdpbf16ps: 16 f32
+// accumulators each += the products of 16 adjacent bf16 pairs). Keys are
+// packed as channel pairs Kt[Tk/64][D/2][64 x 2], queries as channel pairs,
+// values as key pairs Vp[Tk/2][Dv x 2], P as key pairs; S is scaled after
+// the dot products, softmax and O stay f32.
+//
 //===----------------------------------------------------------------------===//
 
 #include "pe/Conversion/Passes.h"
@@ -44,7 +51,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <cmath>
 #include <limits>
@@ -197,6 +206,9 @@ public:
 
   /// The attention kernel.
   Value build();
+  /// Makes build() form Q K^T and P V with bf16 dot products (the caller
+  /// checked that query, key and value are bf16 and the target has them).
+  void setBf16Dot(bool on) { bf16Dot = on; }
   /// The lse result as a tensor, after build() or buildDecode() (null when
   /// the op has none).
   Value getLseTensor() const { return lseTensor; }
@@ -227,7 +239,9 @@ private:
         resultType(cast<RankedTensorType>(op->getResult(0).getType())),
         b(op->getLoc(), op), f32(Float32Type::get(op->getContext())),
         f64(Float64Type::get(op->getContext())),
-        vf(VectorType::get({kLanes}, f32)) {
+        vf(VectorType::get({kLanes}, f32)),
+        vbf(VectorType::get({2 * kLanes},
+                            BFloat16Type::get(op->getContext()))) {
     auto type = cast<RankedTensorType>(input.getType());
     headDim = type.getDimSize(type.getRank() - 1);
     rotary = rot ? rot->rotaryDim : 0;
@@ -290,6 +304,42 @@ private:
     return memref::AllocOp::create(b, type, dynamicSizes,
                                    b.getI64IntegerAttr(64));
   }
+  /// A 64-byte aligned buffer of element type `et`.
+  Value allocOf(Type et, ArrayRef<int64_t> shape, ValueRange dynamicSizes) {
+    return memref::AllocOp::create(b, MemRefType::get(shape, et), dynamicSizes,
+                                   b.getI64IntegerAttr(64));
+  }
+  // bf16 pairs for the dot-product kernel (bf16Dot).
+  /// An f32 vector rounded to bf16 (to nearest even).
+  Value toBf16(Value v) {
+    return arith::TruncFOp::create(
+        b, VectorType::get({kLanes}, b.getBF16Type()), v);
+  }
+  /// 16 lanes of `lo` and 16 of `hi` interleaved: [lo0 hi0 lo1 hi1 ...].
+  Value interleave(Value lo, Value hi) {
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < kLanes; ++i) {
+      mask.push_back(i);
+      mask.push_back(i + kLanes);
+    }
+    return vector::ShuffleOp::create(b, lo, hi, mask);
+  }
+  /// An f32 vector rounded to bf16, as 8 i32 lanes of bf16 pairs.
+  Value toBf16Pairs(Value v) {
+    return vector::BitCastOp::create(
+        b, VectorType::get({kLanes / 2}, b.getI32Type()), toBf16(v));
+  }
+  /// The bf16 pair at `indices` of an i32 buffer, broadcast to 32 lanes.
+  Value bcastPair(Value mem, ValueRange indices) {
+    Value pair = memref::LoadOp::create(b, mem, indices);
+    Value v = vector::BroadcastOp::create(
+        b, VectorType::get({kLanes}, b.getI32Type()), pair);
+    return vector::BitCastOp::create(b, vbf, v);
+  }
+  /// acc + the products of the bf16 pairs of `x` and `y` (vdpbf16ps).
+  Value dotBf16(Value acc, Value x, Value y) {
+    return x86vector::DotBF16Op::create(b, vf, acc, x, y);
+  }
   Value offsetValue(PositionOffset offset) {
     Value off = idx(offset.staticOffset);
     return offset.dynamicOffset
@@ -322,7 +372,23 @@ private:
   void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
                 Value cosT, Value sinT);
   void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
-                   Value tq, Value cosT, Value sinT);
+                   Value tq, Value cosT, Value sinT, double mul);
+  /// bf16Dot: Qs [64][D] f32 rounded to bf16 channel pairs qp [64][D/2] i32.
+  void packQueryPairs(Value qs, Value qp);
+  /// bf16Dot: the value head `kvHead` as key pairs Vp[Tk/2][Dv x 2] bf16
+  /// (Vp[p][2e + t] = V[2p + t][e], zero past `tk`).
+  void packValuePairs(Value vMem, Value vp, Value bIdx, Value kvHead, Value tk);
+  /// The raw scores S[4][64] of query rows r0.. of `qs` against key block
+  /// `kb` of `kt` (times the softmax scale with bf16Dot, where Qs is not
+  /// scaled), as 16 vectors.
+  SmallVector<Value> scoreTile(Value qs, Value kt, Value kb, Value r0);
+  /// bf16Dot: one key pair step of O[4 rows, chunk at e0] += P V: the
+  /// accumulators `acc` plus the dot products of the P pairs (column `jj`
+  /// of pBuf) and value pair row `vRow` of Vp; yields the sums. With
+  /// `skipZeroWeights`, a key of weight 0 contributes nothing (its value
+  /// lanes are zeroed first, so a NaN there stays out of the row).
+  void pvPairStep(Value vp, Value pBuf, Value vRow, Value jj, int64_t e0,
+                  ValueRange acc, bool skipZeroWeights);
   void rotateRow(Value src, ValueRange srcPrefix, Value dst,
                  ValueRange dstPrefix, Value pos, Value cosT, Value sinT,
                  double mul);
@@ -342,6 +408,8 @@ private:
   VectorType vf;
   int64_t heads = 0, group = 1, headDim, valueDim = 0, rotary, valueChunk = 16;
   double scale = 1.0;
+  bool bf16Dot = false;
+  VectorType vbf; // vector<32xbf16>: one register of bf16 pairs
 };
 
 /// Computes the cos and sin of every position `offset + t`, t < rows, for
@@ -608,7 +676,9 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
     store(load(ch), ch);
 }
 
-/// Packs key head `kvHead`, rotated, into Kt[Tk/64][D][64] (zero tail).
+/// Packs key head `kvHead`, rotated, into Kt[Tk/64][D][64] (zero tail), or
+/// with bf16Dot into Kt[Tk/64][D/2][64 x 2] bf16: per channel pair, the
+/// pairs of the block's 64 keys (the rotated keys rounded to bf16).
 void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
                              Value tk, Value cosT, Value sinT) {
   // 16 keys at a time: rotate (or copy) them into rows[16][D], then transpose
@@ -659,6 +729,16 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
                 vector::LoadOp::create(b, vf, rows, ValueRange{idx(r), idx(c)}),
                 tile, r);
           Value t = vector::TransposeOp::create(b, tile, {1, 0});
+          if (bf16Dot) {
+            Value col2 = muli(col, idx(2));
+            for (int64_t l = 0; l < kLanes; l += 2)
+              vector::StoreOp::create(
+                  b,
+                  interleave(toBf16(vector::ExtractOp::create(b, t, l)),
+                             toBf16(vector::ExtractOp::create(b, t, l + 1))),
+                  kt, ValueRange{blk, idx((c + l) / 2), col2});
+            continue;
+          }
           for (int64_t l = 0; l < kLanes; ++l)
             vector::StoreOp::create(b, vector::ExtractOp::create(b, t, l), kt,
                                     ValueRange{blk, idx(c + l), col});
@@ -667,10 +747,11 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
       });
 }
 
-/// Loads query rows [q0, q0 + 64) of head (bIdx, hIdx), rotated and times the
-/// softmax scale, into Qs[64][D]; rows past Tq are zero.
+/// Loads query rows [q0, q0 + 64) of head (bIdx, hIdx), rotated and times
+/// `mul` (the softmax scale, or 1), into Qs[64][D]; rows past Tq are zero.
 void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
-                                Value q0, Value tq, Value cosT, Value sinT) {
+                                Value q0, Value tq, Value cosT, Value sinT,
+                                double mul) {
   scf::ForOp::create(
       b, idx(0), idx(kQBlock), idx(1), ValueRange{},
       [&](OpBuilder &ob, Location loc, Value r, ValueRange) {
@@ -684,9 +765,9 @@ void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
           b.setInsertionPointToStart(&ifOp.getThenRegion().front());
           if (rotary) {
             rotateRow(qMem, ValueRange{bIdx, hIdx, i}, qs, ValueRange{r}, i,
-                      cosT, sinT, scale);
+                      cosT, sinT, mul);
           } else {
-            Value s = vsplat(scale);
+            Value s = vsplat(mul);
             for (int64_t c = 0; c < headDim; c += kLanes) {
               Value v = loadF32(qMem, ValueRange{bIdx, hIdx, i, idx(c)});
               vector::StoreOp::create(b, arith::MulFOp::create(b, v, s), qs,
@@ -699,6 +780,135 @@ void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
         }
         scf::YieldOp::create(b);
       });
+}
+
+void KernelBuilder::packQueryPairs(Value qs, Value qp) {
+  scf::ForOp::create(b, idx(0), idx(kQBlock), idx(1), ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value r, ValueRange) {
+                       Scope scope_nb(b, ob);
+                       for (int64_t c = 0; c < headDim; c += kLanes)
+                         vector::StoreOp::create(
+                             b,
+                             toBf16Pairs(vector::LoadOp::create(
+                                 b, vf, qs, ValueRange{r, idx(c)})),
+                             qp, ValueRange{r, idx(c / 2)});
+                       scf::YieldOp::create(b);
+                     });
+}
+
+void KernelBuilder::packValuePairs(Value vMem, Value vp, Value bIdx,
+                                   Value kvHead, Value tk) {
+  auto half = VectorType::get({kLanes}, b.getBF16Type());
+  SmallVector<Type> rowTypes(valueDim / kLanes, half);
+  scf::ForOp::create(
+      b, idx(0), dim(vp, 0), idx(1), ValueRange{},
+      [&](OpBuilder &ob, Location loc, Value p, ValueRange) {
+        Scope scope_nb(b, ob);
+        SmallVector<Value> rows[2];
+        for (int64_t t = 0; t < 2; ++t) {
+          Value j = addi(muli(p, idx(2)), idx(t));
+          Value inside =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::slt, j, tk);
+          auto ifOp = scf::IfOp::create(b, rowTypes, inside, /*withElse=*/true);
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+          SmallVector<Value> loaded;
+          for (int64_t e = 0; e < valueDim; e += kLanes)
+            loaded.push_back(vector::LoadOp::create(
+                b, half, vMem, ValueRange{bIdx, kvHead, j, idx(e)}));
+          scf::YieldOp::create(b, loaded);
+          b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+          Value zero = arith::ConstantOp::create(
+              b, DenseElementsAttr::get(
+                     half, b.getFloatAttr(half.getElementType(), 0.0)));
+          scf::YieldOp::create(b, SmallVector<Value>(rowTypes.size(), zero));
+          b.setInsertionPointAfter(ifOp);
+          rows[t] = SmallVector<Value>(ifOp.getResults());
+        }
+        for (int64_t e = 0; e < valueDim / kLanes; ++e)
+          vector::StoreOp::create(b, interleave(rows[0][e], rows[1][e]), vp,
+                                  ValueRange{p, idx(2 * e * kLanes)});
+        scf::YieldOp::create(b);
+      });
+}
+
+SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
+                                            Value r0) {
+  SmallVector<Value> init(kRows * kBlockVecs, vsplat(0.0));
+  if (bf16Dot) {
+    // Per step one channel pair: 4 loads of 16 key pairs, 4 broadcast query
+    // pairs, 16 bf16 dot products.
+    auto qk = scf::ForOp::create(
+        b, idx(0), idx(headDim / 2), idx(1), init,
+        [&](OpBuilder &ib, Location l2, Value p, ValueRange acc) {
+          Scope scope_inner(b, ib);
+          SmallVector<Value> kv, next;
+          for (int64_t c = 0; c < kBlockVecs; ++c)
+            kv.push_back(vector::LoadOp::create(
+                b, vbf, kt, ValueRange{kb, p, idx(2 * c * kLanes)}));
+          for (int64_t r = 0; r < kRows; ++r) {
+            Value qv = bcastPair(qs, ValueRange{addi(r0, idx(r)), p});
+            for (int64_t c = 0; c < kBlockVecs; ++c)
+              next.push_back(dotBf16(acc[r * kBlockVecs + c], qv, kv[c]));
+          }
+          scf::YieldOp::create(b, next);
+        });
+    SmallVector<Value> scores;
+    Value s = vsplat(scale);
+    for (Value v : qk.getResults())
+      scores.push_back(scale == 1.0 ? v : arith::MulFOp::create(b, v, s));
+    return scores;
+  }
+  // An outer product over d: broadcast q, load Kt.
+  auto qk = scf::ForOp::create(
+      b, idx(0), idx(headDim), idx(1), init,
+      [&](OpBuilder &ib, Location l2, Value d, ValueRange acc) {
+        Scope scope_inner(b, ib);
+        SmallVector<Value> kv, next;
+        for (int64_t c = 0; c < kBlockVecs; ++c)
+          kv.push_back(vector::LoadOp::create(
+              b, vf, kt, ValueRange{kb, d, idx(c * kLanes)}));
+        for (int64_t r = 0; r < kRows; ++r) {
+          Value qv = bcast(
+              memref::LoadOp::create(b, qs, ValueRange{addi(r0, idx(r)), d}));
+          for (int64_t c = 0; c < kBlockVecs; ++c)
+            next.push_back(
+                vector::FMAOp::create(b, qv, kv[c], acc[r * kBlockVecs + c]));
+        }
+        scf::YieldOp::create(b, next);
+      });
+  return SmallVector<Value>(qk.getResults());
+}
+
+void KernelBuilder::pvPairStep(Value vp, Value pBuf, Value vRow, Value jj,
+                               int64_t e0, ValueRange acc,
+                               bool skipZeroWeights) {
+  int64_t chunkVecs = valueChunk / kLanes;
+  SmallVector<Value> vv, next;
+  for (int64_t c = 0; c < chunkVecs; ++c)
+    vv.push_back(vector::LoadOp::create(
+        b, vbf, vp, ValueRange{vRow, idx(2 * (e0 + c * kLanes))}));
+  auto halves = VectorType::get({2 * kLanes}, b.getI16Type());
+  Value zeroBits = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(halves, b.getI16IntegerAttr(0)));
+  Value zero = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vbf, b.getFloatAttr(b.getBF16Type(), 0.0)));
+  for (int64_t r = 0; r < kRows; ++r) {
+    Value p = bcastPair(pBuf, ValueRange{idx(r), jj});
+    // P is exp(.) >= 0 or exactly 0 (never -0): lanes with weight 0 are
+    // the zero bit patterns.
+    Value seen;
+    if (skipZeroWeights)
+      seen = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                   vector::BitCastOp::create(b, halves, p),
+                                   zeroBits);
+    for (int64_t c = 0; c < chunkVecs; ++c) {
+      Value v =
+          seen ? Value(arith::SelectOp::create(b, seen, vv[c], zero)) : vv[c];
+      next.push_back(dotBf16(acc[r * chunkVecs + c], p, v));
+    }
+  }
+  scf::YieldOp::create(b, next);
 }
 
 /// One key block for one query block: 16 groups of 4 rows, each S = Qs Kt,
@@ -728,25 +938,8 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
       [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
         Scope scope_nb(b, ob);
         Value r0 = muli(g, idx(kRows));
-        // S[4][64]: an outer product over d.
-        SmallVector<Value> init(kRows * kBlockVecs, vsplat(0.0));
-        auto qk = scf::ForOp::create(
-            b, idx(0), idx(headDim), idx(1), init,
-            [&](OpBuilder &ib, Location l2, Value d, ValueRange acc) {
-              Scope scope_inner(b, ib);
-              SmallVector<Value> kv, next;
-              for (int64_t c = 0; c < kBlockVecs; ++c)
-                kv.push_back(vector::LoadOp::create(
-                    b, vf, kt, ValueRange{kb, d, idx(c * kLanes)}));
-              for (int64_t r = 0; r < kRows; ++r) {
-                Value qv = bcast(memref::LoadOp::create(
-                    b, qs, ValueRange{addi(r0, idx(r)), d}));
-                for (int64_t c = 0; c < kBlockVecs; ++c)
-                  next.push_back(vector::FMAOp::create(
-                      b, qv, kv[c], acc[r * kBlockVecs + c]));
-              }
-              scf::YieldOp::create(b, next);
-            });
+        // S[4][64].
+        SmallVector<Value> scores = scoreTile(qs, kt, kb, r0);
         // Softcap and ALiBi on every score; causal and tail masks only where
         // some key of the block may be masked for some row of the group (the
         // first row is the most restricted), so interior blocks skip them.
@@ -761,7 +954,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           Value qPosF =
               attn.getAlibiAttr() ? indexToF32(addi(alibiBase, i)) : Value();
           for (int64_t c = 0; c < kBlockVecs; ++c) {
-            Value v = qk.getResult(r * kBlockVecs + c);
+            Value v = scores[r * kBlockVecs + c];
             Value jF = jFs[c];
             v = modifyScore(v, attn.getAlibiAttr() ? bcast(qPosF) : Value(), jF,
                             attn.getAlibiAttr() ? bcast(slope) : Value());
@@ -867,8 +1060,12 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                 arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
                                       vsplat(kExpCutoff)),
                 vsplat(0.0), e);
-            vector::StoreOp::create(b, e, pBuf,
-                                    ValueRange{idx(r), idx(c * kLanes)});
+            if (bf16Dot)
+              vector::StoreOp::create(b, toBf16Pairs(e), pBuf,
+                                      ValueRange{idx(r), idx(c * kLanes / 2)});
+            else
+              vector::StoreOp::create(b, e, pBuf,
+                                      ValueRange{idx(r), idx(c * kLanes)});
             sumV =
                 sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
           }
@@ -896,10 +1093,20 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                     ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
                 acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
               }
+            // bf16Dot: per step a key pair (the odd tail key's partner has
+            // weight 0 and a zero value row).
+            Value steps = bf16Dot ? Value(arith::DivUIOp::create(
+                                        b, addi(keys, idx(1)), idx(2)))
+                                  : keys;
             auto pv = scf::ForOp::create(
-                b, idx(0), keys, idx(1), acc,
+                b, idx(0), steps, idx(1), acc,
                 [&](OpBuilder &ib, Location l2, Value jj, ValueRange a) {
                   Scope scope_inner(b, ib);
+                  if (bf16Dot) {
+                    pvPairStep(vMem, pBuf, addi(muli(kb, idx(kBlock / 2)), jj),
+                               jj, e0, a, skipZeroWeights);
+                    return;
+                  }
                   Value j = addi(j0, jj);
                   SmallVector<Value> vv, next;
                   for (int64_t c = 0; c < chunkVecs; ++c)
@@ -1225,20 +1432,40 @@ Value KernelBuilder::build() {
         Value kBlocks =
             arith::DivUIOp::create(b, addi(tk, idx(kBlock - 1)), idx(kBlock));
         Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
-        Value kt = alloc({ShapedType::kDynamic, headDim, kBlock}, kBlocks);
+        Value kt, qp, vp, pBuf;
+        Type bf16 = b.getBF16Type(), i32 = b.getI32Type();
+        if (bf16Dot) {
+          // Channel-pair keys, key-pair values (both padded to whole key
+          // blocks), channel-pair queries and key-pair P.
+          kt = allocOf(bf16, {ShapedType::kDynamic, headDim / 2, 2 * kBlock},
+                       kBlocks);
+          vp = allocOf(bf16, {ShapedType::kDynamic, 2 * valueDim},
+                       muli(kBlocks, idx(kBlock / 2)));
+          qp = allocOf(i32, {kQBlock, headDim / 2}, {});
+          pBuf = allocOf(i32, {kRows, kBlock / 2}, {});
+        } else {
+          kt = alloc({ShapedType::kDynamic, headDim, kBlock}, kBlocks);
+          pBuf = alloc({kRows, kBlock}, {});
+        }
         Value qs = alloc({kQBlock, headDim}, {});
         Value os = alloc({kQBlock, valueDim}, {});
-        Value pBuf = alloc({kRows, kBlock}, {});
         Value mBuf = alloc({kQBlock}, {});
         Value lBuf = alloc({kQBlock}, {});
         packKeys(kMem, kt, bIdx, kvHead, tk, kCos, kSin);
+        if (bf16Dot)
+          packValuePairs(vMem, vp, bIdx, kvHead, tk);
         Value slope = attn.getAlibiAttr() ? slopeOf(slopes, hIdx) : Value();
         scf::ForOp::create(
             b, idx(0), qBlocks, idx(1), ValueRange{},
             [&](OpBuilder &fb, Location l2, Value qb, ValueRange) {
               Scope scope_nb2(b, fb);
               Value q0 = muli(qb, idx(kQBlock));
-              loadQueries(qMem, qs, bIdx, hIdx, q0, tq, qCos, qSin);
+              // With bf16 dot products the scale multiplies S instead, so
+              // that the queries are rounded to bf16 unscaled.
+              loadQueries(qMem, qs, bIdx, hIdx, q0, tq, qCos, qSin,
+                          bf16Dot ? 1.0 : scale);
+              if (bf16Dot)
+                packQueryPairs(qs, qp);
               // Running state: O = 0, m = -inf, l = 0.
               scf::ForOp::create(
                   b, idx(0), idx(kQBlock), idx(1), ValueRange{},
@@ -1279,8 +1506,9 @@ Value KernelBuilder::build() {
                   b, kbBegin, kbEnd, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {
                     Scope scope_inner(b, ib);
-                    blockStep(qs, kt, vMem, os, pBuf, mBuf, lBuf, bIdx, hIdx,
-                              q0, kb, tq, tk, shift, alibiBase, slope);
+                    blockStep(bf16Dot ? qp : qs, kt, bf16Dot ? vp : vMem, os,
+                              pBuf, mBuf, lBuf, bIdx, hIdx, q0, kb, tq, tk,
+                              shift, alibiBase, slope);
                     scf::YieldOp::create(b);
                   });
               // O / l, 0 for rows without any allowed key.
@@ -1534,6 +1762,40 @@ Value KernelBuilder::buildRope() {
 
 struct ConvertPEToVectorPass
     : public pe::impl::ConvertPEToVectorBase<ConvertPEToVectorPass> {
+  using ConvertPEToVectorBase::ConvertPEToVectorBase;
+
+  /// Whether the target has the CPU feature `name` (LLVM's name, as in
+  /// `+avx512bf16`): the host's, or the last `+name` / `-name` of the
+  /// target-features option.
+  bool hasFeature(StringRef name) const {
+    if (targetFeatures == "host") {
+      llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+      auto it = host.find(name);
+      return it != host.end() && it->getValue();
+    }
+    bool on = false;
+    SmallVector<StringRef> features;
+    StringRef(targetFeatures).split(features, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef f : features) {
+      f = f.trim();
+      if (f.size() > 1 && f.drop_front() == name)
+        on = f.front() == '+';
+    }
+    return on;
+  }
+
+  /// Why a bf16 attention (bf16 query, key and value) does not get the bf16
+  /// dot-product kernel; empty when it does.
+  std::string bf16DotReason(bool decode) const {
+    if (decode)
+      return "one query per head: the decode kernel, which is bound by "
+             "reading K and V, widens them to f32";
+    if (!hasFeature("avx512bf16"))
+      return "the target has no AVX512-BF16 (target-features=" +
+             targetFeatures + ")";
+    return "";
+  }
+
   void runOnOperation() override {
     StringRef category = getArgument();
     SmallVector<AttentionOp> attentions;
@@ -1552,6 +1814,17 @@ struct ConvertPEToVectorPass
       // One query per head: the decode kernel.
       bool decode =
           op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1;
+      if (op.getQuery().getType().getElementType().isBF16() &&
+          op.getKey().getType().getElementType().isBF16()) {
+        std::string why = bf16DotReason(decode);
+        if (why.empty())
+          kernel.setBf16Dot(true);
+        else
+          emitMissedRemark(op, category, "bf16-dot",
+                           "bf16 attention without bf16 dot products (the "
+                           "f32 kernel on widened operands is used): " +
+                               why);
+      }
       Value result = decode ? kernel.buildDecode() : kernel.build();
       op.getResult().replaceAllUsesWith(result);
       if (Value lse = op.getLse())

@@ -724,7 +724,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
       outShape.push_back(accType.getDimSize(perm[p]));
       outLayoutSizes.push_back(outSizes[perm[p]]);
     }
-    auto outType = RankedTensorType::get(outShape, elementType);
+    // The result's element type: the query's, or f32 for f16/bf16 inputs.
+    Type resultElementType = op.getResult().getType().getElementType();
+    auto outType = RankedTensorType::get(outShape, resultElementType);
     SmallVector<utils::IteratorType> reduce4 = parallel(5);
     reduce4[4] = utils::IteratorType::reduction;
     SmallVector<utils::IteratorType> reduceRow = parallel(4);
@@ -952,11 +954,13 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             })
             .getResult(0);
 
-    // 7. Normalize (0 for fully masked rows) and round to the element type.
+    // 7. Normalize (0 for fully masked rows) and round to the result's
+    // element type.
     Value result =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{outType}, ValueRange{weighted, rowSum},
-            ValueRange{emptyTensor(rewriter, loc, outLayoutSizes, elementType)},
+            ValueRange{
+                emptyTensor(rewriter, loc, outLayoutSizes, resultElementType)},
             {score4, row4, operandMap(4, {d(0), d(1), d(2), d(3)})},
             parallel(4),
             [&](OpBuilder &b, Location l, ValueRange args) {
@@ -965,7 +969,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                   b, l, arith::CmpFPredicate::OEQ, args[1], zero);
               Value o = arith::DivFOp::create(b, l, args[0], args[1]);
               o = arith::SelectOp::create(b, l, empty, zero, o);
-              linalg::YieldOp::create(b, l, castFloat(b, l, o, elementType));
+              linalg::YieldOp::create(b, l,
+                                      castFloat(b, l, o, resultElementType));
             })
             .getResult(0);
     if (result.getType() != op.getResult().getType())

@@ -588,7 +588,7 @@ func.func @attention_rank(%q: tensor<4x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
 
 // An f16 key with a bf16 value: key and value must share a type.
 func.func @attention_element_types(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf16>, %v: tensor<1x4x16x64xbf16>) {
-  // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, got 'f32', 'f16', 'bf16' and 'f32'}}
+  // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, or an f32 result of f16/bf16 query, key and value, got 'f32', 'f16', 'bf16' and 'f32'}}
   %0 = pe.attention %q, %k, %v : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xf32>
   return
 }
@@ -597,7 +597,7 @@ func.func @attention_element_types(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x
 
 // A half-precision cache is read by an f32 query only (not f64).
 func.func @attention_half_cache_f64(%q: tensor<1x4x16x64xf64>, %k: tensor<1x4x16x64xf16>) {
-  // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, got 'f64', 'f16', 'f16' and 'f64'}}
+  // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, or an f32 result of f16/bf16 query, key and value, got 'f64', 'f16', 'f16' and 'f64'}}
   %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf64>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf64>
   return
 }
@@ -606,8 +606,17 @@ func.func @attention_half_cache_f64(%q: tensor<1x4x16x64xf64>, %k: tensor<1x4x16
 
 // The result has the query's type.
 func.func @attention_half_cache_result(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf16>) {
-  // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, got 'f32', 'f16', 'f16' and 'f16'}}
+  // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, or an f32 result of f16/bf16 query, key and value, got 'f32', 'f16', 'f16' and 'f16'}}
   %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>
+  return
+}
+
+// -----
+
+// A bf16 attention gives a bf16 or an f32 result, not f16.
+func.func @attention_bf16_result(%q: tensor<1x4x16x64xbf16>) {
+  // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, or an f32 result of f16/bf16 query, key and value, got 'bf16', 'bf16', 'bf16' and 'f16'}}
+  %0 = pe.attention %q, %q, %q : tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xf16>
   return
 }
 

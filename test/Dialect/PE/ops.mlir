@@ -81,7 +81,8 @@ func.func @attention(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>,
                      %v: tensor<1x8x?x128xf16>, %b: tensor<32x?x?xf32>,
                      %m: tensor<1x1x?x?xi1>, %vd: tensor<1x8x?x64xf16>,
                      %q32: tensor<2x4x16x32xf32>, %k32: tensor<2x4x16x32xf32>,
-                     %bb: tensor<16x16xbf16>) {
+                     %bb: tensor<16x16xbf16>, %qb: tensor<1x4x64x32xbf16>,
+                     %kb: tensor<1x2x64x32xbf16>) {
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
   %0 = pe.attention %q, %k, %v : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<32x?x?xf32>) mask(%{{.*}} : tensor<1x1x?x?xi1>) {causal, scale = 1.250000e-01 : f64} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x64xf16> -> tensor<1x32x?x64xf16>
@@ -90,6 +91,9 @@ func.func @attention(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>,
   %2 = pe.attention %q32, %k32, %k32 bias(%bb : tensor<16x16xbf16>) {softcap = 50.0 : f64} : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x16x32xf32>
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<16x16xbf16>) {softcap = 5.000000e+01 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x16x32xf32>
   %3 = pe.attention %q32, %k32, %k32 bias(%bb : tensor<16x16xbf16>) {softcap = 50.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x16x32xf32>
+  // bf16 query, key and value with an f32 result.
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : tensor<1x4x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x4x64x32xf32>
+  %4 = pe.attention %qb, %kb, %kb {causal} : tensor<1x4x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x4x64x32xf32>
   return
 }
 

@@ -1038,6 +1038,61 @@ def attn_f16_cache_prefill(d):
     _attn(d, "attn_f16_cache_prefill", 1, 4, 2, 80, 80, 32, kv_dtype=np.float16, causal=True)
 
 
+# bf16 query, key and value with the bf16 dot-product kernel on targets with
+# AVX512-BF16 (Q K^T and P V from bf16 pairs, f32 accumulation, P rounded to
+# bf16): sizes that span several key blocks with a partial last one, odd
+# key counts (a key pair with one padding key) and GQA.
+@case
+def attn_bf16_prefill_gqa(d):
+    _attn(d, "attn_bf16_prefill_gqa", 1, 8, 2, 150, 150, 64, dtype="bf16", causal=True)
+
+
+@case
+def attn_bf16_prefill_lengths(d):
+    # Not causal, MQA 4/1, Tq = 70, Tk = 133 (odd), valid lengths 133 and 77,
+    # Dv = 48 != D = 32, bf16 result.
+    _attn(d, "attn_bf16_prefill_lengths", 2, 4, 1, 70, 133, 32, Dv=48, dtype="bf16",
+          kv_lengths=[133, 77])
+
+
+@case
+def attn_bf16_nan_v(d):
+    # attn_nan_v in bf16: value row 75 of KV head 0 is NaN (seen by rows
+    # 75.. of heads 0, 1 only; rows 64..74 share its key pair block and must
+    # stay finite), value row 5 of KV head 1 is +inf in one channel.
+    _attn(d, "attn_bf16_nan_v", 1, 4, 2, 80, 80, 16, dtype="bf16", causal=True,
+          poison=[("v", (0, 0, 75, 1), np.nan), ("v", (0, 1, 5, 0), np.inf)])
+
+
+@case
+def attn_bf16_rope(d):
+    # pe.rope (half, f64 table, queries and keys at 3 + t) of bf16 q and k,
+    # then causal GQA 4/2 attention, T = 100, D = 64: the rotated q and k are
+    # bf16 (the rope's result type), which the reference rounds likewise.
+    rng = rng_for("attn_bf16_rope")
+    q = to_bf16(rng.standard_normal((1, 4, 100, 64)).astype(F32))
+    k = to_bf16(rng.standard_normal((1, 2, 100, 64)).astype(F32))
+    v = to_bf16(uniform(rng, (1, 2, 100, 64)))
+    inv = 10000.0 ** (-np.arange(0, 64, 2, dtype=F64) / 64)
+    save(d, q=q, k=k, v=v, f=inv)
+    qr = to_bf16(ref.rope_inv_freq(q, inv, 3, "half").astype(F32))
+    kr = to_bf16(ref.rope_inv_freq(k, inv, 3, "half").astype(F32))
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
+def attn_bf16_alibi(d):
+    # An f32 pe.alibi_bias (symmetric, 4 heads) on bf16 causal attention,
+    # T = 130, D = 32 (the fused pipeline moves the bias into the op).
+    rng = rng_for("attn_bf16_alibi")
+    q = to_bf16(rng.standard_normal((1, 4, 130, 32)).astype(F32))
+    k = to_bf16(rng.standard_normal((1, 4, 130, 32)).astype(F32))
+    v = to_bf16(uniform(rng, (1, 4, 130, 32)))
+    save(d, q=q, k=k, v=v)
+    bias = ref.alibi_bias(4, 130, 130, "symmetric", 0)
+    save(d, expected=ref.attention(q, k, v, causal=True, bias=bias))
+
+
 @case
 def attn_f64(d):
     _attn(d, "attn_f64", 1, 4, 2, 6, 8, 16, dtype=F64, causal=True, bias_shape=(4, 6, 8),

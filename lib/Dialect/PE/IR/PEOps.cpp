@@ -833,14 +833,19 @@ LogicalResult AttentionOp::verify() {
       return emitOpError("expects a rank-4 ")
              << name << " [B, heads, T, D], got rank " << type.getRank();
   // Key and value share one element type: the query's, or f16/bf16 under
-  // an f32 query (a half-precision KV cache read by f32 attention).
+  // an f32 query (a half-precision KV cache read by f32 attention). The
+  // result has the query's type, or f32 for an f16/bf16 query (the f32
+  // math not rounded at the end).
   Type qe = q.getElementType(), kve = k.getElementType();
+  Type oe = out.getElementType();
   bool halfCache = qe.isF32() && (kve.isF16() || kve.isBF16());
+  bool wideResult = (qe.isF16() || qe.isBF16()) && oe.isF32();
   if (v.getElementType() != kve || (kve != qe && !halfCache) ||
-      out.getElementType() != qe)
+      (oe != qe && !wideResult))
     return emitOpError("expects query, key, value and result of one "
                        "element type, or f16/bf16 key and value with an f32 "
-                       "query and result, got ")
+                       "query and result, or an f32 result of f16/bf16 "
+                       "query, key and value, got ")
            << qe << ", " << kve << ", " << v.getElementType() << " and "
            << out.getElementType();
 

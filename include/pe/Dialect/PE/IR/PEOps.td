@@ -650,10 +650,30 @@ def PE_AttentionOp : PE_Op<"attention",
     in f32 instead of being rounded to the element type before the dot
     products, so results may differ from the composition by about one unit
     in the last place of the element type. The math runs in f32 (f64 for
-    f64 inputs); the result has the element type of `query`. `key` and
+    f64 inputs); the result has the element type of `query`, or f32 for f16
+    and bf16 inputs (the f32 result, not rounded to the input type). `key` and
     `value` have the query's element type, or, under an f32 query, both f16
     or both bf16: a half-precision KV cache read by f32 attention (the
     llama.cpp default), whose values are widened exactly to f32.
+
+    **bf16 dot products.** With bf16 `query`, `key` and `value` (bf16 or f32
+    result), a lowering may form both products from bf16 pairs with f32
+    accumulation, as AVX512-BF16 `vdpbf16ps` does (the generated CPU kernel
+    on targets that have it). What is rounded to bf16 then:
+
+    * the queries and keys entering `Q K^T`: the inputs as given, or, with
+      `rope`, the rotated values (as the composition's bf16 `pe.rope` rounds
+      them); `scale` multiplies the f32 scores, not the queries;
+    * the softmax weights `P = exp(s - max)` (computed in f32) before
+      `P V`; the row sum `sum_j P` that divides the result is the f32 sum of
+      the unrounded weights.
+
+    Values are not rounded (they are bf16). Rounding `P` moves each weight
+    by at most `2^-9` of itself, so the result may differ from the f32 math
+    on the same inputs by up to `2^-9 max_j |value[j]|` over the keys its row
+    sees (plus f32 rounding, and the final rounding for a bf16 result);
+    bf16 subnormals may be flushed to zero. The reference lowering rounds
+    neither; a NaN or infinity still reaches exactly the rows that see it.
 
     The fusion patterns (`pe-fuse-encodings-into-attention`) move separate
     `pe.rope` and `pe.alibi_bias` producers into the op.
