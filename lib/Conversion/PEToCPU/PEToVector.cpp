@@ -44,6 +44,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -74,6 +75,20 @@ constexpr int64_t kBlockVecs = kBlock / kLanes;
 constexpr int64_t kQBlock = 64;
 /// Softmax terms exp(x) with x below this are flushed to zero.
 constexpr double kExpCutoff = -64.0;
+/// Results of the RoPE and sinusoidal kernels of at least this many bytes
+/// are written with non-temporal (streaming) stores: they exceed the
+/// last-level cache of the target class (32 MiB L3), so no consumer finds
+/// them there, and a plain store would first read each line it writes
+/// (read-for-ownership), a third memory stream.
+constexpr int64_t kStreamingStoreBytes = int64_t(32) << 20;
+/// Parallel tasks the RoPE kernel aims for: enough to balance the threads.
+constexpr int64_t kMinTasks = 16;
+/// The sinusoidal kernel rotates each 64-token block's first row to the
+/// next rows by the angle-addition formulas when every angle p * w of the
+/// block is at most this: the angle p w differs from the f64 angle fl(p w)
+/// of the op's semantics by at most 2^20 2^-53, about 1e-10, far below the
+/// f32 rounding of the result.
+constexpr double kRecurrenceMaxAngle = 1048576.0;
 /// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
 /// reductions), but neither NaNs nor infinities are assumed away: masked
 /// scores are -inf, and a NaN or infinity in Q, K or the bias must reach the
@@ -236,9 +251,10 @@ public:
   /// Views a [..., T, C] memref as [N, T, C] (N = product of the leading
   /// dimensions, 1 for rank 2).
   Value view3d(Value m);
-  /// Emits `body(n, t)` for every row of an [N, T, C] memref, in parallel
-  /// over (n, 64-token blocks of t).
-  void forEachRow(Value x3, function_ref<void(Value n, Value t)> body);
+  /// Emits `body(n, t0, t1)` for every block of 64 tokens [t0, t1) of an
+  /// [N, T, C] memref, in parallel over (n, blocks).
+  void forEachBlock(Value x3,
+                    function_ref<void(Value n, Value t0, Value t1)> body);
 
 private:
   KernelBuilder(Operation *op, Value input, std::optional<Rotation> rotation)
@@ -327,6 +343,47 @@ private:
         b, wrapped, idx(std::numeric_limits<int64_t>::max()), sum);
   }
 
+  /// An i1, true when `mem` holds at least kStreamingStoreBytes (a constant
+  /// for a static shape).
+  Value isLarge(Value mem) {
+    auto type = cast<MemRefType>(mem.getType());
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    if (type.hasStaticShape())
+      return arith::ConstantOp::create(
+          b,
+          b.getBoolAttr(bytes * type.getNumElements() >= kStreamingStoreBytes));
+    Value n = idx(bytes);
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      n = muli(n, dim(mem, i));
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::sge, n,
+                                 idx(kStreamingStoreBytes));
+  }
+  /// Emits `body(streaming)`: once when `large` is a constant, else both
+  /// versions under an scf.if on it.
+  void withStreaming(Value large, function_ref<void(bool)> body) {
+    if (std::optional<int64_t> c = getConstantIntValue(large)) {
+      body(*c != 0);
+      return;
+    }
+    auto ifOp = scf::IfOp::create(b, large, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    body(true);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    body(false);
+  }
+  /// Stores a vector; a streaming store is non-temporal and 64-byte aligned
+  /// (the kernels' own results: aligned buffers, rows of whole vectors).
+  /// Streaming stores are weakly ordered: the kernels issue them inside
+  /// `scf.parallel` only, whose end (the OpenMP barrier, locked
+  /// instructions) orders them before any later read.
+  void storeVector(Value v, Value mem, ValueRange indices, bool streaming) {
+    if (streaming)
+      vector::StoreOp::create(b, v, mem, indices, /*nontemporal=*/true,
+                              llvm::MaybeAlign(64));
+    else
+      vector::StoreOp::create(b, v, mem, indices);
+  }
   Value buildTables(Value rows, Value offset, Value &cosT);
   /// sin(a + shift * pi/2) and cos(a + shift * pi/2) of an f64 vector, to
   /// about 1 ulp of f64: Cody-Waite reduction to [-pi/4, pi/4] (two FMAs with
@@ -344,7 +401,7 @@ private:
                    Value tq, Value cosT, Value sinT);
   void rotateRow(Value src, ValueRange srcPrefix, Value dst,
                  ValueRange dstPrefix, Value pos, Value cosT, Value sinT,
-                 double mul);
+                 double mul, bool streaming = false);
   void blockStep(Value qs, Value kt, Value vMem, Value os, Value pBuf,
                  Value mBuf, Value lBuf, Value bIdx, Value hIdx, Value q0,
                  Value kb, Value tq, Value tk, Value shift, Value alibiBase,
@@ -562,9 +619,10 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
 /// Rotates one row of `src` (prefix indices + channel) by the table row of
 /// `pos`, multiplies it by `mul`, and stores it into `dst` (prefix + channel).
 /// Channels beyond the rotary dimension are copied (times `mul`).
+/// `streaming`: non-temporal stores (see storeVector).
 void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
                               ValueRange dstPrefix, Value pos, Value cosT,
-                              Value sinT, double mul) {
+                              Value sinT, double mul, bool streaming) {
   auto at = [&](ValueRange prefix, int64_t c) {
     SmallVector<Value> ix(prefix.begin(), prefix.end());
     ix.push_back(idx(c));
@@ -577,7 +635,7 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
   auto store = [&](Value v, int64_t c) {
     if (factor)
       v = arith::MulFOp::create(b, v, factor);
-    vector::StoreOp::create(b, v, dst, at(dstPrefix, c));
+    storeVector(v, dst, at(dstPrefix, c), streaming);
   };
   int64_t pairs = rotary / 2;
   if (rotary) {
@@ -1362,8 +1420,8 @@ Value KernelBuilder::view3d(Value m) {
       b, m, ArrayRef<ReassociationIndices>{lead, {rank - 2}, {rank - 1}});
 }
 
-void KernelBuilder::forEachRow(Value x3,
-                               function_ref<void(Value n, Value t)> body) {
+void KernelBuilder::forEachBlock(
+    Value x3, function_ref<void(Value n, Value t0, Value t1)> body) {
   Value tokens = dim(x3, 1);
   Value blocks =
       arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
@@ -1374,13 +1432,7 @@ void KernelBuilder::forEachRow(Value x3,
         Scope scope(b, ob);
         Value t0 = muli(ivs[1], idx(kBlock));
         Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
-        scf::ForOp::create(
-            b, t0, t1, idx(1), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
-              Scope inner(b, ib);
-              body(ivs[0], t);
-              scf::YieldOp::create(b);
-            });
+        body(ivs[0], t0, t1);
         scf::ReduceOp::create(b);
       });
 }
@@ -1453,76 +1505,178 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(vf64, b.getFloatAttr(f64, v)));
   };
-  forEachRow(x3, [&](Value n, Value t) {
-    Value pos = arith::SIToFPOp::create(
-        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), addi(base0, t)));
-    Value posV = vector::BroadcastOp::create(b, vf64, pos);
-    // x + PE in f64, rounded once (the op's semantics).
-    auto addStore = [&](Value pe, Value c) {
-      Value xv = arith::ExtFOp::create(
-          b, vf64,
-          vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c}).getResult());
-      if (inputScale != 1.0)
-        xv = arith::MulFOp::create(b, xv, c64(inputScale));
-      vector::StoreOp::create(
-          b, arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe)),
-          out3, ValueRange{n, t, c});
-    };
-    if (paired && interleaved) {
-      // Channels (2k, 2k+1) are sin and cos of one angle: one
-      // reduction and one pair of polynomials per two channels.
-      auto vf64h = VectorType::get({kLanes / 2}, f64);
-      Value posH = vector::BroadcastOp::create(b, vf64h, pos);
+  // The angle-addition step of the paired layouts: sin and cos of each
+  // pair's frequency w (rounded once from libm's f64 values).
+  SmallVector<double> stepSin, stepCos;
+  double maxFreq = 0.0;
+  for (double w : pairFreq) {
+    stepSin.push_back(std::sin(w));
+    stepCos.push_back(std::cos(w));
+    maxFreq = std::max(maxFreq, std::abs(w));
+  }
+  auto pairTable = [&](ArrayRef<double> values) -> Value {
+    return table(
+        f64, DenseElementsAttr::get(
+                 RankedTensorType::get({int64_t(values.size())}, f64), values));
+  };
+  Value stepSinM = paired ? pairTable(stepSin) : Value();
+  Value stepCosM = paired ? pairTable(stepCos) : Value();
+  Value large = isLarge(out);
+  forEachBlock(x3, [&](Value n, Value t0, Value t1) {
+    withStreaming(large, [&](bool streaming) {
+      // x + PE in f64, rounded once (the op's semantics).
+      auto addStore = [&](Value t, Value pe, Value c) {
+        Value xv = arith::ExtFOp::create(
+            b, vf64,
+            vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c}).getResult());
+        if (inputScale != 1.0)
+          xv = arith::MulFOp::create(b, xv, c64(inputScale));
+        storeVector(
+            arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe)),
+            out3, ValueRange{n, t, c}, streaming);
+      };
+      auto positionOf = [&](Value t) -> Value {
+        return arith::SIToFPOp::create(
+            b, f64,
+            arith::IndexCastOp::create(b, b.getI64Type(), addi(base0, t)));
+      };
+      // Paired layouts: `pairs(c, k, w)` for each vector of channels c
+      // whose pairs start at k: 8 pairs (16 interleaved channels) or 16
+      // (channels c and h + c of the concat halves); `w` is its f64 width.
+      int64_t half = channels / 2;
+      int64_t pairWidth = interleaved ? kLanes / 2 : kLanes;
+      auto vPair = VectorType::get({pairWidth}, f64);
       SmallVector<int64_t> zip;
       for (int64_t i = 0; i < kLanes / 2; ++i) {
         zip.push_back(i);
         zip.push_back(i + kLanes / 2);
       }
-      scf::ForOp::create(
-          b, idx(0), idx(channels), idx(kLanes), ValueRange{},
-          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-            Scope channel(b, cb);
-            Value w = vector::LoadOp::create(
-                b, vf64h, pairFreqM,
-                ValueRange{arith::DivUIOp::create(b, c, idx(2))});
-            auto [sn, cs] =
-                sinCos64(arith::MulFOp::create(b, posH, w), Value());
-            addStore(vector::ShuffleOp::create(b, sn, cs, zip), c);
-            scf::YieldOp::create(b);
-          });
-    } else if (paired) {
-      // Concat: channel k is sin and channel h + k cos of one angle.
-      int64_t half = channels / 2;
-      scf::ForOp::create(
-          b, idx(0), idx(half), idx(kLanes), ValueRange{},
-          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-            Scope channel(b, cb);
-            Value w = vector::LoadOp::create(b, vf64, pairFreqM, ValueRange{c});
+      auto forEachPairVector = [&](function_ref<void(Value c, Value k)> fn) {
+        scf::ForOp::create(
+            b, idx(0), idx(interleaved ? channels : half), idx(kLanes),
+            ValueRange{}, [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+              Scope channel(b, cb);
+              fn(c,
+                 interleaved ? Value(arith::DivUIOp::create(b, c, idx(2))) : c);
+              scf::YieldOp::create(b);
+            });
+      };
+      // The encoding of a paired vector, stored: interleaved channels
+      // (2k, 2k+1) zip sin and cos; concat stores them at c and h + c.
+      auto storePair = [&](Value t, Value c, Value sn, Value cs) {
+        if (interleaved) {
+          addStore(t, vector::ShuffleOp::create(b, sn, cs, zip), c);
+        } else {
+          addStore(t, sn, c);
+          addStore(t, cs, addi(c, idx(half)));
+        }
+      };
+      // One row evaluated directly: sin and cos of the f64 angle p w.
+      auto directRow = [&](Value t) {
+        Value pos = positionOf(t);
+        if (paired) {
+          Value posV = vector::BroadcastOp::create(b, vPair, pos);
+          forEachPairVector([&](Value c, Value k) {
+            Value w =
+                vector::LoadOp::create(b, vPair, pairFreqM, ValueRange{k});
             auto [sn, cs] =
                 sinCos64(arith::MulFOp::create(b, posV, w), Value());
-            addStore(sn, c);
-            addStore(cs, addi(c, idx(half)));
-            scf::YieldOp::create(b);
+            storePair(t, c, sn, cs);
           });
-    } else {
-      // General case (odd concat with its pad column): one sine per
-      // channel, cos channels shifted by a quarter turn.
-      scf::ForOp::create(
-          b, idx(0), idx(channels), idx(kLanes), ValueRange{},
-          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-            Scope channel(b, cb);
-            Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
-            Value a = arith::MulFOp::create(b, posV, w);
-            Value shift = vector::LoadOp::create(
-                b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
-                ValueRange{c});
-            Value pe = arith::MulFOp::create(
-                b, sinCos64(a, shift).first,
-                vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
-            addStore(pe, c);
-            scf::YieldOp::create(b);
-          });
-    }
+          return;
+        }
+        // General case (odd concat with its pad column): one sine per
+        // channel, cos channels shifted by a quarter turn.
+        Value posV = vector::BroadcastOp::create(b, vf64, pos);
+        scf::ForOp::create(
+            b, idx(0), idx(channels), idx(kLanes), ValueRange{},
+            [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+              Scope channel(b, cb);
+              Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
+              Value a = arith::MulFOp::create(b, posV, w);
+              Value shift = vector::LoadOp::create(
+                  b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
+                  ValueRange{c});
+              Value pe = arith::MulFOp::create(
+                  b, sinCos64(a, shift).first,
+                  vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
+              addStore(t, pe, c);
+              scf::YieldOp::create(b);
+            });
+      };
+      auto directRows = [&](Value from) {
+        scf::ForOp::create(
+            b, from, t1, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+              Scope inner(b, ib);
+              directRow(t);
+              scf::YieldOp::create(b);
+            });
+      };
+      if (!paired) {
+        directRows(t0);
+        return;
+      }
+      // Paired layouts with small angles: the block's first row directly,
+      // each next row from the previous one by the angle-addition formulas
+      // (sin(a + w) = s cos w + c sin w, cos(a + w) = c cos w - s sin w):
+      // four f64 operations per pair instead of a reduction and two
+      // polynomials. The rows differ from the direct evaluation by a few
+      // f64 ulps per step and by the rounding of the f64 angle fl(p w),
+      // below 1e-10 while every |p w| <= kRecurrenceMaxAngle.
+      Value pos0 = positionOf(t0);
+      Value reach = arith::MulFOp::create(
+          b,
+          arith::AddFOp::create(b, math::AbsFOp::create(b, pos0),
+                                arith::ConstantOp::create(
+                                    b, b.getFloatAttr(f64, double(kBlock)))),
+          arith::ConstantOp::create(b, b.getFloatAttr(f64, maxFreq)));
+      Value small = arith::CmpFOp::create(
+          b, arith::CmpFPredicate::OLE, reach,
+          arith::ConstantOp::create(b,
+                                    b.getFloatAttr(f64, kRecurrenceMaxAngle)));
+      auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
+      {
+        auto stateType = MemRefType::get({half}, f64);
+        Value sState = memref::AllocOp::create(b, stateType, ValueRange{},
+                                               b.getI64IntegerAttr(64));
+        Value cState = memref::AllocOp::create(b, stateType, ValueRange{},
+                                               b.getI64IntegerAttr(64));
+        Value posV = vector::BroadcastOp::create(b, vPair, pos0);
+        forEachPairVector([&](Value c, Value k) {
+          Value w = vector::LoadOp::create(b, vPair, pairFreqM, ValueRange{k});
+          auto [sn, cs] = sinCos64(arith::MulFOp::create(b, posV, w), Value());
+          vector::StoreOp::create(b, sn, sState, ValueRange{k});
+          vector::StoreOp::create(b, cs, cState, ValueRange{k});
+          storePair(t0, c, sn, cs);
+        });
+        scf::ForOp::create(
+            b, addi(t0, idx(1)), t1, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+              Scope inner(b, ib);
+              forEachPairVector([&](Value c, Value k) {
+                auto ld = [&](Value m) -> Value {
+                  return vector::LoadOp::create(b, vPair, m, ValueRange{k});
+                };
+                Value s = ld(sState), co = ld(cState);
+                Value sw = ld(stepSinM), cw = ld(stepCosM);
+                Value sn = math::FmaOp::create(b, co, sw,
+                                               arith::MulFOp::create(b, s, cw));
+                Value cs =
+                    math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
+                                        arith::MulFOp::create(b, co, cw));
+                vector::StoreOp::create(b, sn, sState, ValueRange{k});
+                vector::StoreOp::create(b, cs, cState, ValueRange{k});
+                storePair(t, c, sn, cs);
+              });
+              scf::YieldOp::create(b);
+            });
+      }
+      b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
+      directRows(t0);
+    });
   });
   return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
                                            /*writable=*/true);
@@ -1539,14 +1693,57 @@ Value KernelBuilder::buildRope() {
       dynamicSizes.push_back(dim(x, i));
   Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
                                       dynamicSizes, b.getI64IntegerAttr(64));
-  Value tokens = dim(x, rank - 2);
-  Value cosT;
-  Value sinT = buildTables(tokens, offsetValue(qOff), cosT);
   Value x3 = view3d(x), out3 = view3d(out);
-  // Each token's row is rotated with its table row.
-  forEachRow(x3, [&](Value n, Value t) {
-    rotateRow(x3, ValueRange{n, t}, out3, ValueRange{n, t}, t, cosT, sinT, 1.0);
-  });
+  Value offset = offsetValue(qOff);
+  // Tasks of (64-token block, chunk of the leading rows): the cos/sin rows
+  // of a block are computed once per task, in parallel, and serve every row
+  // of its chunk. The chunk is all leading rows (every head) unless there
+  // are too few token blocks to keep the threads busy.
+  Value lead = dim(x3, 0), tokens = dim(x3, 1);
+  auto ceilDiv = [&](Value n, Value d) {
+    return arith::DivUIOp::create(
+        b, addi(n, arith::SubIOp::create(b, d, idx(1))), d);
+  };
+  Value tBlocks = ceilDiv(tokens, idx(kBlock));
+  Value chunks = arith::MinSIOp::create(
+      b, lead,
+      arith::MaxSIOp::create(
+          b, idx(1),
+          ceilDiv(idx(kMinTasks), arith::MaxSIOp::create(b, tBlocks, idx(1)))));
+  Value perChunk = ceilDiv(lead, arith::MaxSIOp::create(b, chunks, idx(1)));
+  chunks = ceilDiv(lead, arith::MaxSIOp::create(b, perChunk, idx(1)));
+  Value large = isLarge(out);
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{tBlocks, chunks},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope(b, ob);
+        Value t0 = muli(ivs[0], idx(kBlock));
+        Value rows = arith::MinSIOp::create(
+            b, idx(kBlock), arith::SubIOp::create(b, tokens, t0));
+        Value cosT;
+        Value sinT = buildTables(rows, saturatingAdd(t0, offset), cosT);
+        Value n0 = muli(ivs[1], perChunk);
+        Value n1 = arith::MinSIOp::create(b, addi(n0, perChunk), lead);
+        withStreaming(large, [&](bool streaming) {
+          scf::ForOp::create(
+              b, n0, n1, idx(1), ValueRange{},
+              [&](OpBuilder &nb, Location l2, Value n, ValueRange) {
+                Scope rowScope(b, nb);
+                scf::ForOp::create(
+                    b, idx(0), rows, idx(1), ValueRange{},
+                    [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
+                      Scope inner(b, ib);
+                      Value t = addi(t0, r);
+                      rotateRow(x3, ValueRange{n, t}, out3, ValueRange{n, t}, r,
+                                cosT, sinT, 1.0, streaming);
+                      scf::YieldOp::create(b);
+                    });
+                scf::YieldOp::create(b);
+              });
+        });
+        scf::ReduceOp::create(b);
+      });
   return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
                                            /*writable=*/true);
 }
