@@ -395,6 +395,10 @@ private:
   /// polynomial (about 1 ulp), 2^k through the exponent bits. About a third
   /// of the instructions of the general math.exp approximation.
   Value softmaxExp(Value x);
+  /// r[i] = the sum of the lanes of a[i], for 16 vectors of 16 lanes: four
+  /// levels that each add the two halves of every key's lanes of two
+  /// vectors, shuffled into one (45 operations instead of 16 reductions).
+  Value sumLanesOfEach(ArrayRef<Value> a);
   void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
                 Value cosT, Value sinT);
   void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
@@ -452,6 +456,28 @@ Value KernelBuilder::softmaxExp(Value x) {
       b, iv, arith::AddFOp::create(b, k, vsplat(12582912.0 + 127.0)));
   Value bits = arith::ShLIOp::create(b, biased, ci(23));
   return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
+}
+
+Value KernelBuilder::sumLanesOfEach(ArrayRef<Value> a) {
+  SmallVector<Value> cur(a.begin(), a.end());
+  // Each vector of `cur` holds kLanes / width keys of `width` lanes; a level
+  // folds each key's lanes in half and joins two vectors' keys in order.
+  for (int64_t width = kLanes; width > 1; width /= 2) {
+    SmallVector<int64_t> lo, hi;
+    for (int64_t src = 0; src < 2; ++src)
+      for (int64_t key = 0; key < kLanes / width; ++key)
+        for (int64_t i = 0; i < width / 2; ++i) {
+          lo.push_back(src * kLanes + key * width + i);
+          hi.push_back(src * kLanes + key * width + width / 2 + i);
+        }
+    SmallVector<Value> next;
+    for (size_t v = 0; v < cur.size(); v += 2)
+      next.push_back(arith::AddFOp::create(
+          b, vector::ShuffleOp::create(b, cur[v], cur[v + 1], lo),
+          vector::ShuffleOp::create(b, cur[v], cur[v + 1], hi)));
+    cur = next;
+  }
+  return cur.front();
 }
 
 std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
@@ -1146,7 +1172,9 @@ Value KernelBuilder::buildDecode() {
         }
         Value qs = alloc({group, headDim}, {});
         Value krow = alloc({headDim}, {});
-        Value sBuf = alloc({group, ShapedType::kDynamic}, tkAll);
+        // 16 columns of padding: the softmax passes load whole vectors.
+        Value sBuf =
+            alloc({group, ShapedType::kDynamic}, addi(tkAll, idx(kLanes)));
         // The group's queries, rotated and scaled.
         for (int64_t g = 0; g < group; ++g) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
@@ -1167,9 +1195,82 @@ Value KernelBuilder::buildDecode() {
           for (int64_t c = 0; c < dVecs; ++c)
             qv.push_back(vector::LoadOp::create(
                 b, vf, qs, ValueRange{idx(g), idx(c * kLanes)}));
-        // Scores of every key, all query heads of the group at once.
+        // Scores, 16 keys at a time: per query head, the 16 dot products as
+        // vectors, summed together by a transposing shuffle tree into one
+        // vector of 16 scores (instead of a reduction per key). Rotated or
+        // f16/bf16 keys are first converted into a [16, D] f32 block, once
+        // for all the query heads of the group.
+        Type kElem = kType.getElementType();
+        bool stageKeys = (rotary && attn.rotatesKey()) || kElem != f32;
+        Value kBlk = stageKeys ? alloc({kLanes, headDim}, {}) : Value();
+        Value jMain = addi(
+            jLo, muli(arith::DivUIOp::create(
+                          b, arith::SubIOp::create(b, jHi, jLo), idx(kLanes)),
+                      idx(kLanes)));
+        auto iv64 = VectorType::get({kLanes}, b.getI64Type());
+        SmallVector<int64_t> lanes64;
+        for (int64_t i = 0; i < kLanes; ++i)
+          lanes64.push_back(i);
+        Value iota64 = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(iv64, ArrayRef<int64_t>(lanes64)));
         scf::ForOp::create(
-            b, jLo, jHi, idx(1), ValueRange{},
+            b, jLo, jMain, idx(kLanes), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
+              Scope inner(b, ib);
+              if (stageKeys)
+                for (int64_t r = 0; r < kLanes; ++r) {
+                  Value j = addi(j0, idx(r));
+                  if (rotary && attn.rotatesKey())
+                    rotateRow(kMem, ValueRange{bIdx, kvh, j}, kBlk,
+                              ValueRange{idx(r)}, j, kCos, kSin, 1.0);
+                  else
+                    for (int64_t c = 0; c < headDim; c += kLanes)
+                      vector::StoreOp::create(
+                          b, loadF32(kMem, ValueRange{bIdx, kvh, j, idx(c)}),
+                          kBlk, ValueRange{idx(r), idx(c)});
+                }
+              auto keyVec = [&](int64_t r, int64_t c) -> Value {
+                if (stageKeys)
+                  return vector::LoadOp::create(
+                      b, vf, kBlk, ValueRange{idx(r), idx(c * kLanes)});
+                return vector::LoadOp::create(
+                    b, vf, kMem,
+                    ValueRange{bIdx, kvh, addi(j0, idx(r)), idx(c * kLanes)});
+              };
+              // Key positions as f32, exactly as the per-key conversion.
+              Value jV = arith::SIToFPOp::create(
+                  b, vf,
+                  arith::AddIOp::create(
+                      b,
+                      vector::BroadcastOp::create(
+                          b, iv64,
+                          arith::IndexCastOp::create(b, b.getI64Type(), j0)),
+                      iota64));
+              for (int64_t g = 0; g < group; ++g) {
+                SmallVector<Value> dots;
+                for (int64_t r = 0; r < kLanes; ++r) {
+                  Value acc =
+                      arith::MulFOp::create(b, qv[g * dVecs], keyVec(r, 0));
+                  for (int64_t c = 1; c < dVecs; ++c)
+                    acc = vector::FMAOp::create(b, qv[g * dVecs + c],
+                                                keyVec(r, c), acc);
+                  dots.push_back(acc);
+                }
+                Value sc = sumLanesOfEach(dots);
+                Value slope, q;
+                if (attn.getAlibiAttr()) {
+                  slope = bcast(
+                      slopeOf(slopes, addi(muli(kvh, idx(group)), idx(g))));
+                  q = bcast(alibiQ);
+                }
+                sc = modifyScore(sc, q, jV, slope);
+                vector::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j0});
+              }
+              scf::YieldOp::create(b);
+            });
+        // The last keys one at a time.
+        scf::ForOp::create(
+            b, jMain, jHi, idx(1), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
               Scope inner(b, ib);
               Value src = kMem;
@@ -1200,38 +1301,61 @@ Value KernelBuilder::buildDecode() {
               }
               scf::YieldOp::create(b);
             });
-        // Softmax of each row: max, then exp and sum in place.
+        // Softmax of each row, 16 keys at a time (lanes at or past jHi
+        // masked): max, then exp and sum in place.
+        auto iv32 = VectorType::get({kLanes}, b.getI32Type());
+        SmallVector<int32_t> lanes32;
+        for (int32_t i = 0; i < kLanes; ++i)
+          lanes32.push_back(i);
+        Value iota32 = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(iv32, ArrayRef<int32_t>(lanes32)));
+        // Lanes j0 + i < jHi.
+        auto validLanes = [&](Value j0) -> Value {
+          Value left = arith::MinSIOp::create(
+              b, arith::SubIOp::create(b, jHi, j0), idx(kLanes));
+          return arith::CmpIOp::create(
+              b, arith::CmpIPredicate::slt, iota32,
+              vector::BroadcastOp::create(
+                  b, iv32,
+                  arith::IndexCastOp::create(b, b.getI32Type(), left)));
+        };
         SmallVector<Value> inv;
         for (int64_t g = 0; g < group; ++g) {
+          Value negInf = vsplat(-std::numeric_limits<double>::infinity());
           auto mx = scf::ForOp::create(
-              b, jLo, jHi, idx(1),
-              ValueRange{cf(-std::numeric_limits<double>::infinity())},
-              [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
+              b, jLo, jHi, idx(kLanes), ValueRange{negInf},
+              [&](OpBuilder &ib, Location l2, Value j0, ValueRange a) {
                 Scope inner(b, ib);
                 Value sc =
-                    memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j});
+                    vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0});
+                sc = arith::SelectOp::create(b, validLanes(j0), sc, negInf);
                 scf::YieldOp::create(b, ValueRange{arith::MaxNumFOp::create(
                                             b, a[0], sc, kFast)});
               });
-          Value m = mx.getResult(0);
+          Value m = vector::ReductionOp::create(
+              b, vector::CombiningKind::MAXNUMF, mx.getResult(0), kFast);
+          Value mV = bcast(m);
           auto sum = scf::ForOp::create(
-              b, jLo, jHi, idx(1), ValueRange{cf(0.0)},
-              [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
+              b, jLo, jHi, idx(kLanes), ValueRange{vsplat(0.0)},
+              [&](OpBuilder &ib, Location l2, Value j0, ValueRange a) {
                 Scope inner(b, ib);
                 Value x = arith::SubFOp::create(
-                    b, memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}),
-                    m);
+                    b,
+                    vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0}),
+                    mV);
                 Value e = math::ExpOp::create(b, x);
                 e = arith::SelectOp::create(
                     b,
                     arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
-                                          cf(kExpCutoff)),
-                    cf(0.0), e);
-                memref::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j});
+                                          vsplat(kExpCutoff)),
+                    vsplat(0.0), e);
+                e = arith::SelectOp::create(b, validLanes(j0), e, vsplat(0.0));
+                vector::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j0});
                 scf::YieldOp::create(
                     b, ValueRange{arith::AddFOp::create(b, a[0], e)});
               });
-          Value l = sum.getResult(0);
+          Value l = vector::ReductionOp::create(b, vector::CombiningKind::ADD,
+                                                sum.getResult(0), kFast);
           if (pr.lseBuffer)
             memref::StoreOp::create(
                 b, arith::AddFOp::create(b, m, math::LogOp::create(b, l)),
@@ -1242,11 +1366,16 @@ Value KernelBuilder::buildDecode() {
               arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0)),
               cf(0.0), arith::DivFOp::create(b, cf(1.0), l)));
         }
-        // O = P V / l, a chunk of value columns at a time.
-        for (int64_t e0 = 0; e0 < valueDim; e0 += chunkVecs * kLanes) {
-          SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
-          auto pv = scf::ForOp::create(
-              b, jLo, jHi, idx(1), init,
+        // O = P V / l, a chunk of value columns at a time (at most 16
+        // accumulators). With several chunks, the keys go in blocks of 64
+        // and every chunk passes over the block while its rows are in the
+        // cache, the accumulators kept in oBuf between blocks: V is read
+        // from memory once, in whole rows, not once per chunk.
+        int64_t chunkWidth = chunkVecs * kLanes;
+        auto pvLoop = [&](Value j0, Value j1, int64_t e0,
+                          ValueRange init) -> scf::ForOp {
+          return scf::ForOp::create(
+              b, j0, j1, idx(1), init,
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
                 SmallVector<Value> vv, next;
@@ -1262,14 +1391,51 @@ Value KernelBuilder::buildDecode() {
                 }
                 scf::YieldOp::create(b, next);
               });
-          for (int64_t g = 0; g < group; ++g) {
-            Value h = addi(muli(kvh, idx(group)), idx(g));
+        };
+        auto storeOut = [&](int64_t g, int64_t c, Value acc) {
+          Value h = addi(muli(kvh, idx(group)), idx(g));
+          storeFromF32(arith::MulFOp::create(b, acc, bcast(inv[g])), out,
+                       ValueRange{bIdx, h, idx(0), idx(c * kLanes)});
+        };
+        if (valueDim == chunkWidth) {
+          SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
+          auto pv = pvLoop(jLo, jHi, 0, init);
+          for (int64_t g = 0; g < group; ++g)
             for (int64_t c = 0; c < chunkVecs; ++c)
-              storeFromF32(
-                  arith::MulFOp::create(b, pv.getResult(g * chunkVecs + c),
-                                        bcast(inv[g])),
-                  out, ValueRange{bIdx, h, idx(0), idx(e0 + c * kLanes)});
-          }
+              storeOut(g, c, pv.getResult(g * chunkVecs + c));
+        } else {
+          Value oBuf = alloc({group, valueDim}, {});
+          for (int64_t g = 0; g < group; ++g)
+            for (int64_t c = 0; c < valueDim; c += kLanes)
+              vector::StoreOp::create(b, vsplat(0.0), oBuf,
+                                      ValueRange{idx(g), idx(c)});
+          scf::ForOp::create(
+              b, jLo, jHi, idx(kBlock), ValueRange{},
+              [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
+                Scope inner(b, ib);
+                Value j1 =
+                    arith::MinSIOp::create(b, addi(j0, idx(kBlock)), jHi);
+                for (int64_t e0 = 0; e0 < valueDim; e0 += chunkWidth) {
+                  SmallVector<Value> init;
+                  for (int64_t g = 0; g < group; ++g)
+                    for (int64_t c = 0; c < chunkVecs; ++c)
+                      init.push_back(vector::LoadOp::create(
+                          b, vf, oBuf,
+                          ValueRange{idx(g), idx(e0 + c * kLanes)}));
+                  auto pv = pvLoop(j0, j1, e0, init);
+                  for (int64_t g = 0; g < group; ++g)
+                    for (int64_t c = 0; c < chunkVecs; ++c)
+                      vector::StoreOp::create(
+                          b, pv.getResult(g * chunkVecs + c), oBuf,
+                          ValueRange{idx(g), idx(e0 + c * kLanes)});
+                }
+                scf::YieldOp::create(b);
+              });
+          for (int64_t g = 0; g < group; ++g)
+            for (int64_t c = 0; c < valueDim / kLanes; ++c)
+              storeOut(g, c,
+                       vector::LoadOp::create(
+                           b, vf, oBuf, ValueRange{idx(g), idx(c * kLanes)}));
         }
         scf::ReduceOp::create(b);
       });
