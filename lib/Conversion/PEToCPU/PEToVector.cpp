@@ -573,72 +573,128 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   int64_t width = pairs % kLanes == 0 ? kLanes : pairs % 8 == 0 ? 8 : 1;
   auto vw = VectorType::get({width}, f32);
   auto vw64 = VectorType::get({width}, f64);
-  Value cosCache, sinCache, cacheRows;
+  // Rounds f64 cos/sin once to f32, times the attention scaling, into row t.
+  auto storeRow = [&](Value t, Value i, Value c, Value s) {
+    if (cast<VectorType>(c.getType()).getElementType().isF64()) {
+      c = arith::TruncFOp::create(b, vw, c);
+      s = arith::TruncFOp::create(b, vw, s);
+    }
+    if (scaling) {
+      Value m = vector::BroadcastOp::create(b, vw, scaling);
+      c = arith::MulFOp::create(b, c, m);
+      s = arith::MulFOp::create(b, s, m);
+    }
+    vector::StoreOp::create(b, c, cosT, ValueRange{t, i});
+    vector::StoreOp::create(b, s, sinT, ValueRange{t, i});
+  };
+  auto forRows = [&](Value from, function_ref<void(Value t)> body) {
+    scf::ForOp::create(b, from, rows, idx(1), ValueRange{},
+                       [&](OpBuilder &ob, Location loc, Value t, ValueRange) {
+                         Scope scope(b, ob);
+                         body(t);
+                         scf::YieldOp::create(b);
+                       });
+  };
+  auto forPairs = [&](function_ref<void(Value i)> body) {
+    scf::ForOp::create(b, idx(0), idx(pairs), idx(width), ValueRange{},
+                       [&](OpBuilder &ib, Location l2, Value i, ValueRange) {
+                         Scope scope(b, ib);
+                         body(i);
+                         scf::YieldOp::create(b);
+                       });
+  };
   if (rot->cosCache) {
+    // Rows gathered from the caches (positions clamped to the last row).
     auto type = cast<RankedTensorType>(rot->cosCache.getType());
     auto mtype = MemRefType::get(type.getShape(), f32);
-    cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
-                                                 /*readOnly=*/true);
-    sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
-                                                 /*readOnly=*/true);
-    cacheRows = dim(cosCache, 0);
-  }
-  Value invFreq;
-  if (rot->invFreq) {
-    auto type = cast<RankedTensorType>(rot->invFreq.getType());
-    invFreq = bufferization::ToBufferOp::create(
-        b, MemRefType::get(type.getShape(), type.getElementType()),
-        rot->invFreq,
-        /*readOnly=*/true);
-  }
-  scf::ForOp::create(
-      b, idx(0), rows, idx(1), ValueRange{},
-      [&](OpBuilder &ob, Location loc, Value t, ValueRange) {
-        Scope scope_nb(b, ob);
-        Value pos = saturatingAdd(t, offset);
-        scf::ForOp::create(
-            b, idx(0), idx(pairs), idx(width), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value i, ValueRange) {
-              Scope scope_inner(b, ib);
-              Value c, s;
-              if (invFreq) {
-                // angle = p * f and its cos/sin in f64 (sinCos64), rounded
-                // once to f32.
-                Value f = vector::LoadOp::create(
-                    b,
-                    VectorType::get(
-                        {width},
-                        cast<MemRefType>(invFreq.getType()).getElementType()),
-                    invFreq, ValueRange{i});
-                if (!cast<VectorType>(f.getType()).getElementType().isF64())
-                  f = arith::ExtFOp::create(b, vw64, f);
-                Value p64 = arith::SIToFPOp::create(
-                    b, f64, arith::IndexCastOp::create(b, b.getI64Type(), pos));
-                Value angle = arith::MulFOp::create(
-                    b, vector::BroadcastOp::create(b, vw64, p64), f);
-                auto [sin64, cos64] = sinCos64(angle, Value());
-                c = arith::TruncFOp::create(b, vw, cos64);
-                s = arith::TruncFOp::create(b, vw, sin64);
-              } else {
-                Value zero = idx(0);
-                Value last =
-                    arith::SubIOp::create(b, cacheRows, idx(1)).getResult();
-                Value row = arith::MinSIOp::create(
-                    b, arith::MaxSIOp::create(b, pos, zero), last);
-                c = vector::LoadOp::create(b, vw, cosCache, ValueRange{row, i});
-                s = vector::LoadOp::create(b, vw, sinCache, ValueRange{row, i});
-              }
-              if (scaling) {
-                Value m = vector::BroadcastOp::create(b, vw, scaling);
-                c = arith::MulFOp::create(b, c, m);
-                s = arith::MulFOp::create(b, s, m);
-              }
-              vector::StoreOp::create(b, c, cosT, ValueRange{t, i});
-              vector::StoreOp::create(b, s, sinT, ValueRange{t, i});
-              scf::YieldOp::create(b);
-            });
-        scf::YieldOp::create(b);
+    Value cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
+                                                       /*readOnly=*/true);
+    Value sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
+                                                       /*readOnly=*/true);
+    Value last = arith::SubIOp::create(b, dim(cosCache, 0), idx(1));
+    forRows(idx(0), [&](Value t) {
+      Value pos = saturatingAdd(t, offset);
+      Value row = arith::MinSIOp::create(
+          b, arith::MaxSIOp::create(b, pos, idx(0)), last);
+      forPairs([&](Value i) {
+        storeRow(t, i,
+                 vector::LoadOp::create(b, vw, cosCache, ValueRange{row, i}),
+                 vector::LoadOp::create(b, vw, sinCache, ValueRange{row, i}));
       });
+    });
+    return sinT;
+  }
+  auto type = cast<RankedTensorType>(rot->invFreq.getType());
+  Value invFreq = bufferization::ToBufferOp::create(
+      b, MemRefType::get(type.getShape(), type.getElementType()), rot->invFreq,
+      /*readOnly=*/true);
+  auto positionF64 = [&](Value t) -> Value {
+    return arith::SIToFPOp::create(
+        b, f64,
+        arith::IndexCastOp::create(b, b.getI64Type(),
+                                   saturatingAdd(t, offset)));
+  };
+  auto c64 = [&](double v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vw64, b.getFloatAttr(f64, v)));
+  };
+  // Per vector of pairs, column by column: angle = p * f in f64 and its
+  // cos/sin (sinCos64), rounded once to f32. When every angle of the column
+  // is at most 2^20, only row 0 is evaluated so and each next row follows
+  // from the previous one by the angle-addition formulas (four f64
+  // operations instead of a reduction and two polynomials; the difference
+  // from the direct evaluation is the rounding of fl(p f), at most 2^20
+  // 2^-53, and a few f64 ulps per step, far below the f32 rounding).
+  forPairs([&](Value i) {
+    Value f = vector::LoadOp::create(
+        b,
+        VectorType::get({width},
+                        cast<MemRefType>(invFreq.getType()).getElementType()),
+        invFreq, ValueRange{i});
+    if (!cast<VectorType>(f.getType()).getElementType().isF64())
+      f = arith::ExtFOp::create(b, vw64, f);
+    Value p0 = positionF64(idx(0));
+    Value rowsF = arith::SIToFPOp::create(
+        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), rows));
+    Value reach = arith::MulFOp::create(
+        b,
+        vector::BroadcastOp::create(
+            b, vw64,
+            arith::AddFOp::create(b, math::AbsFOp::create(b, p0), rowsF)),
+        math::AbsFOp::create(b, f));
+    Value small = vector::ReductionOp::create(
+        b, vector::CombiningKind::AND,
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, reach,
+                              c64(kRecurrenceMaxAngle)));
+    auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
+    {
+      auto [s0, c0] = sinCos64(
+          arith::MulFOp::create(b, vector::BroadcastOp::create(b, vw64, p0), f),
+          Value());
+      auto [sw, cw] = sinCos64(f, Value());
+      scf::ForOp::create(
+          b, idx(0), rows, idx(1), ValueRange{s0, c0},
+          [&](OpBuilder &ob, Location loc, Value t, ValueRange sc) {
+            Scope scope(b, ob);
+            Value s = sc[0], c = sc[1];
+            storeRow(t, i, c, s);
+            Value sn =
+                math::FmaOp::create(b, c, sw, arith::MulFOp::create(b, s, cw));
+            Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
+                                           arith::MulFOp::create(b, c, cw));
+            scf::YieldOp::create(b, ValueRange{sn, cs});
+          });
+    }
+    b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
+    forRows(idx(0), [&](Value t) {
+      Value angle = arith::MulFOp::create(
+          b, vector::BroadcastOp::create(b, vw64, positionF64(t)), f);
+      auto [sin64, cos64] = sinCos64(angle, Value());
+      storeRow(t, i, cos64, sin64);
+    });
+  });
   return sinT;
 }
 
