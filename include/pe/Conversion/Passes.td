@@ -66,18 +66,25 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     `convert-pe-to-vector` (`--remarks-filter=convert-pe-to-vector`).
 
     **RoPE.** A standalone `pe.rope` on f32 with offset positions becomes a
-    table of cos/sin per (position, pair), computed once (in f64: Cody-Waite
+    parallel loop over (64-token block, chunk of the leading dimensions):
+    each task computes the cos/sin rows of its block (in f64: Cody-Waite
     reduction to [-pi/4, pi/4] and polynomials, rounded once to f32) or
-    gathered from the caches, and a
-    parallel loop that rotates each row with 16-lane vectors: contiguous
-    halves for the `half` layout, neighbour swaps for `interleaved`.
+    gathers them from the caches, and rotates every row of its chunk (all
+    heads, unless there are few token blocks) with 16-lane vectors:
+    contiguous halves for the `half` layout, neighbour swaps for
+    `interleaved`.
 
     **Sinusoidal PE.** A `pe.add_sinusoidal` on f32 with offset positions and
-    a multiple of 16 channels becomes a parallel loop over rows that
-    evaluates the encoding in f64 and adds it in f64 (one rounding, as the
-    op states): channel pairs that are the sin and cos of one angle share
-    one reduction and pair of polynomials; other layouts use one sine per
+    a multiple of 16 channels becomes a parallel loop over 64-token blocks
+    that evaluates the encoding in f64 and adds it in f64 (one rounding, as
+    the op states): channel pairs that are the sin and cos of one angle share
+    one reduction and pair of polynomials, and when every angle of the block
+    is at most 2^20 only its first row is evaluated so, the next rows
+    following by the angle-addition formulas; other layouts use one sine per
     channel with cos channels shifted by a quarter turn.
+
+    Results of the RoPE and sinusoidal kernels of 32 MiB or more are written
+    with non-temporal stores.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -50,6 +50,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -82,6 +83,20 @@ constexpr int64_t kBlockVecs = kBlock / kLanes;
 constexpr int64_t kQBlock = 64;
 /// Softmax terms exp(x) with x below this are flushed to zero.
 constexpr double kExpCutoff = -64.0;
+/// Results of the RoPE and sinusoidal kernels of at least this many bytes
+/// are written with non-temporal (streaming) stores: they exceed the
+/// last-level cache of the target class (32 MiB L3), so no consumer finds
+/// them there, and a plain store would first read each line it writes
+/// (read-for-ownership), a third memory stream.
+constexpr int64_t kStreamingStoreBytes = int64_t(32) << 20;
+/// Parallel tasks the RoPE kernel aims for: enough to balance the threads.
+constexpr int64_t kMinTasks = 16;
+/// The sinusoidal kernel rotates each 64-token block's first row to the
+/// next rows by the angle-addition formulas when every angle p * w of the
+/// block is at most this: the angle p w differs from the f64 angle fl(p w)
+/// of the op's semantics by at most 2^20 2^-53, about 1e-10, far below the
+/// f32 rounding of the result.
+constexpr double kRecurrenceMaxAngle = 1048576.0;
 /// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
 /// reductions), but neither NaNs nor infinities are assumed away: masked
 /// scores are -inf, and a NaN or infinity in Q, K or the bias must reach the
@@ -229,9 +244,10 @@ public:
   /// Views a [..., T, C] memref as [N, T, C] (N = product of the leading
   /// dimensions, 1 for rank 2).
   Value view3d(Value m);
-  /// Emits `body(n, t)` for every row of an [N, T, C] memref, in parallel
-  /// over (n, 64-token blocks of t).
-  void forEachRow(Value x3, function_ref<void(Value n, Value t)> body);
+  /// Emits `body(n, t0, t1)` for every block of 64 tokens [t0, t1) of an
+  /// [N, T, C] memref, in parallel over (n, blocks).
+  void forEachBlock(Value x3,
+                    function_ref<void(Value n, Value t0, Value t1)> body);
 
 private:
   KernelBuilder(Operation *op, Value input, std::optional<Rotation> rotation)
@@ -358,6 +374,47 @@ private:
         b, wrapped, idx(std::numeric_limits<int64_t>::max()), sum);
   }
 
+  /// An i1, true when `mem` holds at least kStreamingStoreBytes (a constant
+  /// for a static shape).
+  Value isLarge(Value mem) {
+    auto type = cast<MemRefType>(mem.getType());
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    if (type.hasStaticShape())
+      return arith::ConstantOp::create(
+          b,
+          b.getBoolAttr(bytes * type.getNumElements() >= kStreamingStoreBytes));
+    Value n = idx(bytes);
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      n = muli(n, dim(mem, i));
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::sge, n,
+                                 idx(kStreamingStoreBytes));
+  }
+  /// Emits `body(streaming)`: once when `large` is a constant, else both
+  /// versions under an scf.if on it.
+  void withStreaming(Value large, function_ref<void(bool)> body) {
+    if (std::optional<int64_t> c = getConstantIntValue(large)) {
+      body(*c != 0);
+      return;
+    }
+    auto ifOp = scf::IfOp::create(b, large, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    body(true);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    body(false);
+  }
+  /// Stores a vector; a streaming store is non-temporal and 64-byte aligned
+  /// (the kernels' own results: aligned buffers, rows of whole vectors).
+  /// Streaming stores are weakly ordered: the kernels issue them inside
+  /// `scf.parallel` only, whose end (the OpenMP barrier, locked
+  /// instructions) orders them before any later read.
+  void storeVector(Value v, Value mem, ValueRange indices, bool streaming) {
+    if (streaming)
+      vector::StoreOp::create(b, v, mem, indices, /*nontemporal=*/true,
+                              llvm::MaybeAlign(64));
+    else
+      vector::StoreOp::create(b, v, mem, indices);
+  }
   Value buildTables(Value rows, Value offset, Value &cosT);
   /// sin(a + shift * pi/2) and cos(a + shift * pi/2) of an f64 vector, to
   /// about 1 ulp of f64: Cody-Waite reduction to [-pi/4, pi/4] (two FMAs with
@@ -369,6 +426,10 @@ private:
   /// polynomial (about 1 ulp), 2^k through the exponent bits. About a third
   /// of the instructions of the general math.exp approximation.
   Value softmaxExp(Value x);
+  /// r[i] = the sum of the lanes of a[i], for 16 vectors of 16 lanes: four
+  /// levels that each add the two halves of every key's lanes of two
+  /// vectors, shuffled into one (45 operations instead of 16 reductions).
+  Value sumLanesOfEach(ArrayRef<Value> a);
   void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
                 Value cosT, Value sinT);
   void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
@@ -391,7 +452,7 @@ private:
                   ValueRange acc, bool skipZeroWeights);
   void rotateRow(Value src, ValueRange srcPrefix, Value dst,
                  ValueRange dstPrefix, Value pos, Value cosT, Value sinT,
-                 double mul);
+                 double mul, bool streaming = false);
   void blockStep(Value qs, Value kt, Value vMem, Value os, Value pBuf,
                  Value mBuf, Value lBuf, Value bIdx, Value hIdx, Value q0,
                  Value kb, Value tq, Value tk, Value shift, Value alibiBase,
@@ -444,6 +505,28 @@ Value KernelBuilder::softmaxExp(Value x) {
       b, iv, arith::AddFOp::create(b, k, vsplat(12582912.0 + 127.0)));
   Value bits = arith::ShLIOp::create(b, biased, ci(23));
   return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
+}
+
+Value KernelBuilder::sumLanesOfEach(ArrayRef<Value> a) {
+  SmallVector<Value> cur(a.begin(), a.end());
+  // Each vector of `cur` holds kLanes / width keys of `width` lanes; a level
+  // folds each key's lanes in half and joins two vectors' keys in order.
+  for (int64_t width = kLanes; width > 1; width /= 2) {
+    SmallVector<int64_t> lo, hi;
+    for (int64_t src = 0; src < 2; ++src)
+      for (int64_t key = 0; key < kLanes / width; ++key)
+        for (int64_t i = 0; i < width / 2; ++i) {
+          lo.push_back(src * kLanes + key * width + i);
+          hi.push_back(src * kLanes + key * width + width / 2 + i);
+        }
+    SmallVector<Value> next;
+    for (size_t v = 0; v < cur.size(); v += 2)
+      next.push_back(arith::AddFOp::create(
+          b, vector::ShuffleOp::create(b, cur[v], cur[v + 1], lo),
+          vector::ShuffleOp::create(b, cur[v], cur[v + 1], hi)));
+    cur = next;
+  }
+  return cur.front();
 }
 
 std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
@@ -539,81 +622,138 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   int64_t width = pairs % kLanes == 0 ? kLanes : pairs % 8 == 0 ? 8 : 1;
   auto vw = VectorType::get({width}, f32);
   auto vw64 = VectorType::get({width}, f64);
-  Value cosCache, sinCache, cacheRows;
+  // Rounds f64 cos/sin once to f32, times the attention scaling, into row t.
+  auto storeRow = [&](Value t, Value i, Value c, Value s) {
+    if (cast<VectorType>(c.getType()).getElementType().isF64()) {
+      c = arith::TruncFOp::create(b, vw, c);
+      s = arith::TruncFOp::create(b, vw, s);
+    }
+    if (scaling) {
+      Value m = vector::BroadcastOp::create(b, vw, scaling);
+      c = arith::MulFOp::create(b, c, m);
+      s = arith::MulFOp::create(b, s, m);
+    }
+    vector::StoreOp::create(b, c, cosT, ValueRange{t, i});
+    vector::StoreOp::create(b, s, sinT, ValueRange{t, i});
+  };
+  auto forRows = [&](Value from, function_ref<void(Value t)> body) {
+    scf::ForOp::create(b, from, rows, idx(1), ValueRange{},
+                       [&](OpBuilder &ob, Location loc, Value t, ValueRange) {
+                         Scope scope(b, ob);
+                         body(t);
+                         scf::YieldOp::create(b);
+                       });
+  };
+  auto forPairs = [&](function_ref<void(Value i)> body) {
+    scf::ForOp::create(b, idx(0), idx(pairs), idx(width), ValueRange{},
+                       [&](OpBuilder &ib, Location l2, Value i, ValueRange) {
+                         Scope scope(b, ib);
+                         body(i);
+                         scf::YieldOp::create(b);
+                       });
+  };
   if (rot->cosCache) {
+    // Rows gathered from the caches (positions clamped to the last row).
     auto type = cast<RankedTensorType>(rot->cosCache.getType());
     auto mtype = MemRefType::get(type.getShape(), f32);
-    cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
-                                                 /*readOnly=*/true);
-    sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
-                                                 /*readOnly=*/true);
-    cacheRows = dim(cosCache, 0);
-  }
-  Value invFreq;
-  if (rot->invFreq) {
-    auto type = cast<RankedTensorType>(rot->invFreq.getType());
-    invFreq = bufferization::ToBufferOp::create(
-        b, MemRefType::get(type.getShape(), type.getElementType()),
-        rot->invFreq,
-        /*readOnly=*/true);
-  }
-  scf::ForOp::create(
-      b, idx(0), rows, idx(1), ValueRange{},
-      [&](OpBuilder &ob, Location loc, Value t, ValueRange) {
-        Scope scope_nb(b, ob);
-        Value pos = saturatingAdd(t, offset);
-        scf::ForOp::create(
-            b, idx(0), idx(pairs), idx(width), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value i, ValueRange) {
-              Scope scope_inner(b, ib);
-              Value c, s;
-              if (invFreq) {
-                // angle = p * f and its cos/sin in f64 (sinCos64), rounded
-                // once to f32.
-                Value f = vector::LoadOp::create(
-                    b,
-                    VectorType::get(
-                        {width},
-                        cast<MemRefType>(invFreq.getType()).getElementType()),
-                    invFreq, ValueRange{i});
-                if (!cast<VectorType>(f.getType()).getElementType().isF64())
-                  f = arith::ExtFOp::create(b, vw64, f);
-                Value p64 = arith::SIToFPOp::create(
-                    b, f64, arith::IndexCastOp::create(b, b.getI64Type(), pos));
-                Value angle = arith::MulFOp::create(
-                    b, vector::BroadcastOp::create(b, vw64, p64), f);
-                auto [sin64, cos64] = sinCos64(angle, Value());
-                c = arith::TruncFOp::create(b, vw, cos64);
-                s = arith::TruncFOp::create(b, vw, sin64);
-              } else {
-                Value zero = idx(0);
-                Value last =
-                    arith::SubIOp::create(b, cacheRows, idx(1)).getResult();
-                Value row = arith::MinSIOp::create(
-                    b, arith::MaxSIOp::create(b, pos, zero), last);
-                c = vector::LoadOp::create(b, vw, cosCache, ValueRange{row, i});
-                s = vector::LoadOp::create(b, vw, sinCache, ValueRange{row, i});
-              }
-              if (scaling) {
-                Value m = vector::BroadcastOp::create(b, vw, scaling);
-                c = arith::MulFOp::create(b, c, m);
-                s = arith::MulFOp::create(b, s, m);
-              }
-              vector::StoreOp::create(b, c, cosT, ValueRange{t, i});
-              vector::StoreOp::create(b, s, sinT, ValueRange{t, i});
-              scf::YieldOp::create(b);
-            });
-        scf::YieldOp::create(b);
+    Value cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
+                                                       /*readOnly=*/true);
+    Value sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
+                                                       /*readOnly=*/true);
+    Value last = arith::SubIOp::create(b, dim(cosCache, 0), idx(1));
+    forRows(idx(0), [&](Value t) {
+      Value pos = saturatingAdd(t, offset);
+      Value row = arith::MinSIOp::create(
+          b, arith::MaxSIOp::create(b, pos, idx(0)), last);
+      forPairs([&](Value i) {
+        storeRow(t, i,
+                 vector::LoadOp::create(b, vw, cosCache, ValueRange{row, i}),
+                 vector::LoadOp::create(b, vw, sinCache, ValueRange{row, i}));
       });
+    });
+    return sinT;
+  }
+  auto type = cast<RankedTensorType>(rot->invFreq.getType());
+  Value invFreq = bufferization::ToBufferOp::create(
+      b, MemRefType::get(type.getShape(), type.getElementType()), rot->invFreq,
+      /*readOnly=*/true);
+  auto positionF64 = [&](Value t) -> Value {
+    return arith::SIToFPOp::create(
+        b, f64,
+        arith::IndexCastOp::create(b, b.getI64Type(),
+                                   saturatingAdd(t, offset)));
+  };
+  auto c64 = [&](double v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vw64, b.getFloatAttr(f64, v)));
+  };
+  // Per vector of pairs, column by column: angle = p * f in f64 and its
+  // cos/sin (sinCos64), rounded once to f32. When every angle of the column
+  // is at most 2^20, only row 0 is evaluated so and each next row follows
+  // from the previous one by the angle-addition formulas (four f64
+  // operations instead of a reduction and two polynomials; the difference
+  // from the direct evaluation is the rounding of fl(p f), at most 2^20
+  // 2^-53, and a few f64 ulps per step, far below the f32 rounding).
+  forPairs([&](Value i) {
+    Value f = vector::LoadOp::create(
+        b,
+        VectorType::get({width},
+                        cast<MemRefType>(invFreq.getType()).getElementType()),
+        invFreq, ValueRange{i});
+    if (!cast<VectorType>(f.getType()).getElementType().isF64())
+      f = arith::ExtFOp::create(b, vw64, f);
+    Value p0 = positionF64(idx(0));
+    Value rowsF = arith::SIToFPOp::create(
+        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), rows));
+    Value reach = arith::MulFOp::create(
+        b,
+        vector::BroadcastOp::create(
+            b, vw64,
+            arith::AddFOp::create(b, math::AbsFOp::create(b, p0), rowsF)),
+        math::AbsFOp::create(b, f));
+    Value small = vector::ReductionOp::create(
+        b, vector::CombiningKind::AND,
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, reach,
+                              c64(kRecurrenceMaxAngle)));
+    auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
+    {
+      auto [s0, c0] = sinCos64(
+          arith::MulFOp::create(b, vector::BroadcastOp::create(b, vw64, p0), f),
+          Value());
+      auto [sw, cw] = sinCos64(f, Value());
+      scf::ForOp::create(
+          b, idx(0), rows, idx(1), ValueRange{s0, c0},
+          [&](OpBuilder &ob, Location loc, Value t, ValueRange sc) {
+            Scope scope(b, ob);
+            Value s = sc[0], c = sc[1];
+            storeRow(t, i, c, s);
+            Value sn =
+                math::FmaOp::create(b, c, sw, arith::MulFOp::create(b, s, cw));
+            Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
+                                           arith::MulFOp::create(b, c, cw));
+            scf::YieldOp::create(b, ValueRange{sn, cs});
+          });
+    }
+    b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
+    forRows(idx(0), [&](Value t) {
+      Value angle = arith::MulFOp::create(
+          b, vector::BroadcastOp::create(b, vw64, positionF64(t)), f);
+      auto [sin64, cos64] = sinCos64(angle, Value());
+      storeRow(t, i, cos64, sin64);
+    });
+  });
   return sinT;
 }
 
 /// Rotates one row of `src` (prefix indices + channel) by the table row of
 /// `pos`, multiplies it by `mul`, and stores it into `dst` (prefix + channel).
 /// Channels beyond the rotary dimension are copied (times `mul`).
+/// `streaming`: non-temporal stores (see storeVector).
 void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
                               ValueRange dstPrefix, Value pos, Value cosT,
-                              Value sinT, double mul) {
+                              Value sinT, double mul, bool streaming) {
   auto at = [&](ValueRange prefix, int64_t c) {
     SmallVector<Value> ix(prefix.begin(), prefix.end());
     ix.push_back(idx(c));
@@ -626,7 +766,7 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
   auto store = [&](Value v, int64_t c) {
     if (factor)
       v = arith::MulFOp::create(b, v, factor);
-    vector::StoreOp::create(b, v, dst, at(dstPrefix, c));
+    storeVector(v, dst, at(dstPrefix, c), streaming);
   };
   int64_t pairs = rotary / 2;
   if (rotary) {
@@ -1276,7 +1416,9 @@ Value KernelBuilder::buildDecode() {
         }
         Value qs = alloc({group, headDim}, {});
         Value krow = alloc({headDim}, {});
-        Value sBuf = alloc({group, ShapedType::kDynamic}, tkAll);
+        // 16 columns of padding: the softmax passes load whole vectors.
+        Value sBuf =
+            alloc({group, ShapedType::kDynamic}, addi(tkAll, idx(kLanes)));
         // The group's queries, rotated and scaled.
         for (int64_t g = 0; g < group; ++g) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
@@ -1297,9 +1439,79 @@ Value KernelBuilder::buildDecode() {
           for (int64_t c = 0; c < dVecs; ++c)
             qv.push_back(vector::LoadOp::create(
                 b, vf, qs, ValueRange{idx(g), idx(c * kLanes)}));
-        // Scores of every key, all query heads of the group at once.
+        // Scores, 16 keys at a time: per query head, the 16 dot products as
+        // vectors, summed together by a transposing shuffle tree into one
+        // vector of 16 scores (instead of a reduction per key). The 16 key
+        // rows are first copied (rotated, or converted from f16/bf16) into
+        // a [16, D] f32 block, row by row, once for all the query heads of
+        // the group: read straight from the cache, the dot products' loads
+        // interleave the 16 rows (the scheduler's order), which the
+        // hardware prefetchers follow worse than a sequential copy (W4 f32:
+        // about 15% slower).
+        Value kBlk = alloc({kLanes, headDim}, {});
+        Value jMain = addi(
+            jLo, muli(arith::DivUIOp::create(
+                          b, arith::SubIOp::create(b, jHi, jLo), idx(kLanes)),
+                      idx(kLanes)));
+        auto iv64 = VectorType::get({kLanes}, b.getI64Type());
+        SmallVector<int64_t> lanes64;
+        for (int64_t i = 0; i < kLanes; ++i)
+          lanes64.push_back(i);
+        Value iota64 = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(iv64, ArrayRef<int64_t>(lanes64)));
         scf::ForOp::create(
-            b, jLo, jHi, idx(1), ValueRange{},
+            b, jLo, jMain, idx(kLanes), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
+              Scope inner(b, ib);
+              for (int64_t r = 0; r < kLanes; ++r) {
+                Value j = addi(j0, idx(r));
+                if (rotary && attn.rotatesKey())
+                  rotateRow(kMem, ValueRange{bIdx, kvh, j}, kBlk,
+                            ValueRange{idx(r)}, j, kCos, kSin, 1.0);
+                else
+                  for (int64_t c = 0; c < headDim; c += kLanes)
+                    vector::StoreOp::create(
+                        b, loadF32(kMem, ValueRange{bIdx, kvh, j, idx(c)}),
+                        kBlk, ValueRange{idx(r), idx(c)});
+              }
+              auto keyVec = [&](int64_t r, int64_t c) -> Value {
+                return vector::LoadOp::create(
+                    b, vf, kBlk, ValueRange{idx(r), idx(c * kLanes)});
+              };
+              // Key positions as f32, exactly as the per-key conversion.
+              Value jV = arith::SIToFPOp::create(
+                  b, vf,
+                  arith::AddIOp::create(
+                      b,
+                      vector::BroadcastOp::create(
+                          b, iv64,
+                          arith::IndexCastOp::create(b, b.getI64Type(), j0)),
+                      iota64));
+              for (int64_t g = 0; g < group; ++g) {
+                SmallVector<Value> dots;
+                for (int64_t r = 0; r < kLanes; ++r) {
+                  Value acc =
+                      arith::MulFOp::create(b, qv[g * dVecs], keyVec(r, 0));
+                  for (int64_t c = 1; c < dVecs; ++c)
+                    acc = vector::FMAOp::create(b, qv[g * dVecs + c],
+                                                keyVec(r, c), acc);
+                  dots.push_back(acc);
+                }
+                Value sc = sumLanesOfEach(dots);
+                Value slope, q;
+                if (attn.getAlibiAttr()) {
+                  slope = bcast(
+                      slopeOf(slopes, addi(muli(kvh, idx(group)), idx(g))));
+                  q = bcast(alibiQ);
+                }
+                sc = modifyScore(sc, q, jV, slope);
+                vector::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j0});
+              }
+              scf::YieldOp::create(b);
+            });
+        // The last keys one at a time.
+        scf::ForOp::create(
+            b, jMain, jHi, idx(1), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
               Scope inner(b, ib);
               Value src = kMem;
@@ -1330,38 +1542,61 @@ Value KernelBuilder::buildDecode() {
               }
               scf::YieldOp::create(b);
             });
-        // Softmax of each row: max, then exp and sum in place.
+        // Softmax of each row, 16 keys at a time (lanes at or past jHi
+        // masked): max, then exp and sum in place.
+        auto iv32 = VectorType::get({kLanes}, b.getI32Type());
+        SmallVector<int32_t> lanes32;
+        for (int32_t i = 0; i < kLanes; ++i)
+          lanes32.push_back(i);
+        Value iota32 = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(iv32, ArrayRef<int32_t>(lanes32)));
+        // Lanes j0 + i < jHi.
+        auto validLanes = [&](Value j0) -> Value {
+          Value left = arith::MinSIOp::create(
+              b, arith::SubIOp::create(b, jHi, j0), idx(kLanes));
+          return arith::CmpIOp::create(
+              b, arith::CmpIPredicate::slt, iota32,
+              vector::BroadcastOp::create(
+                  b, iv32,
+                  arith::IndexCastOp::create(b, b.getI32Type(), left)));
+        };
         SmallVector<Value> inv;
         for (int64_t g = 0; g < group; ++g) {
+          Value negInf = vsplat(-std::numeric_limits<double>::infinity());
           auto mx = scf::ForOp::create(
-              b, jLo, jHi, idx(1),
-              ValueRange{cf(-std::numeric_limits<double>::infinity())},
-              [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
+              b, jLo, jHi, idx(kLanes), ValueRange{negInf},
+              [&](OpBuilder &ib, Location l2, Value j0, ValueRange a) {
                 Scope inner(b, ib);
                 Value sc =
-                    memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j});
+                    vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0});
+                sc = arith::SelectOp::create(b, validLanes(j0), sc, negInf);
                 scf::YieldOp::create(b, ValueRange{arith::MaxNumFOp::create(
                                             b, a[0], sc, kFast)});
               });
-          Value m = mx.getResult(0);
+          Value m = vector::ReductionOp::create(
+              b, vector::CombiningKind::MAXNUMF, mx.getResult(0), kFast);
+          Value mV = bcast(m);
           auto sum = scf::ForOp::create(
-              b, jLo, jHi, idx(1), ValueRange{cf(0.0)},
-              [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
+              b, jLo, jHi, idx(kLanes), ValueRange{vsplat(0.0)},
+              [&](OpBuilder &ib, Location l2, Value j0, ValueRange a) {
                 Scope inner(b, ib);
                 Value x = arith::SubFOp::create(
-                    b, memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}),
-                    m);
+                    b,
+                    vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0}),
+                    mV);
                 Value e = math::ExpOp::create(b, x);
                 e = arith::SelectOp::create(
                     b,
                     arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
-                                          cf(kExpCutoff)),
-                    cf(0.0), e);
-                memref::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j});
+                                          vsplat(kExpCutoff)),
+                    vsplat(0.0), e);
+                e = arith::SelectOp::create(b, validLanes(j0), e, vsplat(0.0));
+                vector::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j0});
                 scf::YieldOp::create(
                     b, ValueRange{arith::AddFOp::create(b, a[0], e)});
               });
-          Value l = sum.getResult(0);
+          Value l = vector::ReductionOp::create(b, vector::CombiningKind::ADD,
+                                                sum.getResult(0), kFast);
           if (pr.lseBuffer)
             memref::StoreOp::create(
                 b, arith::AddFOp::create(b, m, math::LogOp::create(b, l)),
@@ -1372,11 +1607,16 @@ Value KernelBuilder::buildDecode() {
               arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0)),
               cf(0.0), arith::DivFOp::create(b, cf(1.0), l)));
         }
-        // O = P V / l, a chunk of value columns at a time.
-        for (int64_t e0 = 0; e0 < valueDim; e0 += chunkVecs * kLanes) {
-          SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
-          auto pv = scf::ForOp::create(
-              b, jLo, jHi, idx(1), init,
+        // O = P V / l, a chunk of value columns at a time (at most 16
+        // accumulators). With several chunks, the keys go in blocks of 64
+        // and every chunk passes over the block while its rows are in the
+        // cache, the accumulators kept in oBuf between blocks: V is read
+        // from memory once, in whole rows, not once per chunk.
+        int64_t chunkWidth = chunkVecs * kLanes;
+        auto pvLoop = [&](Value j0, Value j1, int64_t e0,
+                          ValueRange init) -> scf::ForOp {
+          return scf::ForOp::create(
+              b, j0, j1, idx(1), init,
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
                 SmallVector<Value> vv, next;
@@ -1392,14 +1632,51 @@ Value KernelBuilder::buildDecode() {
                 }
                 scf::YieldOp::create(b, next);
               });
-          for (int64_t g = 0; g < group; ++g) {
-            Value h = addi(muli(kvh, idx(group)), idx(g));
+        };
+        auto storeOut = [&](int64_t g, int64_t c, Value acc) {
+          Value h = addi(muli(kvh, idx(group)), idx(g));
+          storeFromF32(arith::MulFOp::create(b, acc, bcast(inv[g])), out,
+                       ValueRange{bIdx, h, idx(0), idx(c * kLanes)});
+        };
+        if (valueDim == chunkWidth) {
+          SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
+          auto pv = pvLoop(jLo, jHi, 0, init);
+          for (int64_t g = 0; g < group; ++g)
             for (int64_t c = 0; c < chunkVecs; ++c)
-              storeFromF32(
-                  arith::MulFOp::create(b, pv.getResult(g * chunkVecs + c),
-                                        bcast(inv[g])),
-                  out, ValueRange{bIdx, h, idx(0), idx(e0 + c * kLanes)});
-          }
+              storeOut(g, c, pv.getResult(g * chunkVecs + c));
+        } else {
+          Value oBuf = alloc({group, valueDim}, {});
+          for (int64_t g = 0; g < group; ++g)
+            for (int64_t c = 0; c < valueDim; c += kLanes)
+              vector::StoreOp::create(b, vsplat(0.0), oBuf,
+                                      ValueRange{idx(g), idx(c)});
+          scf::ForOp::create(
+              b, jLo, jHi, idx(kBlock), ValueRange{},
+              [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
+                Scope inner(b, ib);
+                Value j1 =
+                    arith::MinSIOp::create(b, addi(j0, idx(kBlock)), jHi);
+                for (int64_t e0 = 0; e0 < valueDim; e0 += chunkWidth) {
+                  SmallVector<Value> init;
+                  for (int64_t g = 0; g < group; ++g)
+                    for (int64_t c = 0; c < chunkVecs; ++c)
+                      init.push_back(vector::LoadOp::create(
+                          b, vf, oBuf,
+                          ValueRange{idx(g), idx(e0 + c * kLanes)}));
+                  auto pv = pvLoop(j0, j1, e0, init);
+                  for (int64_t g = 0; g < group; ++g)
+                    for (int64_t c = 0; c < chunkVecs; ++c)
+                      vector::StoreOp::create(
+                          b, pv.getResult(g * chunkVecs + c), oBuf,
+                          ValueRange{idx(g), idx(e0 + c * kLanes)});
+                }
+                scf::YieldOp::create(b);
+              });
+          for (int64_t g = 0; g < group; ++g)
+            for (int64_t c = 0; c < valueDim / kLanes; ++c)
+              storeOut(g, c,
+                       vector::LoadOp::create(
+                           b, vf, oBuf, ValueRange{idx(g), idx(c * kLanes)}));
         }
         scf::ReduceOp::create(b);
       });
@@ -1571,8 +1848,8 @@ Value KernelBuilder::view3d(Value m) {
       b, m, ArrayRef<ReassociationIndices>{lead, {rank - 2}, {rank - 1}});
 }
 
-void KernelBuilder::forEachRow(Value x3,
-                               function_ref<void(Value n, Value t)> body) {
+void KernelBuilder::forEachBlock(
+    Value x3, function_ref<void(Value n, Value t0, Value t1)> body) {
   Value tokens = dim(x3, 1);
   Value blocks =
       arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
@@ -1583,13 +1860,7 @@ void KernelBuilder::forEachRow(Value x3,
         Scope scope(b, ob);
         Value t0 = muli(ivs[1], idx(kBlock));
         Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
-        scf::ForOp::create(
-            b, t0, t1, idx(1), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
-              Scope inner(b, ib);
-              body(ivs[0], t);
-              scf::YieldOp::create(b);
-            });
+        body(ivs[0], t0, t1);
         scf::ReduceOp::create(b);
       });
 }
@@ -1662,76 +1933,178 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(vf64, b.getFloatAttr(f64, v)));
   };
-  forEachRow(x3, [&](Value n, Value t) {
-    Value pos = arith::SIToFPOp::create(
-        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), addi(base0, t)));
-    Value posV = vector::BroadcastOp::create(b, vf64, pos);
-    // x + PE in f64, rounded once (the op's semantics).
-    auto addStore = [&](Value pe, Value c) {
-      Value xv = arith::ExtFOp::create(
-          b, vf64,
-          vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c}).getResult());
-      if (inputScale != 1.0)
-        xv = arith::MulFOp::create(b, xv, c64(inputScale));
-      vector::StoreOp::create(
-          b, arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe)),
-          out3, ValueRange{n, t, c});
-    };
-    if (paired && interleaved) {
-      // Channels (2k, 2k+1) are sin and cos of one angle: one
-      // reduction and one pair of polynomials per two channels.
-      auto vf64h = VectorType::get({kLanes / 2}, f64);
-      Value posH = vector::BroadcastOp::create(b, vf64h, pos);
+  // The angle-addition step of the paired layouts: sin and cos of each
+  // pair's frequency w (rounded once from libm's f64 values).
+  SmallVector<double> stepSin, stepCos;
+  double maxFreq = 0.0;
+  for (double w : pairFreq) {
+    stepSin.push_back(std::sin(w));
+    stepCos.push_back(std::cos(w));
+    maxFreq = std::max(maxFreq, std::abs(w));
+  }
+  auto pairTable = [&](ArrayRef<double> values) -> Value {
+    return table(
+        f64, DenseElementsAttr::get(
+                 RankedTensorType::get({int64_t(values.size())}, f64), values));
+  };
+  Value stepSinM = paired ? pairTable(stepSin) : Value();
+  Value stepCosM = paired ? pairTable(stepCos) : Value();
+  Value large = isLarge(out);
+  forEachBlock(x3, [&](Value n, Value t0, Value t1) {
+    withStreaming(large, [&](bool streaming) {
+      // x + PE in f64, rounded once (the op's semantics).
+      auto addStore = [&](Value t, Value pe, Value c) {
+        Value xv = arith::ExtFOp::create(
+            b, vf64,
+            vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c}).getResult());
+        if (inputScale != 1.0)
+          xv = arith::MulFOp::create(b, xv, c64(inputScale));
+        storeVector(
+            arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe)),
+            out3, ValueRange{n, t, c}, streaming);
+      };
+      auto positionOf = [&](Value t) -> Value {
+        return arith::SIToFPOp::create(
+            b, f64,
+            arith::IndexCastOp::create(b, b.getI64Type(), addi(base0, t)));
+      };
+      // Paired layouts: `pairs(c, k, w)` for each vector of channels c
+      // whose pairs start at k: 8 pairs (16 interleaved channels) or 16
+      // (channels c and h + c of the concat halves); `w` is its f64 width.
+      int64_t half = channels / 2;
+      int64_t pairWidth = interleaved ? kLanes / 2 : kLanes;
+      auto vPair = VectorType::get({pairWidth}, f64);
       SmallVector<int64_t> zip;
       for (int64_t i = 0; i < kLanes / 2; ++i) {
         zip.push_back(i);
         zip.push_back(i + kLanes / 2);
       }
-      scf::ForOp::create(
-          b, idx(0), idx(channels), idx(kLanes), ValueRange{},
-          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-            Scope channel(b, cb);
-            Value w = vector::LoadOp::create(
-                b, vf64h, pairFreqM,
-                ValueRange{arith::DivUIOp::create(b, c, idx(2))});
-            auto [sn, cs] =
-                sinCos64(arith::MulFOp::create(b, posH, w), Value());
-            addStore(vector::ShuffleOp::create(b, sn, cs, zip), c);
-            scf::YieldOp::create(b);
-          });
-    } else if (paired) {
-      // Concat: channel k is sin and channel h + k cos of one angle.
-      int64_t half = channels / 2;
-      scf::ForOp::create(
-          b, idx(0), idx(half), idx(kLanes), ValueRange{},
-          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-            Scope channel(b, cb);
-            Value w = vector::LoadOp::create(b, vf64, pairFreqM, ValueRange{c});
+      auto forEachPairVector = [&](function_ref<void(Value c, Value k)> fn) {
+        scf::ForOp::create(
+            b, idx(0), idx(interleaved ? channels : half), idx(kLanes),
+            ValueRange{}, [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+              Scope channel(b, cb);
+              fn(c,
+                 interleaved ? Value(arith::DivUIOp::create(b, c, idx(2))) : c);
+              scf::YieldOp::create(b);
+            });
+      };
+      // The encoding of a paired vector, stored: interleaved channels
+      // (2k, 2k+1) zip sin and cos; concat stores them at c and h + c.
+      auto storePair = [&](Value t, Value c, Value sn, Value cs) {
+        if (interleaved) {
+          addStore(t, vector::ShuffleOp::create(b, sn, cs, zip), c);
+        } else {
+          addStore(t, sn, c);
+          addStore(t, cs, addi(c, idx(half)));
+        }
+      };
+      // One row evaluated directly: sin and cos of the f64 angle p w.
+      auto directRow = [&](Value t) {
+        Value pos = positionOf(t);
+        if (paired) {
+          Value posV = vector::BroadcastOp::create(b, vPair, pos);
+          forEachPairVector([&](Value c, Value k) {
+            Value w =
+                vector::LoadOp::create(b, vPair, pairFreqM, ValueRange{k});
             auto [sn, cs] =
                 sinCos64(arith::MulFOp::create(b, posV, w), Value());
-            addStore(sn, c);
-            addStore(cs, addi(c, idx(half)));
-            scf::YieldOp::create(b);
+            storePair(t, c, sn, cs);
           });
-    } else {
-      // General case (odd concat with its pad column): one sine per
-      // channel, cos channels shifted by a quarter turn.
-      scf::ForOp::create(
-          b, idx(0), idx(channels), idx(kLanes), ValueRange{},
-          [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-            Scope channel(b, cb);
-            Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
-            Value a = arith::MulFOp::create(b, posV, w);
-            Value shift = vector::LoadOp::create(
-                b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
-                ValueRange{c});
-            Value pe = arith::MulFOp::create(
-                b, sinCos64(a, shift).first,
-                vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
-            addStore(pe, c);
-            scf::YieldOp::create(b);
-          });
-    }
+          return;
+        }
+        // General case (odd concat with its pad column): one sine per
+        // channel, cos channels shifted by a quarter turn.
+        Value posV = vector::BroadcastOp::create(b, vf64, pos);
+        scf::ForOp::create(
+            b, idx(0), idx(channels), idx(kLanes), ValueRange{},
+            [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
+              Scope channel(b, cb);
+              Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
+              Value a = arith::MulFOp::create(b, posV, w);
+              Value shift = vector::LoadOp::create(
+                  b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
+                  ValueRange{c});
+              Value pe = arith::MulFOp::create(
+                  b, sinCos64(a, shift).first,
+                  vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
+              addStore(t, pe, c);
+              scf::YieldOp::create(b);
+            });
+      };
+      auto directRows = [&](Value from) {
+        scf::ForOp::create(
+            b, from, t1, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+              Scope inner(b, ib);
+              directRow(t);
+              scf::YieldOp::create(b);
+            });
+      };
+      if (!paired) {
+        directRows(t0);
+        return;
+      }
+      // Paired layouts with small angles: the block's first row directly,
+      // each next row from the previous one by the angle-addition formulas
+      // (sin(a + w) = s cos w + c sin w, cos(a + w) = c cos w - s sin w):
+      // four f64 operations per pair instead of a reduction and two
+      // polynomials. The rows differ from the direct evaluation by a few
+      // f64 ulps per step and by the rounding of the f64 angle fl(p w),
+      // below 1e-10 while every |p w| <= kRecurrenceMaxAngle.
+      Value pos0 = positionOf(t0);
+      Value reach = arith::MulFOp::create(
+          b,
+          arith::AddFOp::create(b, math::AbsFOp::create(b, pos0),
+                                arith::ConstantOp::create(
+                                    b, b.getFloatAttr(f64, double(kBlock)))),
+          arith::ConstantOp::create(b, b.getFloatAttr(f64, maxFreq)));
+      Value small = arith::CmpFOp::create(
+          b, arith::CmpFPredicate::OLE, reach,
+          arith::ConstantOp::create(b,
+                                    b.getFloatAttr(f64, kRecurrenceMaxAngle)));
+      auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
+      {
+        auto stateType = MemRefType::get({half}, f64);
+        Value sState = memref::AllocOp::create(b, stateType, ValueRange{},
+                                               b.getI64IntegerAttr(64));
+        Value cState = memref::AllocOp::create(b, stateType, ValueRange{},
+                                               b.getI64IntegerAttr(64));
+        Value posV = vector::BroadcastOp::create(b, vPair, pos0);
+        forEachPairVector([&](Value c, Value k) {
+          Value w = vector::LoadOp::create(b, vPair, pairFreqM, ValueRange{k});
+          auto [sn, cs] = sinCos64(arith::MulFOp::create(b, posV, w), Value());
+          vector::StoreOp::create(b, sn, sState, ValueRange{k});
+          vector::StoreOp::create(b, cs, cState, ValueRange{k});
+          storePair(t0, c, sn, cs);
+        });
+        scf::ForOp::create(
+            b, addi(t0, idx(1)), t1, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+              Scope inner(b, ib);
+              forEachPairVector([&](Value c, Value k) {
+                auto ld = [&](Value m) -> Value {
+                  return vector::LoadOp::create(b, vPair, m, ValueRange{k});
+                };
+                Value s = ld(sState), co = ld(cState);
+                Value sw = ld(stepSinM), cw = ld(stepCosM);
+                Value sn = math::FmaOp::create(b, co, sw,
+                                               arith::MulFOp::create(b, s, cw));
+                Value cs =
+                    math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
+                                        arith::MulFOp::create(b, co, cw));
+                vector::StoreOp::create(b, sn, sState, ValueRange{k});
+                vector::StoreOp::create(b, cs, cState, ValueRange{k});
+                storePair(t, c, sn, cs);
+              });
+              scf::YieldOp::create(b);
+            });
+      }
+      b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
+      directRows(t0);
+    });
   });
   return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
                                            /*writable=*/true);
@@ -1748,14 +2121,57 @@ Value KernelBuilder::buildRope() {
       dynamicSizes.push_back(dim(x, i));
   Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
                                       dynamicSizes, b.getI64IntegerAttr(64));
-  Value tokens = dim(x, rank - 2);
-  Value cosT;
-  Value sinT = buildTables(tokens, offsetValue(qOff), cosT);
   Value x3 = view3d(x), out3 = view3d(out);
-  // Each token's row is rotated with its table row.
-  forEachRow(x3, [&](Value n, Value t) {
-    rotateRow(x3, ValueRange{n, t}, out3, ValueRange{n, t}, t, cosT, sinT, 1.0);
-  });
+  Value offset = offsetValue(qOff);
+  // Tasks of (64-token block, chunk of the leading rows): the cos/sin rows
+  // of a block are computed once per task, in parallel, and serve every row
+  // of its chunk. The chunk is all leading rows (every head) unless there
+  // are too few token blocks to keep the threads busy.
+  Value lead = dim(x3, 0), tokens = dim(x3, 1);
+  auto ceilDiv = [&](Value n, Value d) {
+    return arith::DivUIOp::create(
+        b, addi(n, arith::SubIOp::create(b, d, idx(1))), d);
+  };
+  Value tBlocks = ceilDiv(tokens, idx(kBlock));
+  Value chunks = arith::MinSIOp::create(
+      b, lead,
+      arith::MaxSIOp::create(
+          b, idx(1),
+          ceilDiv(idx(kMinTasks), arith::MaxSIOp::create(b, tBlocks, idx(1)))));
+  Value perChunk = ceilDiv(lead, arith::MaxSIOp::create(b, chunks, idx(1)));
+  chunks = ceilDiv(lead, arith::MaxSIOp::create(b, perChunk, idx(1)));
+  Value large = isLarge(out);
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{tBlocks, chunks},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope(b, ob);
+        Value t0 = muli(ivs[0], idx(kBlock));
+        Value rows = arith::MinSIOp::create(
+            b, idx(kBlock), arith::SubIOp::create(b, tokens, t0));
+        Value cosT;
+        Value sinT = buildTables(rows, saturatingAdd(t0, offset), cosT);
+        Value n0 = muli(ivs[1], perChunk);
+        Value n1 = arith::MinSIOp::create(b, addi(n0, perChunk), lead);
+        withStreaming(large, [&](bool streaming) {
+          scf::ForOp::create(
+              b, n0, n1, idx(1), ValueRange{},
+              [&](OpBuilder &nb, Location l2, Value n, ValueRange) {
+                Scope rowScope(b, nb);
+                scf::ForOp::create(
+                    b, idx(0), rows, idx(1), ValueRange{},
+                    [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
+                      Scope inner(b, ib);
+                      Value t = addi(t0, r);
+                      rotateRow(x3, ValueRange{n, t}, out3, ValueRange{n, t}, r,
+                                cosT, sinT, 1.0, streaming);
+                      scf::YieldOp::create(b);
+                    });
+                scf::YieldOp::create(b);
+              });
+        });
+        scf::ReduceOp::create(b);
+      });
   return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
                                            /*writable=*/true);
 }

@@ -118,19 +118,26 @@ func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: t
 
 // -----
 
-// A standalone rope: cos/sin table of the positions, then rows rotated in
-// parallel over (leading dims, 64-token blocks); the half layout pairs the
-// vector at channel i with the one at i + R/2.
+// A standalone rope: parallel over (64-token blocks, chunks of the leading
+// dims); each task computes the cos/sin rows of its block once and rotates
+// every row of its chunk with them; the half layout pairs the vector at
+// channel i with the one at i + R/2. Results of 32 MiB or more use streaming
+// stores (with a dynamic size, decided at run time: both versions).
 // CHECK-LABEL: func @rope
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x?x64xf32>, %[[F:.*]]: tensor<32xf32>)
 // CHECK: %[[XM:.*]] = bufferization.to_buffer %[[X]] read_only
-// CHECK: math.roundeven %{{.*}} : vector<16xf64>
 // CHECK: %[[X3:.*]] = memref.collapse_shape %[[XM]] {{\[\[}}0, 1], [2], [3]] : memref<2x4x?x64xf32> into memref<8x?x64xf32>
+// CHECK: %[[O3:.*]] = memref.collapse_shape
 // CHECK: scf.parallel
+// CHECK: math.roundeven %{{.*}} : vector<16xf64>
+// CHECK: scf.if
 // CHECK: %[[LO:.*]] = vector.load %[[X3]][%{{.*}}, %{{.*}}, %c0{{.*}}] : memref<8x?x64xf32>, vector<16xf32>
 // CHECK: %[[HI:.*]] = vector.load %[[X3]][%{{.*}}, %{{.*}}, %c32{{.*}}] : memref<8x?x64xf32>, vector<16xf32>
 // CHECK: arith.subf
 // CHECK: math.fma
+// CHECK: vector.store %{{.*}}, %[[O3]][{{.*}}] {alignment = 64 : i64, nontemporal = true} : memref<8x?x64xf32>, vector<16xf32>
+// CHECK: } else {
+// CHECK: vector.store %{{.*}}, %[[O3]][{{.*}}] : memref<8x?x64xf32>, vector<16xf32>
 // CHECK-NOT: pe.rope
 func.func @rope(%x: tensor<2x4x?x64xf32>, %f: tensor<32xf32>) -> tensor<2x4x?x64xf32> {
   %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) : tensor<2x4x?x64xf32>
@@ -152,15 +159,29 @@ func.func @rope_positions(%x: tensor<8x64xf32>, %f: tensor<32xf32>, %p: tensor<8
 // add_sinusoidal, interleaved: channels (2k, 2k+1) are the sin and cos of one
 // angle, so each vector of 16 channels takes 8 f64 angles, one reduction to
 // [-pi/4, pi/4] and both polynomials, zipped; x + PE in f64, one rounding.
+// With small angles (a run-time test per 64-token block) only the block's
+// first row is evaluated so; each next row is the previous one rotated by
+// the angle-addition formulas (the tables of sin w and cos w per pair).
 // CHECK-LABEL: func @sinusoidal
 // CHECK-DAG: arith.constant dense<[1.000000e+00, {{.*}}]> : tensor<8xf64>
+// CHECK-DAG: arith.constant dense<[0.8414709848078965, {{.*}}]> : tensor<8xf64>
+// CHECK-DAG: arith.constant dense<[0.54030230586813977, {{.*}}]> : tensor<8xf64>
 // CHECK: scf.parallel
+// CHECK: arith.cmpf ole
+// CHECK: scf.if
 // CHECK: vector.load %{{.*}} : memref<8xf64>, vector<8xf64>
 // CHECK: math.roundeven %{{.*}} : vector<8xf64>
 // CHECK: arith.fptosi %{{.*}} : vector<8xf64> to vector<8xi64>
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15] : vector<8xf64>, vector<8xf64>
 // CHECK: arith.extf %{{.*}} : vector<16xf32> to vector<16xf64>
 // CHECK: arith.truncf %{{.*}} : vector<16xf64> to vector<16xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.mulf %{{.*}} : vector<8xf64>
+// CHECK: math.fma %{{.*}} : vector<8xf64>
+// CHECK: vector.shuffle
+// CHECK: } else {
+// CHECK: math.roundeven %{{.*}} : vector<8xf64>
 // CHECK-NOT: math.sin
 // CHECK-NOT: pe.add_sinusoidal
 func.func @sinusoidal(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
@@ -196,17 +217,24 @@ func.func @sinusoidal_unsupported(%h: tensor<8x16xf16>, %x: tensor<8x16xf32>, %p
 
 // Decode (one query per head): parallel over (batch, KV head), the 4 query
 // heads of a GQA group together; scores straight from the row-major keys
-// (no packing), a two-pass softmax over a [4, Tk] buffer, then P V.
+// (no packing), 16 keys at a time, summed by a transposing shuffle tree into
+// one vector of 16 scores (the last keys one at a time); a two-pass softmax
+// over a [4, Tk + 16] buffer in 16-lane vectors; then P V.
 // CHECK-LABEL: func @decode
 // CHECK: scf.parallel (%{{.*}}, %[[KVH:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %c2{{.*}})
 // CHECK: %[[S:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<4x?xf32>
-// CHECK: scf.for %[[J:.*]] =
-// CHECK: vector.load %{{.*}}[%{{.*}}, %[[KVH]], %[[J]], %{{.*}}] : memref<1x2x?x32xf32>, vector<16xf32>
+// CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[KVH]], %{{.*}}, %{{.*}}] : memref<1x2x?x32xf32>, vector<16xf32>
 // CHECK: vector.fma
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
+// CHECK: vector.store %{{.*}}, %[[S]][%{{.*}}, %[[J0]]]
+// CHECK: scf.for %[[J:.*]] =
 // CHECK: vector.reduction <add>
 // CHECK: memref.store %{{.*}}, %[[S]]
-// CHECK: arith.maxnumf
-// CHECK: math.exp
+// CHECK: arith.maxnumf %{{.*}} : vector<16xf32>
+// CHECK: vector.reduction <maxnumf>
+// CHECK: math.exp %{{.*}} : vector<16xf32>
 // CHECK-NOT: memref<?x32x64xf32>
 // CHECK: return
 func.func @decode(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x?x32xf32>) -> tensor<1x8x1x32xf32> {
