@@ -693,10 +693,8 @@ void usage() {
       "       pe-bench bandwidth\n"
       "       pe-bench naive W --inputs DIR [--repeat N] [--output FILE.npy "
       "...]\n"
-      "         W: w1 w2 w3 w2b w3b w4 w4g w5 w1-cached w5-cached (see
-      "
-      "         bench/README.md); DIR holds
-      "
+      "         W: w1 w2 w3 w2b w3b w4 w4g w5 w1-cached w5-cached (see\n"
+      "         bench/README.md); DIR holds\n"
       "         q.npy k.npy [v.npy] (x.npy for w5); one --output per result\n");
 }
 
