@@ -272,12 +272,19 @@ private:
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(vf, b.getFloatAttr(f32, v)));
   }
-  Value iota() {
-    SmallVector<float> lanes;
+  /// The lane indices 0, 1, ..., 15 as a vector of `elementType` (f32
+  /// unless given; an integer or float type).
+  Value iota(Type elementType = {}) {
+    if (!elementType)
+      elementType = f32;
+    SmallVector<Attribute> lanes;
     for (int64_t i = 0; i < kLanes; ++i)
-      lanes.push_back(float(i));
+      lanes.push_back(isa<FloatType>(elementType)
+                          ? Attribute(b.getFloatAttr(elementType, double(i)))
+                          : Attribute(b.getIntegerAttr(elementType, i)));
     return arith::ConstantOp::create(
-        b, DenseElementsAttr::get(vf, ArrayRef<float>(lanes)));
+        b,
+        DenseElementsAttr::get(VectorType::get({kLanes}, elementType), lanes));
   }
   Value bcast(Value scalar) {
     return vector::BroadcastOp::create(b, vf, scalar);
@@ -1454,11 +1461,7 @@ Value KernelBuilder::buildDecode() {
                           b, arith::SubIOp::create(b, jHi, jLo), idx(kLanes)),
                       idx(kLanes)));
         auto iv64 = VectorType::get({kLanes}, b.getI64Type());
-        SmallVector<int64_t> lanes64;
-        for (int64_t i = 0; i < kLanes; ++i)
-          lanes64.push_back(i);
-        Value iota64 = arith::ConstantOp::create(
-            b, DenseElementsAttr::get(iv64, ArrayRef<int64_t>(lanes64)));
+        Value iota64 = iota(b.getI64Type());
         scf::ForOp::create(
             b, jLo, jMain, idx(kLanes), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
@@ -1545,11 +1548,7 @@ Value KernelBuilder::buildDecode() {
         // Softmax of each row, 16 keys at a time (lanes at or past jHi
         // masked): max, then exp and sum in place.
         auto iv32 = VectorType::get({kLanes}, b.getI32Type());
-        SmallVector<int32_t> lanes32;
-        for (int32_t i = 0; i < kLanes; ++i)
-          lanes32.push_back(i);
-        Value iota32 = arith::ConstantOp::create(
-            b, DenseElementsAttr::get(iv32, ArrayRef<int32_t>(lanes32)));
+        Value iota32 = iota(b.getI32Type());
         // Lanes j0 + i < jHi.
         auto validLanes = [&](Value j0) -> Value {
           Value left = arith::MinSIOp::create(

@@ -110,17 +110,28 @@ static bool isStatic(Type t) {
 }
 
 namespace {
+/// The process-group size of a collective whose shapes and grid are static;
+/// a match failure naming what is dynamic otherwise.
+template <typename CollectiveOp>
+FailureOr<int64_t> staticGroupSize(CollectiveOp op, PatternRewriter &rewriter,
+                                   SymbolTableCollection &symbolTable) {
+  if (!isStatic(op.getInput().getType()) || !isStatic(op.getType()))
+    return rewriter.notifyMatchFailure(op, "dynamic shape");
+  std::optional<int64_t> n =
+      groupSize(op, op.getGridAttr(), op.getGridAxes(), symbolTable);
+  if (!n)
+    return rewriter.notifyMatchFailure(op, "dynamic grid");
+  return *n;
+}
+
 struct LowerAllGather : OpRewritePattern<shard::AllGatherOp> {
   LowerAllGather(MLIRContext *ctx, SymbolTableCollection &symbolTable)
       : OpRewritePattern(ctx), symbolTable(symbolTable) {}
   LogicalResult matchAndRewrite(shard::AllGatherOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isStatic(op.getInput().getType()) || !isStatic(op.getType()))
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
-    std::optional<int64_t> n =
-        groupSize(op, op.getGridAttr(), op.getGridAxes(), symbolTable);
-    if (!n)
-      return rewriter.notifyMatchFailure(op, "dynamic grid");
+    FailureOr<int64_t> n = staticGroupSize(op, rewriter, symbolTable);
+    if (failed(n))
+      return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     rewriter.replaceOp(op,
                        gather(b, op.getInput(), op.getGrid(), op.getGridAxes(),
@@ -135,12 +146,9 @@ struct LowerAllToAll : OpRewritePattern<shard::AllToAllOp> {
       : OpRewritePattern(ctx), symbolTable(symbolTable) {}
   LogicalResult matchAndRewrite(shard::AllToAllOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isStatic(op.getInput().getType()) || !isStatic(op.getType()))
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
-    std::optional<int64_t> n =
-        groupSize(op, op.getGridAttr(), op.getGridAxes(), symbolTable);
-    if (!n)
-      return rewriter.notifyMatchFailure(op, "dynamic grid");
+    FailureOr<int64_t> n = staticGroupSize(op, rewriter, symbolTable);
+    if (failed(n))
+      return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Value all = gather(b, op.getInput(), op.getGrid(), op.getGridAxes(),
                        op.getConcatAxis().getSExtValue(), *n);
@@ -156,12 +164,9 @@ struct LowerReduceScatter : OpRewritePattern<shard::ReduceScatterOp> {
       : OpRewritePattern(ctx), symbolTable(symbolTable) {}
   LogicalResult matchAndRewrite(shard::ReduceScatterOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isStatic(op.getInput().getType()) || !isStatic(op.getType()))
-      return rewriter.notifyMatchFailure(op, "dynamic shape");
-    std::optional<int64_t> n =
-        groupSize(op, op.getGridAttr(), op.getGridAxes(), symbolTable);
-    if (!n)
-      return rewriter.notifyMatchFailure(op, "dynamic grid");
+    FailureOr<int64_t> n = staticGroupSize(op, rewriter, symbolTable);
+    if (failed(n))
+      return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Value reduced = shard::AllReduceOp::create(
         b, op.getInput(), op.getGrid(), op.getGridAxes(), op.getReduction());
