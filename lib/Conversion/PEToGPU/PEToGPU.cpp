@@ -607,12 +607,23 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     auto storeQ = [&](Value c, Value x) {
       memref::StoreOp::create(b, mulf(x, scaleV), qp, ValueRange{c});
     };
+    // f16/bf16 inputs: the rotated queries and keys rounded to the input
+    // type, as the composition's pe.rope rounds them (the op allows keeping
+    // them in f32, but a bf16 rounding step moves scores by up to 2^-9 of
+    // |q||k|, more than the other differences between the two forms).
+    Type inputType = qType.getElementType();
+    auto asInput = [&](Value v) -> Value {
+      if (!isa<Float16Type, BFloat16Type>(inputType))
+        return v;
+      Value rounded = arith::TruncFOp::create(b, inputType, v);
+      return arith::ExtFOp::create(b, f32, rounded);
+    };
     if (rotary) {
       forLoop(idx(0), idx(rotary / 2), idx(1), [&](Value p) {
         rotatePair(loadQ, i, p, qCos, qSin, [&](Value y0, Value y1) {
           auto [c0, c1] = pairChannels(p);
-          storeQ(c0, y0);
-          storeQ(c1, y1);
+          storeQ(c0, asInput(y0));
+          storeQ(c1, asInput(y1));
         });
       });
     }
@@ -665,16 +676,17 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
               Value valid = keyValid(j);
               Value jSafe = select(valid, j, idx(0));
               Value kRow = rowStart(bIdx, kvh, jSafe, kvHeads, tkAll, d);
-              rotatePair([&](Value c) { return loadF32(k, addi(kRow, c)); },
-                         jSafe, p, kCos, kSin,
-                         [&](Value y0, Value y1) {
-                           auto [c0, c1] = pairChannels(p);
-                           Value zero = cf(0.0);
-                           memref::StoreOp::create(b, select(valid, y0, zero),
-                                                   ks, ValueRange{jj, c0});
-                           memref::StoreOp::create(b, select(valid, y1, zero),
-                                                   ks, ValueRange{jj, c1});
-                         });
+              rotatePair(
+                  [&](Value c) { return loadF32(k, addi(kRow, c)); }, jSafe, p,
+                  kCos, kSin,
+                  [&](Value y0, Value y1) {
+                    auto [c0, c1] = pairChannels(p);
+                    Value zero = cf(0.0);
+                    memref::StoreOp::create(b, select(valid, asInput(y0), zero),
+                                            ks, ValueRange{jj, c0});
+                    memref::StoreOp::create(b, select(valid, asInput(y1), zero),
+                                            ks, ValueRange{jj, c1});
+                  });
             });
           }
           if (rotatedChannels < d)
