@@ -107,8 +107,8 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   ConvertPEToGPUOptions kernels;
   kernels.blockRows = options.blockRows;
   kernels.keyTile = options.keyTile;
-  // SPIR-V (1.3) has no bf16.
-  kernels.allowBF16 = !spirv;
+  // bf16 kernels on SPIR-V too: pe-gpu-bf16-storage below.
+  kernels.allowBF16 = true;
   pm.addPass(createConvertPEToGPU(kernels));
   // Constants into the kernels (else they become kernel parameters), then
   // outlining, before any canonicalization could fold a kernel's load from a
@@ -122,15 +122,23 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
 
   if (spirv) {
     pm.addPass(createPrepareGPUForSPIRV());
-    pm.addNestedPass<gpu::GPUModuleOp>(arith::createArithExpandOpsPass());
+    // SPIR-V 1.3 has no bf16: bf16 buffers as i16, conversions as integer
+    // operations on their bits.
+    pm.addPass(createGPUBF16Storage());
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    OpPassManager &kernelArith = pm.nest<gpu::GPUModuleOp>();
+    kernelArith.addPass(arith::createArithExpandOpsPass(expand));
+    kernelArith.addPass(createCanonicalizerPass());
     GpuSPIRVAttachTargetOptions target;
     target.spirvVersion = "v1.3";
     // spirv-update-vce keeps only what the kernels use: f16 kernels need
     // Float16 and 16-bit storage buffers, the sinusoidal kernel Float64
     // (Vulkan shaderFloat16, storageBuffer16BitAccess, shaderFloat64, which
     // the runtime enables where the device has them).
-    target.spirvCapabilities = {"Shader", "Int64", "Float16", "Float64",
-                                "StorageBuffer16BitAccess"};
+    target.spirvCapabilities = {"Shader",  "Int64",
+                                "Int16",   "Float16",
+                                "Float64", "StorageBuffer16BitAccess"};
     target.spirvExtensions = {"SPV_KHR_storage_buffer_storage_class",
                               "SPV_KHR_16bit_storage"};
     pm.addPass(createGpuSPIRVAttachTarget(target));

@@ -19,7 +19,7 @@
 // COMMON-NEXT: pe-fold-attention-scaling
 // COMMON-NEXT: canonicalize
 // NVVM-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
-// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=false allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
+// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
 // COMMON-NEXT: gpu-launch-sink-index-computations
 // COMMON-NEXT: gpu-kernel-outlining
 // COMMON-NEXT: convert-pe-to-linalg
@@ -41,10 +41,12 @@
 // NVVM: gpu-to-llvm{intersperse-sizes-for-kernels=false use-bare-pointers-for-host=false use-bare-pointers-for-kernels=false}
 // NVVM-NEXT: gpu-module-to-binary{format=isa
 // SPIRV-NEXT: pe-prepare-gpu-for-spirv
+// SPIRV-NEXT: pe-gpu-bf16-storage
 // SPIRV-NEXT: gpu.module(
-// SPIRV-NEXT: arith-expand
+// SPIRV-NEXT: arith-expand{include-bf16=true
+// SPIRV-NEXT: canonicalize
 // SPIRV-NEXT: )
-// SPIRV-NEXT: spirv-attach-target{caps={Shader,Int64,Float16,Float64,StorageBuffer16BitAccess} {{.*}}exts={SPV_KHR_storage_buffer_storage_class,SPV_KHR_16bit_storage} {{.*}}ver=v1.3}
+// SPIRV-NEXT: spirv-attach-target{caps={Shader,Int64,Int16,Float16,Float64,StorageBuffer16BitAccess} {{.*}}exts={SPV_KHR_storage_buffer_storage_class,SPV_KHR_16bit_storage} {{.*}}ver=v1.3}
 // SPIRV-NEXT: gpu.module(
 // SPIRV-NEXT: convert-math-to-spirv
 // SPIRV-NEXT: )

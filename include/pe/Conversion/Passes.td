@@ -194,6 +194,32 @@ def PrepareGPUForSPIRV : Pass<"pe-prepare-gpu-for-spirv", "ModuleOp"> {
   ];
 }
 
+def GPUBF16Storage : Pass<"pe-gpu-bf16-storage", "ModuleOp"> {
+  let summary = "Store the bf16 buffers of gpu kernels as i16, for targets "
+                "without a bf16 type";
+  let description = [{
+    For SPIR-V targets without bf16 (SPIR-V 1.3, Vulkan on lavapipe). Each
+    kernel `gpu.func` argument `memref<... x bf16>` becomes
+    `memref<... x i16>` (the same bytes): its `memref.load`s are followed by
+    an `arith.bitcast` to bf16 and its `memref.store`s preceded by one to
+    i16, and every `gpu.launch_func` of the kernel passes that operand
+    through a `builtin.unrealized_conversion_cast` (both memref types lower
+    to the same LLVM struct on the host). Inside the kernels,
+    `arith.extf` bf16 -> f64 goes through f32 (exact), and `arith.truncf`
+    f64 -> bf16 rounds to odd into f32 and then to nearest even into bf16,
+    which equals one correct rounding of the f64 value. After this pass,
+    `arith-expand{include-bf16=true}` turns the remaining f32 <-> bf16
+    conversions into integer operations and canonicalization folds the
+    bitcasts, so that no bf16 type is left.
+
+    A bf16 kernel buffer used by anything other than `memref.load` and
+    `memref.store` is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 def NestSPIRVModules : Pass<"pe-nest-spirv-modules", "ModuleOp"> {
   let summary = "Move each spirv.module into the gpu.module it came from";
   let description = [{

@@ -150,6 +150,7 @@ struct Device {
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     features.features.shaderInt64 = VK_TRUE;
     features.features.shaderFloat64 = supported.features.shaderFloat64;
+    features.features.shaderInt16 = supported.features.shaderInt16;
     features.pNext = &enableF16;
     VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     deviceInfo.pNext = &features;

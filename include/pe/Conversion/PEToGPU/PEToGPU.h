@@ -9,7 +9,17 @@
 
 namespace mlir {
 class DialectRegistry;
+class RewritePatternSet;
 namespace pe {
+
+/// Patterns that route the bf16 <-> f64 conversions through f32:
+/// `arith.extf` bf16 -> f64 as two exact steps, `arith.truncf` f64 -> bf16
+/// as a round-to-odd step into f32 (integer operations on the bits of the
+/// nearest f32) followed by the usual round-to-nearest-even into bf16, which
+/// equals one correct rounding. With them, `arith-expand{include-bf16}`
+/// covers every conversion a bf16 kernel makes (used by
+/// pe-gpu-bf16-storage).
+void populateBF16ThroughF32Patterns(RewritePatternSet &patterns);
 
 /// Registers a MemoryEffectOpInterface model for `gpu.launch_func`, which
 /// MLIR 22 does not declare: a launch reads and writes its memref kernel
