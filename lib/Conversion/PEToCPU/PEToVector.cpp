@@ -128,8 +128,6 @@ std::string unsupportedReason(AttentionOp op) {
   if (!q.getElementType().isF32() && !q.getElementType().isF16() &&
       !q.getElementType().isBF16())
     return "element type is not f32, f16 or bf16";
-  if (op.getBias())
-    return "explicit bias tensor (fuse a pe.alibi_bias into the op instead)";
   if (op.getMask())
     return "explicit mask tensor";
   if (q.isDynamicDim(op.getHeadsAxis()) || k.isDynamicDim(op.getHeadsAxis()))
@@ -205,6 +203,7 @@ public:
     Value lengths;                // kv_lengths as a memref, or null
     Value lseBuffer;              // [B, H, Tq] f32 for the lse result, or null
     Value causalOffset;           // the causal_offset operand, or 0
+    Value bias;                   // the bias as a memref (rank 2-4), or null
   };
   /// L[b]: the valid keys of batch `bIdx` (kv_lengths clamped to [0, tk]),
   /// or `tk`.
@@ -218,6 +217,13 @@ public:
   /// bias), ALiBi `slope * distance(q, j)`, softcap (after the bias). All
   /// operands are f32 scalars, or all are 16-lane vectors.
   Value modifyScore(Value s, Value q, Value j, Value slope);
+  /// The explicit bias of query row `i` (of `tq`, clamped) of head `hIdx` of
+  /// batch `bIdx` for keys j0 + c * 16 ..., as an f32 vector: a masked load
+  /// of the keys below `tk` (zeros beyond), or a splat where the bias
+  /// broadcasts along the keys; numpy-style broadcasting of the other
+  /// dimensions by index 0.
+  Value loadBias(Value bias, Value bIdx, Value hIdx, Value i, Value j,
+                 Value keysLeft);
 
   /// The attention kernel.
   Value build();
@@ -467,6 +473,7 @@ private:
 
   AttentionOp attn; // null for the standalone kernels
   Value lseTensor;  // the lse result, when the op has one
+  Value biasMem;    // build(): the explicit bias as a memref, or null
   Value input;      // the query, or the standalone kernel's input
   std::optional<Rotation> rot;
   PositionOffset qOff, kOff; // RoPE positions of the first query and key
@@ -1096,21 +1103,44 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           jFs.push_back(arith::AddFOp::create(
               b, bcast(arith::AddFOp::create(b, j0f, cf(double(c * kLanes)))),
               lanes));
+        bool biasFirst = attn.getSoftcapOrder() == SoftcapOrder::AfterBias;
         for (int64_t r = 0; r < kRows; ++r) {
           Value i = addi(q0, addi(r0, idx(r)));
           Value qPosF =
               attn.getAlibiAttr() ? indexToF32(addi(alibiBase, i)) : Value();
+          // Rows past Tq (the group's padding) read the last row's bias.
+          Value biasRow = biasMem
+                              ? Value(arith::MinSIOp::create(
+                                    b, i, arith::SubIOp::create(b, tq, idx(1))))
+                              : Value();
           for (int64_t c = 0; c < kBlockVecs; ++c) {
             Value v = scores[r * kBlockVecs + c];
             Value jF = jFs[c];
+            // The explicit bias sits where ALiBi would (they are
+            // exclusive): after a before_bias softcap, before an
+            // after_bias one; modifyScore applies the softcap.
+            Value bias =
+                biasMem
+                    ? loadBias(biasMem, bIdx, hIdx, biasRow,
+                               addi(j0, idx(c * kLanes)),
+                               arith::SubIOp::create(b, keys, idx(c * kLanes)))
+                    : Value();
+            if (bias && biasFirst)
+              v = arith::AddFOp::create(b, v, bias);
             v = modifyScore(v, attn.getAlibiAttr() ? bcast(qPosF) : Value(), jF,
                             attn.getAlibiAttr() ? bcast(slope) : Value());
+            if (bias && !biasFirst)
+              v = arith::AddFOp::create(b, v, bias);
             raw.push_back(v);
           }
         }
         Value blockEnd = addi(j0, idx(kBlock));
         Value needMask =
             arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, blockEnd, tk);
+        // A bias may disallow any key (-inf): every block then takes the
+        // path that keeps the value rows of weight-0 keys out of P V.
+        if (biasMem)
+          needMask = arith::ConstantIntOp::create(b, 1, 1);
         std::optional<uint64_t> window = attn.getWindow();
         if (attn.getCausal()) {
           Value firstLimit = addi(addi(q0, r0), shift);
@@ -1303,6 +1333,37 @@ Value KernelBuilder::modifyScore(Value s, Value q, Value j, Value slope) {
   return attn.buildScoreModifiers(b, b.getLoc(), s, q, j, slope);
 }
 
+Value KernelBuilder::loadBias(Value bias, Value bIdx, Value hIdx, Value i,
+                              Value j, Value keysLeft) {
+  auto type = cast<MemRefType>(bias.getType());
+  int64_t rank = type.getRank();
+  Value target[4] = {bIdx, hIdx, i, j};
+  SmallVector<Value> indices;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t t = 4 - rank + d;
+    // A static 1 broadcasts (or is the target's own size 1): index 0.
+    indices.push_back(type.getDimSize(d) == 1 ? idx(0) : target[t]);
+  }
+  Type et = type.getElementType();
+  auto toF32 = [&](Value v) -> Value {
+    Type vt = getElementTypeOrSelf(v.getType());
+    Type want = isa<VectorType>(v.getType()) ? Type(vf) : Type(f32);
+    if (vt == f32)
+      return v;
+    if (vt.getIntOrFloatBitWidth() < 32)
+      return arith::ExtFOp::create(b, want, v);
+    return arith::TruncFOp::create(b, want, v);
+  };
+  if (type.getDimSize(rank - 1) == 1)
+    return bcast(toF32(memref::LoadOp::create(b, bias, indices)));
+  auto vt = VectorType::get({kLanes}, et);
+  Value mask = vector::CreateMaskOp::create(
+      b, VectorType::get({kLanes}, b.getI1Type()), ValueRange{keysLeft});
+  Value zeros = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vt, b.getFloatAttr(et, 0.0)));
+  return toF32(vector::MaskedLoadOp::create(b, vt, bias, indices, mask, zeros));
+}
+
 KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
   Prologue pr;
   auto toMemref = [&](Value t) -> Value {
@@ -1350,6 +1411,8 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
   }
   pr.causalOffset =
       attn.getCausalOffset() ? toIndex(attn.getCausalOffset()) : idx(0);
+  if (Value bias = attn.getBias())
+    pr.bias = toMemref(bias);
   if (rotary) {
     Value queryRows = singleQuery ? idx(1) : dim(pr.qMem, 2);
     pr.qSin = buildTables(queryRows, offsetValue(qOff), pr.qCos);
@@ -1687,6 +1750,7 @@ Value KernelBuilder::buildDecode() {
 
 Value KernelBuilder::build() {
   Prologue pr = buildPrologue(/*singleQuery=*/false);
+  biasMem = pr.bias;
   Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
   Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
   Value slopes = pr.slopes;
@@ -2229,6 +2293,13 @@ struct ConvertPEToVectorPass
       // One query per head: the decode kernel.
       bool decode =
           op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1;
+      if (decode && op.getBias()) {
+        emitMissedRemark(op, category, "decode-kernel",
+                         "one query per head with an explicit bias: the "
+                         "prefill kernel is used (the decode kernel takes no "
+                         "bias)");
+        decode = false;
+      }
       if (op.getQuery().getType().getElementType().isBF16() &&
           op.getKey().getType().getElementType().isBF16()) {
         std::string why = bf16DotReason(decode);

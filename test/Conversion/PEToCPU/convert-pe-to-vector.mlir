@@ -101,17 +101,17 @@ func.func @plain(%q: tensor<2x2x8x16xbf16>) -> tensor<2x2x8x16xbf16> {
 // -----
 
 // Not supported, left for convert-pe-to-linalg: f64, a head dimension that
-// is not a multiple of 16, an explicit bias, a half-layout rotary dimension
+// is not a multiple of 16, an explicit mask, a half-layout rotary dimension
 // whose halves are not multiples of 16.
 // CHECK-LABEL: func @unsupported
 // CHECK-NOT: scf.parallel
 // CHECK-COUNT-3: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}}
 // CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} rope <half>
-func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>, %f: tensor<8xf32>)
+func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %m: tensor<8x8xi1>, %f: tensor<8xf32>)
     -> (tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
   %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
   %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
-  %2 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %2 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   %3 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return %0, %1, %2, %3 : tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
 }
@@ -287,4 +287,27 @@ func.func @sinusoidal_row_tile(%x: tensor<100x16xf32>, %w: tensor<16x8xf32>, %ac
 func.func @window_lengths(%q: tensor<2x2x?x16xf32>, %l: tensor<2xi64>) -> tensor<2x2x?x16xf32> {
   %o = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi64>) {causal, window = 100 : i64} : tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32> -> tensor<2x2x?x16xf32>
   return %o : tensor<2x2x?x16xf32>
+}
+
+// -----
+
+// An explicit bias is read per score tile: a masked vector load of 16 keys
+// (widened from f16), no [H, Tq, Tk] buffer; a bias that broadcasts over the
+// keys ([Tq, 1]) is a scalar load, splat.
+// CHECK-LABEL: func @bias_tile
+// CHECK: scf.parallel
+// CHECK: vector.maskedload %{{.*}} : memref<1x1x8x8xf16>, vector<16xi1>, vector<16xf16> into vector<16xf16>
+// CHECK: arith.extf %{{.*}} : vector<16xf16> to vector<16xf32>
+// CHECK-NOT: memref.alloc() {{.*}} : memref<1x2x8x8xf32>
+// CHECK-LABEL: func @bias_key_broadcast
+// CHECK-NOT: vector.maskedload
+// CHECK: memref.load %{{.*}} : memref<8x1xf32>
+// CHECK-NOT: vector.maskedload
+func.func @bias_tile(%x: tensor<1x2x8x16xf32>, %b: tensor<1x1x8x8xf16>) -> tensor<1x2x8x16xf32> {
+  %o = pe.attention %x, %x, %x bias(%b : tensor<1x1x8x8xf16>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+func.func @bias_key_broadcast(%x: tensor<1x2x8x16xf32>, %b: tensor<8x1xf32>) -> tensor<1x2x8x16xf32> {
+  %o = pe.attention %x, %x, %x bias(%b : tensor<8x1xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
 }

@@ -734,7 +734,7 @@ def alibi_f16(d):
 def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, mask_shape=None,
           bias_dtype=F32, causal=False, softcap=None, softcap_order="before_bias", scale=None,
           mask_fn=None, bias_scale=1.0, kv_lengths=None, causal_offset=None, poison=(),
-          kv_dtype=None, **masking):
+          kv_dtype=None, bias_fn=None, **masking):
     """``poison``: (tensor name 'q'|'k'|'v'|'bias', index, value) entries
     written after the inputs are drawn (NaN and infinities)."""
     rng = rng_for(name)
@@ -752,6 +752,8 @@ def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, ma
     bias = mask = None
     if bias_shape is not None:
         bias = (rng.standard_normal(bias_shape) * bias_scale).astype(bias_dtype)
+        if bias_fn is not None:
+            bias = bias_fn(bias)
     tensors = {"q": q, "k": k, "v": v, "bias": bias}
     for which, where, value in poison:
         tensors[which][where] = value
@@ -953,6 +955,57 @@ def attn_bias_rank4(d):
 def attn_bias_rank4_full(d):
     _attn(d, "attn_bias_rank4_full", 1, 4, 2, 5, 7, 8, bias_shape=(1, 4, 5, 7), causal=True,
           bias_scale=3.0)
+
+
+def _hf_additive_mask(bias):
+    """[B, 1, Tq, Tk] in the form Hugging Face passes: a random bias plus
+    -inf for the causal future (bottom-right), for padding keys of batch 1
+    (keys >= Tk - 30) and for every key of row 3 of batch 0 (a fully masked
+    row: output 0)."""
+    B, _, Tq, Tk = bias.shape
+    i = np.arange(Tq)[:, None]
+    j = np.arange(Tk)[None, :]
+    bias[:, :, (j > i + Tk - Tq)] = -np.inf
+    bias[1, :, :, Tk - 30:] = -np.inf
+    bias[0, :, 3, :] = -np.inf
+    return bias
+
+
+@case
+def attn_bias_hf_mask(d):
+    # Generated-kernel sizes: 70 query rows (two row blocks), 150 keys (three
+    # key blocks, the last partial), GQA 4/2, D 32; a NaN in the value row of
+    # a padding key of batch 1, which no row sees.
+    _attn(d, "attn_bias_hf_mask", 2, 4, 2, 70, 150, 32, bias_shape=(2, 1, 70, 150),
+          bias_fn=_hf_additive_mask, poison=(("v", (1, 1, 140, 5), np.nan),))
+
+
+@case
+def attn_bias_key_broadcast(d):
+    # [1, H, Tq, 1]: one bias per query row and head (a splat over the keys),
+    # softcap after the bias, 40 keys (a partial block).
+    _attn(d, "attn_bias_key_broadcast", 1, 4, 4, 20, 40, 16, bias_shape=(1, 4, 20, 1),
+          softcap=4.0, softcap_order="after_bias", bias_scale=2.0)
+
+
+@case
+def attn_bias_decode(d):
+    # One query per head over 200 keys with a [B, 1, 1, Tk] padding mask in
+    # bf16 (keys >= 170 of batch 0 and >= 190 of batch 1 masked).
+    def pad(bias):
+        bias[0, ..., 170:] = -np.inf
+        bias[1, ..., 190:] = -np.inf
+        return bias
+    _attn(d, "attn_bias_decode", 2, 8, 2, 1, 200, 64, bias_shape=(2, 1, 1, 200),
+          bias_dtype=F32, bias_fn=lambda b: pad(to_bf16(b.astype(F32))))
+
+
+@case
+def attn_bf16_bias(d):
+    # bf16 attention (bf16 dot products where the target has them) with a
+    # rank-2 f32 bias, 80 x 80, causal, D 64.
+    _attn(d, "attn_bf16_bias", 1, 2, 2, 80, 80, 64, dtype="bf16", bias_shape=(80, 80),
+          causal=True)
 
 
 @case
