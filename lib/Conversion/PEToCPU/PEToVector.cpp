@@ -128,8 +128,6 @@ std::string unsupportedReason(AttentionOp op) {
   if (!q.getElementType().isF32() && !q.getElementType().isF16() &&
       !q.getElementType().isBF16())
     return "element type is not f32, f16 or bf16";
-  if (op.getMask())
-    return "explicit mask tensor";
   if (q.isDynamicDim(op.getHeadsAxis()) || k.isDynamicDim(op.getHeadsAxis()))
     return "dynamic head counts";
   if (q.isDynamicDim(3) || v.isDynamicDim(3))
@@ -204,6 +202,7 @@ public:
     Value lseBuffer;              // [B, H, Tq] f32 for the lse result, or null
     Value causalOffset;           // the causal_offset operand, or 0
     Value bias;                   // the bias as a memref (rank 2-4), or null
+    Value mask;                   // the i1 mask as a memref, or null
   };
   /// L[b]: the valid keys of batch `bIdx` (kv_lengths clamped to [0, tk]),
   /// or `tk`.
@@ -224,6 +223,11 @@ public:
   /// dimensions by index 0.
   Value loadBias(Value bias, Value bIdx, Value hIdx, Value i, Value j,
                  Value keysLeft);
+  /// The explicit mask (true = may attend) of the same row and keys as a
+  /// vector<16xi1>: 16 byte loads (a vector load of i1 would read packed
+  /// bits) at key indices clamped to the mask's last key, or a splat where
+  /// it broadcasts along the keys.
+  Value loadMask(Value mask, Value bIdx, Value hIdx, Value i, Value j);
 
   /// The attention kernel.
   Value build();
@@ -474,6 +478,7 @@ private:
   AttentionOp attn; // null for the standalone kernels
   Value lseTensor;  // the lse result, when the op has one
   Value biasMem;    // build(): the explicit bias as a memref, or null
+  Value maskMem;    // build(): the explicit mask as a memref, or null
   Value input;      // the query, or the standalone kernel's input
   std::optional<Rotation> rot;
   PositionOffset qOff, kOff; // RoPE positions of the first query and key
@@ -1139,7 +1144,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, blockEnd, tk);
         // A bias may disallow any key (-inf): every block then takes the
         // path that keeps the value rows of weight-0 keys out of P V.
-        if (biasMem)
+        if (biasMem || maskMem)
           needMask = arith::ConstantIntOp::create(b, 1, 1);
         std::optional<uint64_t> window = attn.getWindow();
         if (attn.getCausal()) {
@@ -1190,6 +1195,13 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                     b, ok,
                     arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, jF,
                                           windowLowV));
+              if (maskMem)
+                ok = arith::AndIOp::create(
+                    b, ok,
+                    loadMask(maskMem, bIdx, hIdx,
+                             arith::MinSIOp::create(
+                                 b, i, arith::SubIOp::create(b, tq, idx(1))),
+                             addi(j0, idx(c * kLanes))));
               out.push_back(arith::SelectOp::create(
                   b, ok, raw[r * kBlockVecs + c], bcast(negInf)));
             }
@@ -1333,17 +1345,44 @@ Value KernelBuilder::modifyScore(Value s, Value q, Value j, Value slope) {
   return attn.buildScoreModifiers(b, b.getLoc(), s, q, j, slope);
 }
 
+/// The indices of [B, H, Tq, Tk] position (bIdx, hIdx, i, j) in an operand
+/// that broadcasts numpy-style to it: a static 1 is read at index 0.
+static SmallVector<Value> broadcastIndices(MemRefType type, Value zero,
+                                           ArrayRef<Value> target) {
+  int64_t rank = type.getRank();
+  SmallVector<Value> indices;
+  for (int64_t d = 0; d < rank; ++d)
+    indices.push_back(type.getDimSize(d) == 1 ? zero : target[4 - rank + d]);
+  return indices;
+}
+
+Value KernelBuilder::loadMask(Value mask, Value bIdx, Value hIdx, Value i,
+                              Value j) {
+  auto type = cast<MemRefType>(mask.getType());
+  int64_t rank = type.getRank();
+  auto vi1 = VectorType::get({kLanes}, b.getI1Type());
+  if (type.getDimSize(rank - 1) == 1) {
+    SmallVector<Value> at = broadcastIndices(type, idx(0), {bIdx, hIdx, i, j});
+    return vector::BroadcastOp::create(b, vi1,
+                                       memref::LoadOp::create(b, mask, at));
+  }
+  Value last = arith::SubIOp::create(b, dim(mask, rank - 1), idx(1));
+  SmallVector<Value> bits;
+  for (int64_t l = 0; l < kLanes; ++l) {
+    Value key = arith::MinSIOp::create(b, addi(j, idx(l)), last);
+    SmallVector<Value> at =
+        broadcastIndices(type, idx(0), {bIdx, hIdx, i, key});
+    bits.push_back(memref::LoadOp::create(b, mask, at));
+  }
+  return vector::FromElementsOp::create(b, vi1, bits);
+}
+
 Value KernelBuilder::loadBias(Value bias, Value bIdx, Value hIdx, Value i,
                               Value j, Value keysLeft) {
   auto type = cast<MemRefType>(bias.getType());
   int64_t rank = type.getRank();
-  Value target[4] = {bIdx, hIdx, i, j};
-  SmallVector<Value> indices;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t t = 4 - rank + d;
-    // A static 1 broadcasts (or is the target's own size 1): index 0.
-    indices.push_back(type.getDimSize(d) == 1 ? idx(0) : target[t]);
-  }
+  SmallVector<Value> indices =
+      broadcastIndices(type, idx(0), {bIdx, hIdx, i, j});
   Type et = type.getElementType();
   auto toF32 = [&](Value v) -> Value {
     Type vt = getElementTypeOrSelf(v.getType());
@@ -1413,6 +1452,8 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
       attn.getCausalOffset() ? toIndex(attn.getCausalOffset()) : idx(0);
   if (Value bias = attn.getBias())
     pr.bias = toMemref(bias);
+  if (Value mask = attn.getMask())
+    pr.mask = toMemref(mask);
   if (rotary) {
     Value queryRows = singleQuery ? idx(1) : dim(pr.qMem, 2);
     pr.qSin = buildTables(queryRows, offsetValue(qOff), pr.qCos);
@@ -1751,6 +1792,7 @@ Value KernelBuilder::buildDecode() {
 Value KernelBuilder::build() {
   Prologue pr = buildPrologue(/*singleQuery=*/false);
   biasMem = pr.bias;
+  maskMem = pr.mask;
   Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
   Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
   Value slopes = pr.slopes;
@@ -2293,11 +2335,11 @@ struct ConvertPEToVectorPass
       // One query per head: the decode kernel.
       bool decode =
           op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1;
-      if (decode && op.getBias()) {
+      if (decode && (op.getBias() || op.getMask())) {
         emitMissedRemark(op, category, "decode-kernel",
-                         "one query per head with an explicit bias: the "
-                         "prefill kernel is used (the decode kernel takes no "
-                         "bias)");
+                         "one query per head with an explicit bias or mask: "
+                         "the prefill kernel is used (the decode kernel takes "
+                         "neither)");
         decode = false;
       }
       if (op.getQuery().getType().getElementType().isBF16() &&

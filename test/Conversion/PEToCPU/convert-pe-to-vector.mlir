@@ -101,19 +101,19 @@ func.func @plain(%q: tensor<2x2x8x16xbf16>) -> tensor<2x2x8x16xbf16> {
 // -----
 
 // Not supported, left for convert-pe-to-linalg: f64, a head dimension that
-// is not a multiple of 16, an explicit mask, a half-layout rotary dimension
+// is not a multiple of 16, dynamic head counts, a half-layout rotary dimension
 // whose halves are not multiples of 16.
 // CHECK-LABEL: func @unsupported
 // CHECK-NOT: scf.parallel
 // CHECK-COUNT-3: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}}
 // CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} rope <half>
-func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %m: tensor<8x8xi1>, %f: tensor<8xf32>)
-    -> (tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
+func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %d: tensor<1x?x8x16xf32>, %f: tensor<8xf32>)
+    -> (tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x?x8x16xf32>, tensor<1x2x8x16xf32>) {
   %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
   %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
-  %2 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %2 = pe.attention %d, %d, %d : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
   %3 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  return %0, %1, %2, %3 : tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+  return %0, %1, %2, %3 : tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x?x8x16xf32>, tensor<1x2x8x16xf32>
 }
 
 // -----

@@ -2,7 +2,7 @@
 // missed-optimization remark (category convert-pe-to-vector); the op is left
 // for the reference lowering.
 // RUN: pe-opt %s --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics | FileCheck %s
-// CHECK-COUNT-7: pe.attention
+// CHECK-COUNT-6: pe.attention
 // CHECK-COUNT-5: pe.rope
 // CHECK-COUNT-3: pe.add_sinusoidal
 
@@ -13,8 +13,6 @@ func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: ten
   %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
   // expected-remark@+1 {{head dimensions must be multiples of 16 and at most 512}}
   %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
-  // expected-remark@+1 {{explicit mask tensor}}
-  %3 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   // expected-remark@+1 {{half-layout rotary dimension must be a multiple of 32}}
   %4 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   // expected-remark@+1 {{dynamic head counts}}
@@ -51,15 +49,19 @@ func.func @sinusoidal(%h: tensor<8x16xf64>, %x: tensor<8x24xf32>, %y: tensor<8x1
   return
 }
 
-// An explicit bias gets the generated kernel (no remark, the op is gone); with
-// one query per head it gets the prefill kernel instead of the decode kernel,
-// with a remark.
+// An explicit bias or mask gets the generated kernel (no remark, the op is
+// gone); with one query per head it gets the prefill kernel instead of the
+// decode kernel, with a remark.
 // CHECK-LABEL: func.func @bias
 // CHECK-NOT: pe.attention
 func.func @bias(%x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>, %d: tensor<1x2x1x16xf32>,
-                %bd: tensor<1x1x1x8xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>) {
+                %bd: tensor<1x1x1x8xf32>, %m: tensor<8x8xi1>, %md: tensor<1x8xi1>)
+    -> (tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>) {
   %0 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  // expected-remark@+1 {{[Missed] decode-kernel | Category:convert-pe-to-vector | Reason="one query per head with an explicit bias: the prefill kernel is used (the decode kernel takes no bias)"}}
+  // expected-remark@+1 {{[Missed] decode-kernel | Category:convert-pe-to-vector | Reason="one query per head with an explicit bias or mask: the prefill kernel is used (the decode kernel takes neither)"}}
   %1 = pe.attention %d, %x, %x bias(%bd : tensor<1x1x1x8xf32>) : tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x1x16xf32>
-  return %0, %1 : tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>
+  %2 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  // expected-remark@+1 {{one query per head with an explicit bias or mask}}
+  %3 = pe.attention %d, %x, %x mask(%md : tensor<1x8xi1>) : tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x1x16xf32>
+  return %0, %1, %2, %3 : tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>
 }

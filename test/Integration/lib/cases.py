@@ -1009,6 +1009,36 @@ def attn_bf16_bias(d):
 
 
 @case
+def attn_mask_blocks(d):
+    # Generated-kernel sizes (70 x 150, GQA 4/2, D 32) with a random
+    # [B, 1, Tq, Tk] mask and a bias under a softcap applied after it: the
+    # mask disallows keys whatever the capped score is. Row 5 of batch 1 has
+    # no allowed key (output 0); key 100 of batch 0 is masked for every row
+    # and its value row holds a NaN that must reach no row.
+    def shape_mask(m):
+        m[..., 0] = True
+        m[1, :, 5, :] = False
+        m[0, :, :, 100] = False
+        return m
+    _attn(d, "attn_mask_blocks", 2, 4, 2, 70, 150, 32, mask_shape=(2, 1, 70, 150),
+          mask_fn=shape_mask, bias_shape=(70, 150), softcap=5.0, softcap_order="after_bias",
+          poison=(("v", (0, 1, 100, 7), np.nan),))
+
+
+@case
+def attn_mask_row_broadcast(d):
+    # [1, H, Tq, 1]: whole rows allowed or not (a splat over the keys); the
+    # disallowed rows are 0. One query per head is the decode shape: the
+    # prefill kernel runs it (a remark says so).
+    def some_rows(m):
+        m[0, 0, 0, 0] = False
+        m[0, 1, 0, 0] = True
+        return m
+    _attn(d, "attn_mask_row_broadcast", 1, 4, 2, 1, 90, 16, mask_shape=(1, 4, 1, 1),
+          mask_fn=some_rows)
+
+
+@case
 def attn_mask(d):
     # [B, 1, Tq, Tk] random mask, every row keeps key 0.
     def keep0(m):
