@@ -1027,6 +1027,28 @@ extern "C" void *pe_aot_aligned_alloc(size_t alignment, size_t bytes) {
   return p;
 }
 
+/// The float -> bfloat16 conversions LLVM calls for `arith.truncf` to bf16
+/// on the host (compiler-rt builtins; GCC 12's libgcc, which clang++ links,
+/// has neither). Round to nearest even; double goes through float with
+/// round-to-odd, so that it is rounded once.
+extern "C" __bf16 __truncsfbf2(float value) {
+  uint16_t bits = floatToBFloat16(value);
+  __bf16 out;
+  std::memcpy(&out, &bits, 2);
+  return out;
+}
+
+extern "C" __bf16 __truncdfbf2(double value) {
+  float f = float(value);
+  if (std::isfinite(f) && double(f) != value) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    if (!(bits & 1)) // round to odd: step towards `value`
+      f = std::nextafter(f, value > double(f) ? HUGE_VALF : -HUGE_VALF);
+  }
+  return __truncsfbf2(f);
+}
+
 /// memref.copy of non-contiguous memrefs (what libmlir_c_runner_utils.so
 /// provides to pe-run's JIT): an unranked memref is (rank, descriptor), the
 /// descriptor (allocated, aligned, offset, sizes[rank], strides[rank]).
