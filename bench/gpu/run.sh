@@ -104,16 +104,20 @@ fi
 
 # best_ms FILE FUNC: the fastest attention kernel time of REPEAT timed calls
 # (AOT mode: FILE is the executable; vulkan/cpu: the fastest whole call).
+# Empty, with the run's errors on stderr, when the run fails.
 best_ms() {
-  local cmd
+  local cmd log="$work/run.log" ms
   if [ -n "$AOT" ]; then cmd=("$1"); else cmd=("$PE_RUN" "$1" -e "$2" --pipeline=cuda); fi
   if [ "$PIPELINE" = cuda ]; then
-    PE_CUDA_KERNEL_TIMES=1 timeout 300 "${cmd[@]}" --random-inputs --repeat="$REPEAT" 2>&1 >/dev/null |
-      awk '/pe-cuda-runtime: kernel .*_kernel / {print $(NF-1)}' | sort -g | head -n 1
+    PE_CUDA_KERNEL_TIMES=1 timeout 300 "${cmd[@]}" --random-inputs --repeat="$REPEAT" \
+      >/dev/null 2>"$log" || true
+    ms="$(awk '/pe-cuda-runtime: kernel .*_kernel / {print $(NF-1)}' "$log" | sort -g | head -n 1)"
   else
-    timeout 600 "${cmd[@]}" --random-inputs --repeat="$REPEAT" |
-      sed -n 's/.* min_ms=\([0-9.]*\) .*/\1/p'
+    timeout 600 "${cmd[@]}" --random-inputs --repeat="$REPEAT" >"$log" 2>&1 || true
+    ms="$(sed -n 's/.* min_ms=\([0-9.]*\) .*/\1/p' "$log")"
   fi
+  [ -n "$ms" ] || grep -v 'pe-cuda-runtime: kernel' "$log" | tail -n 3 >&2
+  echo "$ms"
 }
 if [ -n "$AOT" ]; then
   file_of() { echo "$AOT/$1"; }
