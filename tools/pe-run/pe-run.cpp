@@ -1387,7 +1387,7 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
   std::string needs = cuda     ? "libcuda.so.1 (the NVIDIA driver)"
                       : vulkan ? "libvulkan.so.1 and a Vulkan driver"
                       : openmp ? "libomp.so.5"
-                               : "only libc";
+                               : "only libc and libm";
   llvm::outs() << "pe-run: wrote '" << path << "' (function '" << sig.name
                << "', pipeline " << pipeline.name << "; needs " << needs
                << " at run time; see '" << path << " --help')\n";
