@@ -61,7 +61,7 @@ CB=1 CH=8 CHKV=2 CT=64 CD=128 CTK=256
 
 . "$ROOT/bench/gpu/workloads.sh"
 # Replace only a directory this script wrote (or an empty one).
-if [ -e "$OUT" ] && [ ! -f "$OUT/.pe-gpu-aot" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
+if [ -e "$OUT" ] && [ ! -f "$OUT/.pe-gpu-aot" ] && [ ! -f "$OUT/aot.env" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
   echo "prepare.sh: $OUT exists and was not written by prepare.sh; not replacing it" >&2
   exit 1
 fi
