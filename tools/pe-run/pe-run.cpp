@@ -1324,6 +1324,12 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
     if (llvm::Function *f = m->getFunction(name); f && f->isDeclaration())
       f->setName(("pe_aot_" + name).str());
   std::string signature = aotSignatureText(sig, pipeline.name);
+  // The CPU the code was compiled for: main() checks the x86 features it can
+  // query before the first call, so that a CPU executable copied to another
+  // machine fails with a message instead of an illegal instruction.
+  if (hostCPU)
+    signature += "cpu " + jtmb.getCPU() + "\nfeatures " +
+                 jtmb.getFeatures().getString() + "\n";
   new llvm::GlobalVariable(
       *m,
       llvm::ArrayType::get(llvm::Type::getInt8Ty(llvmContext),

@@ -566,6 +566,9 @@ struct ValueSpec {
 struct Signature {
   std::string function, pipeline;
   std::vector<ValueSpec> args, results;
+  /// The CPU the code was compiled for (CPU pipelines only) and its LLVM
+  /// features ("+avx2,-amx-tile,...").
+  std::string cpu, features;
 };
 
 std::string mlirType(const ValueSpec &v) {
@@ -591,6 +594,10 @@ Signature parseSignature(const char *text) {
       in >> sig.function;
     } else if (what == "pipeline") {
       in >> sig.pipeline;
+    } else if (what == "cpu") {
+      in >> sig.cpu;
+    } else if (what == "features") {
+      in >> sig.features;
     } else if (what == "arg" || what == "result") {
       ValueSpec v;
       std::string kind, elem;
@@ -944,6 +951,70 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
+// CPU features
+//===----------------------------------------------------------------------===//
+
+/// Whether this CPU has the x86 feature `name` (LLVM's name): 1 or 0, or -1
+/// if it is not one that can be queried here. __builtin_cpu_supports needs
+/// literal names, hence the table.
+int cpuSupports(const std::string &name) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+#define PE_AOT_FEATURE(x)                                                      \
+  if (name == x)                                                               \
+    return __builtin_cpu_supports(x) ? 1 : 0;
+  PE_AOT_FEATURE("sse4.1")
+  PE_AOT_FEATURE("sse4.2")
+  PE_AOT_FEATURE("popcnt")
+  PE_AOT_FEATURE("avx")
+  PE_AOT_FEATURE("avx2")
+  PE_AOT_FEATURE("fma")
+  PE_AOT_FEATURE("f16c")
+  PE_AOT_FEATURE("bmi")
+  PE_AOT_FEATURE("bmi2")
+  PE_AOT_FEATURE("avx512f")
+  PE_AOT_FEATURE("avx512bw")
+  PE_AOT_FEATURE("avx512vl")
+  PE_AOT_FEATURE("avx512dq")
+  PE_AOT_FEATURE("avx512cd")
+  PE_AOT_FEATURE("avx512bf16")
+  PE_AOT_FEATURE("avx512fp16")
+  PE_AOT_FEATURE("avx512vnni")
+  PE_AOT_FEATURE("avx512vbmi")
+  PE_AOT_FEATURE("avx512vbmi2")
+  PE_AOT_FEATURE("avx512ifma")
+  PE_AOT_FEATURE("avx512bitalg")
+  PE_AOT_FEATURE("avx512vpopcntdq")
+#undef PE_AOT_FEATURE
+#endif
+  return -1;
+}
+
+/// Fails if the code was compiled for CPU features this CPU lacks.
+/// PE_AOT_ASSUME_MISSING (comma-separated feature names) makes features
+/// count as missing, for testing this check.
+void checkCPU(const Signature &sig) {
+  std::string assumeMissing;
+  if (const char *env = std::getenv("PE_AOT_ASSUME_MISSING"))
+    assumeMissing = "," + std::string(env) + ",";
+  std::string missing;
+  std::istringstream features(sig.features);
+  std::string feature;
+  while (std::getline(features, feature, ',')) {
+    if (feature.size() < 2 || feature[0] != '+')
+      continue;
+    std::string name = feature.substr(1);
+    bool forced = assumeMissing.find("," + name + ",") != std::string::npos;
+    if (forced || cpuSupports(name) == 0)
+      missing += (missing.empty() ? "" : ", ") + name;
+  }
+  if (!missing.empty())
+    fail("this executable was compiled for the CPU of the machine that ran "
+         "pe-run (" +
+         sig.cpu + "); this CPU lacks " + missing);
+}
+
+//===----------------------------------------------------------------------===//
 // Command line
 //===----------------------------------------------------------------------===//
 
@@ -953,6 +1024,9 @@ void printUsage(const char *argv0, const Signature &sig) {
               "USAGE: %s [--input=FILE.npy]... [--output=FILE.npy]... "
               "[--random-inputs [--seed=S]] [--repeat=N]\n\n",
               sig.function.c_str(), sig.pipeline.c_str(), argv0);
+  if (!sig.cpu.empty())
+    std::printf("Compiled for this CPU: %s (pe-run's host).\n\n",
+                sig.cpu.c_str());
   std::printf("SIGNATURE:\n");
   for (size_t i = 0; i < sig.args.size(); ++i)
     std::printf("  argument %zu: %s\n", i, sig.args[i].type.c_str());
@@ -1141,6 +1215,7 @@ int main(int argc, char **argv) {
     }
   }
 
+  checkCPU(sig);
   size_t numArgs = sig.args.size(), numResults = sig.results.size();
   std::string plural = numArgs == 1 ? "" : "s";
   if (inputs.size() > numArgs)

@@ -29,9 +29,18 @@
 // RUN: %npycmp %t/r.npy %t/rjit.npy --rtol 0 --atol 0 | FileCheck %s
 // RUN: %t/attn --help | FileCheck %s --check-prefix=HELP
 // HELP: runs 'attn', compiled ahead of time by pe-run --emit-executable
+// HELP: Compiled for this CPU: {{.+}} (pe-run's host).
 // HELP: argument 0: tensor<1x4x40x16xf32>
 // HELP: argument 3: tensor<8xf64>
 // HELP: result 0: tensor<1x4x40x16xf32>
+//
+// The code is for pe-run's host CPU: on a CPU without one of its features
+// (here made to look missing) the executable stops before the first call.
+// RUN: env PE_AOT_ASSUME_MISSING=sse4.2 %python %S/Inputs/expect-exit.py 1 \
+// RUN:   %t/attn --random-inputs --output=%t/x.npy 2>&1 | FileCheck %s --check-prefix=HOSTCPU
+// HOSTCPU: pe-aot: error: this executable was compiled for the CPU of the machine that ran pe-run ({{.+}}); this CPU lacks sse4.2
+// HOSTCPU-NOT: expect-exit
+// RUN: not ls %t/x.npy
 //
 // Dynamic sequence length: the executable takes the sizes from the files
 // (here T = 40 for q, k and v).
