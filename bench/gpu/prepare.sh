@@ -6,7 +6,7 @@
 # Runs on a machine with this project's build (LLVM/MLIR 22, the CUDA
 # toolkit for libdevice; no GPU needed) and writes one directory (default
 # $PE_BUILD_DIR/gpu-aot, about 12 MB) that a GPU machine with only the NVIDIA
-# driver and /usr/bin/python3 can run: `DIR/run.sh [--no-tests] [--repeat N]`.
+# driver and /usr/bin/python3 can run: `bash DIR/run.sh [--no-tests] [--repeat N]`.
 #
 #   DIR/run.sh, workloads.sh, npycheck.py   the benchmark script (AOT mode)
 #   DIR/aot.env                             pipeline and sizes
@@ -20,7 +20,7 @@
 #                                           correctness checks
 #
 # With the device tool: run(carry=["build/gpu-aot"],
-# command="build/gpu-aot/run.sh"). --pipeline vulkan|cpu builds the same
+# command="bash build/gpu-aot/run.sh"). --pipeline vulkan|cpu builds the same
 # directory for pe's Vulkan runtime or the CPU pipeline, to test the whole
 # path on a machine without a GPU (with --small: timed sizes small enough
 # for lavapipe or the CPU).
@@ -92,4 +92,4 @@ B=$B H=$H HKV=$HKV T=$T D=$D TK=$TK
 CB=$CB CH=$CH CHKV=$CHKV CT=$CT CD=$CD CTK=$CTK
 ENV
 echo "prepare.sh: wrote $OUT ($(du -sh "$OUT" | cut -f1), pipeline $PIPELINE; B=$B H=$H Hkv=$HKV T=$T D=$D Tk=$TK)"
-echo "prepare.sh: run it with $OUT/run.sh [--no-tests] [--repeat N]"
+echo "prepare.sh: run it with bash $OUT/run.sh [--no-tests] [--repeat N]"

@@ -3,7 +3,7 @@
 #
 # Prepared for a machine with an NVIDIA GPU; not run by utils/pe.sh test.
 #
-#   DIR/run.sh [--no-tests] [--repeat N]       (AOT mode: DIR from prepare.sh)
+#   bash DIR/run.sh [--no-tests] [--repeat N]  (AOT mode: DIR from prepare.sh)
 #   bench/gpu/run.sh [--no-tests] [--repeat N] (JIT mode: a build of pe)
 #
 # AOT mode (a copy of this script in the directory bench/gpu/prepare.sh
@@ -52,6 +52,8 @@ done
 if [ -f "$HERE/aot.env" ]; then
   AOT="$HERE"
   . "$AOT/aot.env"
+  # A copy may have lost the executable bits.
+  for w in $WORKLOADS; do chmod +x "$AOT/$w" "$AOT/check/$w/exe" 2>/dev/null || true; done
 else
   AOT=""
   ROOT="$(cd "$HERE/../.." && pwd)"
