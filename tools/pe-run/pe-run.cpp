@@ -39,6 +39,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -46,17 +47,23 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 #include <chrono>
@@ -86,6 +93,10 @@ static_assert(sizeof(void *) == 8 && sizeof(int64_t) == 8,
 
 #ifndef PE_MPI_LIBRARY
 #define PE_MPI_LIBRARY ""
+#endif
+
+#ifndef PE_AOT_LINKER
+#define PE_AOT_LINKER "/usr/lib/llvm-22/bin/clang++"
 #endif
 
 #ifndef PE_MLIR_LIB_DIR
@@ -714,10 +725,12 @@ jitRuntimeSymbols(llvm::orc::MangleAndInterner mangle) {
   return symbols;
 }
 
-static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
-                                   const PipelineEntry &pipeline,
-                                   ArrayRef<std::string> sharedLibs,
-                                   bool runtimeChecks) {
+/// A clone of `original` with its functions renamed (jitName) and lowered by
+/// `pipeline`, with the calling convention checked.
+static FailureOr<OwningOpRef<ModuleOp>> lower(ModuleOp original,
+                                              const Signature &sig,
+                                              const PipelineEntry &pipeline,
+                                              bool runtimeChecks) {
   OwningOpRef<ModuleOp> module = original.clone();
   if (failed(renameFunctionsForJit(*module)))
     return failure();
@@ -729,6 +742,18 @@ static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
     return error("pipeline '" + pipeline.name + "' failed");
   if (failed(checkLoweredSignature(*module, sig, pipeline.name)))
     return failure();
+  return module;
+}
+
+static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
+                                   const PipelineEntry &pipeline,
+                                   ArrayRef<std::string> sharedLibs,
+                                   bool runtimeChecks) {
+  FailureOr<OwningOpRef<ModuleOp>> lowered =
+      lower(original, sig, pipeline, runtimeChecks);
+  if (failed(lowered))
+    return failure();
+  OwningOpRef<ModuleOp> module = std::move(*lowered);
 
   llvm::Expected<llvm::orc::JITTargetMachineBuilder> jtmb =
       llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -1079,6 +1104,300 @@ static FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c,
                                t.medianMs)
                << "\n";
   return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Ahead-of-time executables (--emit-executable)
+//===----------------------------------------------------------------------===//
+//
+// The lowered module is translated to LLVM IR, optimized as the JIT does,
+// compiled to an object in-process and linked by clang++ with pe's AOT
+// archives: libpe_aot_main.a (main(): .npy in and out, timing; no LLVM or
+// MLIR) and, for the GPU pipelines, the CUDA or Vulkan runtime as an archive.
+// The object carries what main() needs (lib/Runtime/AOT/AOTMain.cpp):
+// pe_aot_signature, pe_aot_entry (the packed interface pe-run calls through
+// the ExecutionEngine), pe_aot_init/fini (the module's global constructors
+// and destructors, run by main() once the inputs are read), and calls
+// pe_aot_puts/abort/malloc/aligned_alloc where the JIT substitutes
+// peRunJitPuts & co.
+
+static StringRef elemName(Elem elem) {
+  switch (elem) {
+  case Elem::F16:
+    return "f16";
+  case Elem::BF16:
+    return "bf16";
+  case Elem::F32:
+    return "f32";
+  case Elem::F64:
+    return "f64";
+  case Elem::I1:
+    return "i1";
+  case Elem::I8:
+    return "i8";
+  case Elem::I32:
+    return "i32";
+  case Elem::I64:
+    return "i64";
+  case Elem::Index:
+    return "index";
+  }
+  llvm_unreachable("unknown Elem");
+}
+
+/// The signature as AOTMain.cpp's parseSignature reads it.
+static std::string aotSignatureText(const Signature &sig, StringRef pipeline) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "function " << sig.name << "\npipeline " << pipeline << "\n";
+  auto dims = [&](ArrayRef<int64_t> shape) {
+    os << shape.size();
+    for (int64_t d : shape)
+      os << " " << (ShapedType::isDynamic(d) ? int64_t(-1) : d);
+  };
+  for (const ArgSpec &arg : sig.args) {
+    os << "arg " << (arg.isTensor ? "tensor " : "scalar ")
+       << elemName(arg.elem);
+    if (arg.isTensor) {
+      os << " ";
+      dims(arg.shape);
+    }
+    os << "\n";
+  }
+  for (const ResultSpec &r : sig.results) {
+    os << "result tensor " << elemName(r.elem) << " ";
+    dims(cast<RankedTensorType>(r.type).getShape());
+    os << "\n";
+  }
+  return text;
+}
+
+/// void pe_aot_entry(void **args): loads each parameter of `fn` through
+/// args[i], calls it, stores the result through args[n] (the layout of the
+/// ExecutionEngine's packed wrapper).
+static void addPackedEntry(llvm::Module &m, llvm::Function *fn) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type *ptr = b.getPtrTy();
+  auto *entry = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {ptr}, false),
+      llvm::GlobalValue::ExternalLinkage, "pe_aot_entry", m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", entry));
+  llvm::Value *packed = entry->getArg(0);
+  SmallVector<llvm::Value *> args;
+  for (llvm::Argument &arg : fn->args()) {
+    llvm::Value *slot =
+        b.CreateConstGEP1_64(ptr, packed, arg.getArgNo(), "slot");
+    args.push_back(b.CreateLoad(arg.getType(), b.CreateLoad(ptr, slot)));
+  }
+  llvm::Value *result = b.CreateCall(fn, args);
+  if (!result->getType()->isVoidTy()) {
+    llvm::Value *slot =
+        b.CreateConstGEP1_64(ptr, packed, fn->arg_size(), "result");
+    b.CreateStore(result, b.CreateLoad(ptr, slot));
+  }
+  b.CreateRetVoid();
+}
+
+/// Replaces the appending global `list` (llvm.global_ctors or
+/// llvm.global_dtors) by a function `name` that calls its entries in
+/// priority order, so that main() decides when GPU modules are loaded.
+static LogicalResult outlineGlobalStructors(llvm::Module &m, StringRef list,
+                                            StringRef name) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *fn =
+      llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), false),
+                             llvm::GlobalValue::ExternalLinkage, name, m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  if (llvm::GlobalVariable *gv = m.getNamedGlobal(list)) {
+    SmallVector<std::pair<uint64_t, llvm::Function *>> entries;
+    if (auto *init = dyn_cast_or_null<llvm::ConstantArray>(
+            gv->hasInitializer() ? gv->getInitializer() : nullptr)) {
+      for (llvm::Value *op : init->operands()) {
+        auto *entry = dyn_cast<llvm::ConstantStruct>(op);
+        auto *prio =
+            entry ? dyn_cast<llvm::ConstantInt>(entry->getOperand(0)) : nullptr;
+        auto *callee =
+            entry ? dyn_cast<llvm::Function>(entry->getOperand(1)) : nullptr;
+        if (!prio || !callee ||
+            !isa<llvm::ConstantPointerNull>(entry->getOperand(2)))
+          return error("--emit-executable: unsupported entry in " + list);
+        entries.emplace_back(prio->getZExtValue(), callee);
+      }
+    } else if (gv->hasInitializer() &&
+               !isa<llvm::ConstantAggregateZero>(gv->getInitializer())) {
+      return error("--emit-executable: unsupported " + list);
+    }
+    // Stable: entries of equal priority keep their order.
+    for (size_t i = 1; i < entries.size(); ++i)
+      for (size_t j = i; j > 0 && entries[j].first < entries[j - 1].first; --j)
+        std::swap(entries[j], entries[j - 1]);
+    // Destructors run in the reverse order of their priorities.
+    if (list == "llvm.global_dtors")
+      std::reverse(entries.begin(), entries.end());
+    for (auto &[prio, callee] : entries)
+      b.CreateCall(callee);
+    gv->eraseFromParent();
+  }
+  b.CreateRetVoid();
+  return success();
+}
+
+/// A temporary file removed when this goes out of scope.
+namespace {
+struct TempFile {
+  SmallString<128> path;
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+} // namespace
+
+static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
+                                    const PipelineEntry &pipeline,
+                                    bool runtimeChecks, StringRef path,
+                                    StringRef libDir) {
+  bool cuda = pipeline.name == "cuda", vulkan = pipeline.name == "vulkan";
+  // What the executable is linked with, checked before compiling.
+  SmallVector<std::string> archives = {
+      (Twine(libDir) + "/libpe_aot_main.a").str()};
+  if (cuda)
+    archives.push_back((Twine(libDir) + "/libpe_aot_cuda_runtime.a").str());
+  if (vulkan)
+    archives.push_back((Twine(libDir) + "/libpe_aot_vulkan_runtime.a").str());
+  for (const std::string &archive : archives)
+    if (!llvm::sys::fs::exists(archive))
+      return error("--emit-executable: cannot find " + archive +
+                   " (built with pe-run)");
+  std::string linker = PE_AOT_LINKER;
+  if (!llvm::sys::fs::can_execute(linker))
+    return error("--emit-executable: cannot find the linker driver " + linker +
+                 " (Debian package clang-22)");
+
+  FailureOr<OwningOpRef<ModuleOp>> lowered =
+      lower(original, sig, pipeline, runtimeChecks);
+  if (failed(lowered))
+    return failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> m =
+      translateModuleToLLVMIR(**lowered, llvmContext, "pe-aot");
+  if (!m)
+    return error("--emit-executable: translation to LLVM IR failed");
+
+  // The CPU pipeline's code is for this host (its kernels use the host's
+  // vector extensions, as in the JIT); the GPU pipelines' host code only
+  // marshals buffers and launches kernels, so it is compiled for the generic
+  // CPU of the triple and runs on any GPU machine of the same architecture.
+  bool hostCPU = !cuda && !vulkan;
+  llvm::orc::JITTargetMachineBuilder jtmb{
+      llvm::Triple(llvm::sys::getProcessTriple())};
+  if (hostCPU) {
+    llvm::Expected<llvm::orc::JITTargetMachineBuilder> host =
+        llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!host)
+      return error(host.takeError());
+    jtmb = std::move(*host);
+  }
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+      jtmb.createTargetMachine();
+  if (!tm)
+    return error(tm.takeError());
+  m->setDataLayout((*tm)->createDataLayout());
+  m->setTargetTriple((*tm)->getTargetTriple());
+  if (llvm::Error err = makeOptimizingTransformer(
+          /*optLevel=*/3, /*sizeLevel=*/0, tm->get())(m.get()))
+    return error(std::move(err));
+
+  llvm::Function *fn = m->getFunction(jitName(sig.name));
+  if (!fn || fn->isDeclaration())
+    return error("--emit-executable: '" + sig.name +
+                 "' is missing from the LLVM module");
+  addPackedEntry(*m, fn);
+  if (failed(outlineGlobalStructors(*m, "llvm.global_ctors", "pe_aot_init")) ||
+      failed(outlineGlobalStructors(*m, "llvm.global_dtors", "pe_aot_fini")))
+    return failure();
+  for (StringRef name : {"puts", "abort", "malloc", "aligned_alloc"})
+    if (llvm::Function *f = m->getFunction(name); f && f->isDeclaration())
+      f->setName(("pe_aot_" + name).str());
+  std::string signature = aotSignatureText(sig, pipeline.name);
+  // The CPU the code was compiled for: main() checks the x86 features it can
+  // query before the first call, so that a CPU executable copied to another
+  // machine fails with a message instead of an illegal instruction.
+  if (hostCPU)
+    signature += "cpu " + jtmb.getCPU() + "\nfeatures " +
+                 jtmb.getFeatures().getString() + "\n";
+  new llvm::GlobalVariable(
+      *m,
+      llvm::ArrayType::get(llvm::Type::getInt8Ty(llvmContext),
+                           signature.size() + 1),
+      /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantDataArray::getString(llvmContext, signature),
+      "pe_aot_signature");
+  // OpenMP (the CPU pipeline's scf.parallel loops) calls into libomp.
+  bool openmp = llvm::any_of(m->functions(), [](const llvm::Function &f) {
+    return f.isDeclaration() && f.getName().starts_with("__kmpc_");
+  });
+
+  TempFile object, log;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("pe-aot", "o", object.path))
+    return error("cannot create a temporary file: " + ec.message());
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(object.path, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return error(object.path + ": " + ec.message());
+    llvm::legacy::PassManager codegen;
+    if ((*tm)->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile))
+      return error("--emit-executable: the target cannot emit objects");
+    codegen.run(*m);
+  }
+
+  SmallVector<std::string> args = {linker, "-o", path.str(),
+                                   object.path.str().str()};
+  args.append(archives.begin(), archives.end());
+  if (vulkan)
+    args.push_back("-lvulkan");
+  if (openmp) {
+    args.push_back("-L" + std::string(PE_MLIR_LIB_DIR));
+    args.push_back("-lomp");
+  }
+  // libstdc++ and libgcc linked in: the executable needs only libc, libm and
+  // the driver (or libomp / libvulkan) at run time.
+  for (const char *flag :
+       {"-static-libstdc++", "-static-libgcc", "-lm", "-lpthread", "-ldl"})
+    args.push_back(flag);
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("pe-aot-link", "log", log.path))
+    return error("cannot create a temporary file: " + ec.message());
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::optional<StringRef> redirects[] = {std::nullopt, log.path.str(),
+                                          log.path.str()};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(linker, argRefs, std::nullopt, redirects,
+                                     0, 0, &execError);
+  if (rc != 0) {
+    std::string output;
+    if (auto buf = llvm::MemoryBuffer::getFile(log.path))
+      output = (*buf)->getBuffer().rtrim().str();
+    return error("--emit-executable: linking '" + path + "' failed (" +
+                 llvm::join(args, " ") + ")" +
+                 (execError.empty() ? "" : ": " + execError) +
+                 (output.empty() ? "" : ":\n" + output));
+  }
+  std::string needs = cuda     ? "libcuda.so.1 (the NVIDIA driver)"
+                      : vulkan ? "libvulkan.so.1 and a Vulkan driver"
+                      : openmp ? "libomp.so.5"
+                               : "only libc and libm";
+  llvm::outs() << "pe-run: wrote '" << path << "' (function '" << sig.name
+               << "', pipeline " << pipeline.name << "; needs " << needs
+               << " at run time; see '" << path << " --help')\n";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1566,6 +1885,7 @@ ExecutionEngine and run it on .npy data.
          [--pipeline=reference] [--check=reference] [--rtol=R --atol=A]
          [--repeat=N] [--seed=S --random-inputs] [--shared-libs=a.so,b.so]
   pe-run FILE.mlir -e FUNC --ranks=N --input=... --output=... [--check=reference]
+  pe-run FILE.mlir -e FUNC --pipeline=P --emit-executable=EXE
 
 FUNC must be a func.func whose arguments are ranked tensors of f32, f64, f16,
 bf16, i32, i64, i8 or i1, or index, i32, i64, f32 or f64 scalars, and whose
@@ -1624,6 +1944,17 @@ that several ranks hold must agree bit for bit) and prints
 unsharded program) with pipeline P, runs it on the global inputs and compares
 as above. --pipeline and --repeat do not apply. Needs static shapes split
 evenly.
+
+--emit-executable=EXE compiles the function with --pipeline (reference, cpu,
+vulkan or cuda) into a standalone executable instead of running it: the
+lowered module is compiled to an object in-process (LLVM O3; for the host CPU
+with pipelines reference and cpu, for the generic CPU of the triple with the
+GPU pipelines) and linked by clang++ with pe's AOT archives. EXE needs no LLVM
+or MLIR: 'cuda' needs only libcuda.so.1 at run time, 'vulkan' libvulkan.so.1,
+'cpu' libomp.so.5 when the code uses OpenMP. It takes pe-run's --input,
+--output, --random-inputs, --seed and --repeat (same checks, same random data,
+same .npy output; 'EXE --help' prints its signature) and prints
+  pe-aot: time pipeline=P runs=N min_ms=T median_ms=T
 
 Errors print one 'pe-run: error: ...' line on stderr (after the located MLIR
 diagnostics, if any) and exit with status 1.
@@ -1699,6 +2030,13 @@ int main(int argc, char **argv) {
       llvm::cl::value_desc("a.so,b.so"), llvm::cl::CommaSeparated,
       llvm::cl::cat(category));
 
+  llvm::cl::opt<std::string> emitPath(
+      "emit-executable",
+      llvm::cl::desc("Compile the function with --pipeline into a standalone "
+                     "executable at this path instead of running it (see "
+                     "below)"),
+      llvm::cl::value_desc("path"), llvm::cl::cat(category));
+
   llvm::cl::opt<int64_t> ranks(
       "ranks",
       llvm::cl::desc("Run the sharded function on N MPI processes with "
@@ -1748,6 +2086,16 @@ int main(int argc, char **argv) {
                 "rank runs pe-shard-pipeline)");
   if (timing && repeat < 1)
     return fail("--repeat must be at least 1, got " + Twine(repeat.getValue()));
+  bool emitting = emitPath.getNumOccurrences() > 0;
+  if (emitting && emitPath.empty())
+    return fail("--emit-executable needs a path");
+  if (emitting && (sharded || checkPipeline || timing || !inputs.empty() ||
+                   !outputs.empty() || randomInputs ||
+                   seed.getNumOccurrences() || !sharedLibs.empty()))
+    return fail("--emit-executable only compiles: --input, --output, "
+                "--random-inputs, --seed, --repeat, --check, --ranks and "
+                "--shared-libs do not apply (the executable takes --input, "
+                "--output, --random-inputs, --seed and --repeat)");
   if (!(rtol >= 0) || !(atol >= 0) || !std::isfinite(rtol) ||
       !std::isfinite(atol))
     return fail("--rtol and --atol must be finite and non-negative");
@@ -1841,6 +2189,11 @@ int main(int argc, char **argv) {
   FailureOr<Signature> sig = readSignature(fn);
   if (failed(sig))
     return 1;
+  if (emitting)
+    return failed(emitExecutable(*module, *sig, *pipeline, runtimeChecks,
+                                 emitPath, peLibraryDir(argv[0])))
+               ? 1
+               : 0;
 
   // Inputs.
   size_t numArgs = sig->args.size();
