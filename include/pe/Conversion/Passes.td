@@ -139,6 +139,19 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
     one thread per element adds it to the (scaled) input in f64 and rounds
     once, as the op states.
 
+    **Tensor cores.** With `tensor-cores=auto` and an NVVM `chip` of sm_80 or
+    above, an f16 or bf16 attention with more than one query token and head
+    dimensions that are multiples of 16 gets a FlashAttention-2 style kernel
+    instead: 4 warps of 16 query rows per block, S = Q K^T and O += P V with
+    `mma.sync` m16n8k16 (f16/bf16 inputs, f32 accumulators) on fragments,
+    the score modifications and masks per accumulator element from its row
+    and column, and the online softmax reduced over the 4 lanes of a
+    fragment row with `gpu.shuffle xor`. `tensor-cores=emulate` builds the
+    same kernel on any target with each `mma.sync` and each shuffle emulated
+    through workgroup memory in the exact PTX fragment layouts (for testing
+    the kernel on SPIR-V/lavapipe). An f16/bf16 attention that keeps the
+    SIMT kernel is reported (remark `tensor-core-kernel`) with the reason.
+
     Ops without a kernel (other element types, explicit bias or mask, dynamic
     head counts or head dimension, positions tensors, per-token caches) stay
     for `convert-pe-to-linalg`, which runs them on the host, and the pass
@@ -163,15 +176,27 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
            "Generate kernels only for ops with static shapes, so that every "
            "kernel buffer has a static size (for runtimes that bind buffers "
            "by static size)">,
+    Option<"tensorCores", "tensor-cores", "std::string", /*default=*/"\"auto\"",
+           "Tensor-core attention kernel for f16/bf16: auto (mma.sync when "
+           "`chip` is sm_80 or above), off (the SIMT kernel), emulate (the "
+           "same fragment kernel with mma.sync and shuffles emulated through "
+           "workgroup memory, on any target)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "NVVM chip the kernels are for (sm_80, sm_90, ...); empty: a "
+           "target without mma.sync">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
