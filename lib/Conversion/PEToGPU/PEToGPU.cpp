@@ -1036,16 +1036,19 @@ void GPUKernelBuilder::mma(const MmaLanes &lanes,
     // Each lane writes its A and B elements to its warp's tiles in
     // workgroup memory and computes its own C elements from them.
     Value g = lanes.group, t = lanes.quad, w = lanes.warp;
+    auto toF32 = [&](Value x) -> Value {
+      return x.getType() == f32 ? x : arith::ExtFOp::create(b, f32, x);
+    };
     for (int64_t i = 0; i < 4; ++i)
       for (int64_t j = 0; j < 2; ++j)
         memref::StoreOp::create(
-            b, a(i, j), lanes.ea,
+            b, toF32(a(i, j)), lanes.ea,
             ValueRange{w, addi(g, idx(8 * (i % 2))),
                        addi(muli(t, idx(2)), idx(8 * (i / 2) + j))});
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < 2; ++j)
         memref::StoreOp::create(
-            b, bOp(i, j), lanes.eb,
+            b, toF32(bOp(i, j)), lanes.eb,
             ValueRange{w, addi(muli(t, idx(2)), idx(8 * i + j)), g});
     gpu::BarrierOp::create(b);
     for (int64_t i = 0; i < 2; ++i)
@@ -1154,13 +1157,16 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
   int64_t bq = kMmaWarps * 16, threads = kMmaWarps * kWarpSize;
   double scale = op.getScaleOrDefault();
   Type in = op.getQuery().getType().getElementType();
-  // What the tiles and A fragments hold: values of the input type (f32
-  // holding exactly those values when emulated: the emulation needs no
-  // 16-bit arithmetic or workgroup storage on the target).
+  // The K/V tiles hold the input type; the A fragments too, or f32
+  // holding exactly those values when emulated (the emulation needs no
+  // 16-bit arithmetic on the target).
   Type ft = emulate ? f32 : in;
   auto round = [&](Value x) -> Value {
     Value r = arith::TruncFOp::create(b, in, x);
     return emulate ? Value(arith::ExtFOp::create(b, f32, r)) : r;
+  };
+  auto roundTile = [&](Value x) -> Value {
+    return arith::TruncFOp::create(b, in, x);
   };
   auto wg =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -1169,7 +1175,7 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
   auto mem = [&](ArrayRef<int64_t> shape, Type t, Attribute space) -> Type {
     return MemRefType::get(shape, t, MemRefLayoutAttrInterface(), space);
   };
-  SmallVector<Type> wgTypes = {mem({bk, d}, ft, wg), mem({bk, dv}, ft, wg)};
+  SmallVector<Type> wgTypes = {mem({bk, d}, in, wg), mem({bk, dv}, in, wg)};
   if (emulate) {
     wgTypes.push_back(mem({kMmaWarps, 16, 16}, f32, wg));
     wgTypes.push_back(mem({kMmaWarps, 16, 8}, f32, wg));
@@ -1304,9 +1310,9 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
             };
           };
           stageTile(ks, bk, d, op.rotatesKey() ? rotary : 0, host.k, host.kCos,
-                    host.kSin, lanes.tid, threads, keySource(d), round);
+                    host.kSin, lanes.tid, threads, keySource(d), roundTile);
           stageTile(vs, bk, dv, 0, host.v, Value(), Value(), lanes.tid, threads,
-                    keySource(dv), round);
+                    keySource(dv), roundTile);
           gpu::BarrierOp::create(b);
 
           // S = Q K^T: n-tile nt covers keys 8 nt .. 8 nt + 7; B's

@@ -57,12 +57,12 @@
 // CHECK: memref.store %{{.*}}, %{{.*}} : memref<2560xf16>
 // CHECK: gpu.terminator
 
-// Emulated: the tiles hold f32 (values rounded to f16), per warp a 16 x 16
-// A and a 16 x 8 B tile and a 128-lane exchange buffer; no nvgpu op, no
-// shuffle; the fragment loops stay rolled.
+// Emulated: the same f16 tiles, the A fragments as f32 (values rounded to
+// f16), per warp a 16 x 16 A and a 16 x 8 B tile (f32) and a 128-lane
+// exchange buffer; no nvgpu op, no shuffle; the fragment loops stay rolled.
 // EMU-LABEL: func.func @f16
 // EMU: gpu.launch
-// EMU-SAME: workgroup(%{{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x16xf32, #gpu.address_space<workgroup>>, %[[EA:[a-z0-9_]+]] : memref<4x16x16xf32, #gpu.address_space<workgroup>>, %[[EB:[a-z0-9_]+]] : memref<4x16x8xf32, #gpu.address_space<workgroup>>, %[[EX:[a-z0-9_]+]] : memref<128xf32, #gpu.address_space<workgroup>>)
+// EMU-SAME: workgroup(%{{.*}} : memref<16x32xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x16xf16, #gpu.address_space<workgroup>>, %[[EA:[a-z0-9_]+]] : memref<4x16x16xf32, #gpu.address_space<workgroup>>, %[[EB:[a-z0-9_]+]] : memref<4x16x8xf32, #gpu.address_space<workgroup>>, %[[EX:[a-z0-9_]+]] : memref<128xf32, #gpu.address_space<workgroup>>)
 // EMU-SAME: private(%{{.*}} : memref<16xf32, #gpu.address_space<private>>
 // EMU-NOT: nvgpu
 // EMU-NOT: gpu.shuffle
