@@ -31,6 +31,18 @@
 //   epilogue      o / l (0 for a row without allowed keys), and the row's
 //                 log-sum-exp m + log l when the op has an lse result.
 //
+// Tensor-core attention (f16/bf16 prefill, head dimensions multiples of 16,
+// chip sm_80 and above, or tensor-cores=emulate): the same host part, grid,
+// key tiles, staging, masks and score modifications, but 4 warps of 16 rows
+// per block; per lane Q's mma.sync A fragments (rotated as loaded), S's and
+// O's f32 accumulators in registers; S = Q K^T and O += P V with m16n8k16
+// mma.sync (P reused from S's accumulators as A fragments), the score
+// modifications per accumulator element from its (row, key), and the row
+// max/sum over the 4 lanes of a fragment row with gpu.shuffle xor. Emulated,
+// each mma.sync and shuffle goes through workgroup memory in the exact PTX
+// fragment layouts, so the kernel runs on targets without tensor cores
+// (SPIR-V on lavapipe).
+//
 //===----------------------------------------------------------------------===//
 
 #include "pe/Conversion/PEToGPU/PEToGPU.h"
@@ -511,6 +523,30 @@ private:
                  function_ref<std::tuple<Value, Value, Value>(Value)> source,
                  function_ref<Value(Value)> round);
 
+  /// Stages key tile [j0, j0 + rows of `ks`) of KV head `kvh`: K (rotated as
+  /// it is loaded) into `ks`, V into `vs`; keys past L[b] (`tk`) are zeros.
+  void stageKeyTile(AttentionOp op, const AttentionHost &host, Value ks,
+                    Value vs, Value bIdx, Value kvh, Value j0, Value tk,
+                    Value tkAll, Value tid, int64_t threads,
+                    function_ref<Value(Value)> round) {
+    auto keyRow = [&](int64_t channels) {
+      return [&, channels](Value jj) {
+        Value j = addi(j0, jj);
+        Value valid = cmpi(arith::CmpIPredicate::slt, j, tk);
+        Value jSafe = select(valid, j, idx(0));
+        return std::make_tuple(
+            valid,
+            rowStart(host, bIdx, kvh, jSafe, host.kvHeads, tkAll, channels),
+            jSafe);
+      };
+    };
+    int64_t bk = cast<MemRefType>(ks.getType()).getDimSize(0);
+    stageTile(ks, bk, host.d, op.rotatesKey() ? rotary : 0, host.k, host.kCos,
+              host.kSin, tid, threads, keyRow(host.d), round);
+    stageTile(vs, bk, host.dv, 0, host.v, Value(), Value(), tid, threads,
+              keyRow(host.dv), round);
+  }
+
   /// The lanes of the tensor-core kernel and how its mma.sync run.
   struct MmaLanes {
     bool emulate;
@@ -778,9 +814,8 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
   int64_t bq = options.blockRows, bk = options.keyTile;
   double scale = op.getScaleOrDefault();
   Value batch = host.batch, tq = host.tq;
-  Value q = host.q, k = host.k, v = host.v, out = host.out, lse = host.lse;
-  Value slopes = host.slopes;
-  Value qCos = host.qCos, qSin = host.qSin, kCos = host.kCos, kSin = host.kSin;
+  Value q = host.q, out = host.out, lse = host.lse, slopes = host.slopes;
+  Value qCos = host.qCos, qSin = host.qSin;
   auto rowStart = [&](Value bIdx, Value hIdx, Value tIdx, int64_t h, Value t,
                       int64_t c) {
     return this->rowStart(host, bIdx, hIdx, tIdx, h, t, c);
@@ -867,64 +902,8 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
           Value j0 = muli(tile, idx(bk));
-          // Stage K (rotated as loaded) and V; keys past L[b] are zero.
-          auto keyOf = [&](Value e, int64_t perKey) {
-            return std::make_pair(divui(e, idx(perKey)), remui(e, idx(perKey)));
-          };
-          auto stage =
-              [&](int64_t perKey,
-                  function_ref<void(Value jj, Value j, Value x)> body) {
-                forLoop(tx, idx(bk * perKey), idx(bq), [&](Value e) {
-                  auto [jj, x] = keyOf(e, perKey);
-                  body(jj, addi(j0, jj), x);
-                });
-              };
-          auto keyValid = [&](Value j) {
-            return cmpi(arith::CmpIPredicate::slt, j, tk);
-          };
-          auto zeroOr = [&](Value valid, function_ref<Value()> load) {
-            auto ifOp = scf::IfOp::create(b, f32, valid, /*withElse=*/true);
-            {
-              OpBuilder::InsertionGuard g2(b);
-              b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-              scf::YieldOp::create(b, load());
-              b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-              scf::YieldOp::create(b, cf(0.0));
-            }
-            return ifOp.getResult(0);
-          };
-          int64_t rotatedChannels = op.rotatesKey() ? rotary : 0;
-          if (rotatedChannels) {
-            stage(rotary / 2, [&](Value jj, Value j, Value p) {
-              Value valid = keyValid(j);
-              Value jSafe = select(valid, j, idx(0));
-              Value kRow = rowStart(bIdx, kvh, jSafe, kvHeads, tkAll, d);
-              rotatePair([&](Value c) { return loadF32(k, addi(kRow, c)); },
-                         jSafe, p, kCos, kSin,
-                         [&](Value y0, Value y1) {
-                           auto [c0, c1] = pairChannels(p);
-                           Value zero = cf(0.0);
-                           memref::StoreOp::create(b, select(valid, y0, zero),
-                                                   ks, ValueRange{jj, c0});
-                           memref::StoreOp::create(b, select(valid, y1, zero),
-                                                   ks, ValueRange{jj, c1});
-                         });
-            });
-          }
-          if (rotatedChannels < d)
-            stage(d - rotatedChannels, [&](Value jj, Value j, Value x) {
-              Value c = addi(x, idx(rotatedChannels));
-              Value kRow = rowStart(bIdx, kvh, j, kvHeads, tkAll, d);
-              Value val = zeroOr(keyValid(j),
-                                 [&] { return loadF32(k, addi(kRow, c)); });
-              memref::StoreOp::create(b, val, ks, ValueRange{jj, c});
-            });
-          stage(dv, [&](Value jj, Value j, Value c) {
-            Value vRow = rowStart(bIdx, kvh, j, kvHeads, tkAll, dv);
-            Value val =
-                zeroOr(keyValid(j), [&] { return loadF32(v, addi(vRow, c)); });
-            memref::StoreOp::create(b, val, vs, ValueRange{jj, c});
-          });
+          stageKeyTile(op, host, ks, vs, bIdx, kvh, j0, tk, tkAll, tx, bq,
+                       [](Value x) { return x; });
           gpu::BarrierOp::create(b);
 
           // Scores of this thread's row against the tile, and their max.
@@ -1297,22 +1276,8 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
           Value j0 = muli(tile, idx(bk));
-          // Stage K (rotated as loaded) and V; keys past L[b] are zero.
-          auto keySource = [&](int64_t channels) {
-            return [&, channels](Value jj) {
-              Value j = addi(j0, jj);
-              Value valid = cmpi(arith::CmpIPredicate::slt, j, tk);
-              Value jSafe = select(valid, j, idx(0));
-              return std::make_tuple(
-                  valid,
-                  rowStart(host, bIdx, kvh, jSafe, kvHeads, tkAll, channels),
-                  jSafe);
-            };
-          };
-          stageTile(ks, bk, d, op.rotatesKey() ? rotary : 0, host.k, host.kCos,
-                    host.kSin, lanes.tid, threads, keySource(d), roundTile);
-          stageTile(vs, bk, dv, 0, host.v, Value(), Value(), lanes.tid, threads,
-                    keySource(dv), roundTile);
+          stageKeyTile(op, host, ks, vs, bIdx, kvh, j0, tk, tkAll, lanes.tid,
+                       threads, roundTile);
           gpu::BarrierOp::create(b);
 
           // S = Q K^T: n-tile nt covers keys 8 nt .. 8 nt + 7; B's

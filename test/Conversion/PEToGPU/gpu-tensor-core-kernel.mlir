@@ -116,13 +116,13 @@ func.func @bf16(%q: tensor<2x24x4x16xbf16>, %k: tensor<2x24x4x16xbf16>, %v: tens
 // -----
 
 // Shapes that keep the SIMT kernel (64 threads), with the reason; f32
-// attention keeps it without a remark (f32 runs on the FMA units by
-// design: no TF32).
+// attention, and an f32 query over an f16 cache, keep it without a remark
+// (f32 runs on the FMA units by design: no TF32).
 // CHECK-LABEL: func.func @simt
-// CHECK-COUNT-4: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
+// CHECK-COUNT-5: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
 // CHECK-NOT: mma.sync
 // EMU-LABEL: func.func @simt
-// EMU-COUNT-4: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
+// EMU-COUNT-5: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
 func.func @simt(%a: tensor<1x2x8x24xf16>, %b: tensor<1x2x8x32xf16>, %c: tensor<1x2x8x8xf16>, %d: tensor<1x8x1x64xf16>, %e: tensor<1x2x8x64xf16>, %x: tensor<1x2x8x64xf32>) {
   // expected-remark@+1 {{no tensor-core attention kernel (the SIMT kernel runs): head dimensions 24 and 24 are not both multiples of 16 (mma.sync m16n8k16)}}
   %0 = pe.attention %a, %a, %a : tensor<1x2x8x24xf16>, tensor<1x2x8x24xf16>, tensor<1x2x8x24xf16> -> tensor<1x2x8x24xf16>
@@ -131,5 +131,6 @@ func.func @simt(%a: tensor<1x2x8x24xf16>, %b: tensor<1x2x8x32xf16>, %c: tensor<1
   // expected-remark@+1 {{decode (one query token): the SIMT kernel fills its block with the GQA group}}
   %2 = pe.attention %d, %e, %e : tensor<1x8x1x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x8x1x64xf16>
   %3 = pe.attention %x, %x, %x : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
+  %4 = pe.attention %x, %e, %e : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x2x8x64xf32>
   return
 }
