@@ -141,12 +141,12 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
 
     **Tensor cores.** With `tensor-cores=auto` and an NVVM `chip` of sm_80 or
     above, an f16 or bf16 attention with more than one query token and head
-    dimensions that are multiples of 16 gets a FlashAttention-2 style kernel
-    instead: 4 warps of 16 query rows per block, S = Q K^T and O += P V with
-    `mma.sync` m16n8k16 (f16/bf16 inputs, f32 accumulators) on fragments,
-    the score modifications and masks per accumulator element from its row
-    and column, and the online softmax reduced over the 4 lanes of a
-    fragment row with `gpu.shuffle xor`. `tensor-cores=emulate` builds the
+    dimensions that are multiples of 16 up to 128 gets a FlashAttention-2
+    style kernel instead: 4 warps of 16 query rows per block, S = Q K^T and
+    O += P V with `mma.sync` m16n8k16 (f16/bf16 inputs, f32 accumulators) on
+    fragments, the score modifications and masks per accumulator element
+    from its row and column, and the online softmax reduced over the 4 lanes
+    of a fragment row with `gpu.shuffle xor`. `tensor-cores=emulate` builds the
     same kernel on any target with each `mma.sync` and each shuffle emulated
     through workgroup memory in the exact PTX fragment layouts (for testing
     the kernel on SPIR-V/lavapipe). An f16/bf16 attention that keeps the

@@ -102,6 +102,8 @@ struct KernelOptions {
 /// of 16 rows.
 constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kWarpSize = 32;
+/// The largest head dimension (D and Dv) of the tensor-core kernel.
+constexpr int64_t kMmaMaxHeadDim = 128;
 
 /// The compute capability of an NVVM chip name (`sm_80`, `sm_90a`: 80, 90),
 /// 0 if it is not one.
@@ -176,6 +178,12 @@ std::optional<std::string> noTensorCoreReason(AttentionOp op,
     return "head dimensions " + std::to_string(d) + " and " +
            std::to_string(dv) +
            " are not both multiples of 16 (mma.sync m16n8k16)";
+  // Q's A fragments and O's accumulators are registers: D = Dv = 256 spills
+  // (40 bytes on sm_80 with the default key tile).
+  if (d > kMmaMaxHeadDim || dv > kMmaMaxHeadDim)
+    return "head dimensions " + std::to_string(d) + " and " +
+           std::to_string(dv) + " above " + std::to_string(kMmaMaxHeadDim) +
+           " (the lane's fragments would not fit in registers)";
   if (op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1)
     return std::string("decode (one query token): the SIMT kernel fills its "
                        "block with the GQA group");

@@ -119,17 +119,19 @@ func.func @bf16(%q: tensor<2x24x4x16xbf16>, %k: tensor<2x24x4x16xbf16>, %v: tens
 // attention, and an f32 query over an f16 cache, keep it without a remark
 // (f32 runs on the FMA units by design: no TF32).
 // CHECK-LABEL: func.func @simt
-// CHECK-COUNT-5: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
+// CHECK-COUNT-6: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
 // CHECK-NOT: mma.sync
 // EMU-LABEL: func.func @simt
-// EMU-COUNT-5: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
-func.func @simt(%a: tensor<1x2x8x24xf16>, %b: tensor<1x2x8x32xf16>, %c: tensor<1x2x8x8xf16>, %d: tensor<1x8x1x64xf16>, %e: tensor<1x2x8x64xf16>, %x: tensor<1x2x8x64xf32>) {
+// EMU-COUNT-6: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
+func.func @simt(%a: tensor<1x2x8x24xf16>, %b: tensor<1x2x8x32xf16>, %c: tensor<1x2x8x8xf16>, %d: tensor<1x8x1x64xf16>, %e: tensor<1x2x8x64xf16>, %x: tensor<1x2x8x64xf32>, %w: tensor<1x2x8x256xf16>) {
   // expected-remark@+1 {{no tensor-core attention kernel (the SIMT kernel runs): head dimensions 24 and 24 are not both multiples of 16 (mma.sync m16n8k16)}}
   %0 = pe.attention %a, %a, %a : tensor<1x2x8x24xf16>, tensor<1x2x8x24xf16>, tensor<1x2x8x24xf16> -> tensor<1x2x8x24xf16>
   // expected-remark@+1 {{head dimensions 32 and 8 are not both multiples of 16 (mma.sync m16n8k16)}}
   %1 = pe.attention %b, %b, %c : tensor<1x2x8x32xf16>, tensor<1x2x8x32xf16>, tensor<1x2x8x8xf16> -> tensor<1x2x8x8xf16>
   // expected-remark@+1 {{decode (one query token): the SIMT kernel fills its block with the GQA group}}
   %2 = pe.attention %d, %e, %e : tensor<1x8x1x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x8x1x64xf16>
+  // expected-remark@+1 {{head dimensions 256 and 256 above 128 (the lane's fragments would not fit in registers)}}
+  %5 = pe.attention %w, %w, %w : tensor<1x2x8x256xf16>, tensor<1x2x8x256xf16>, tensor<1x2x8x256xf16> -> tensor<1x2x8x256xf16>
   %3 = pe.attention %x, %x, %x : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
   %4 = pe.attention %x, %e, %e : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x2x8x64xf32>
   return
