@@ -20,6 +20,7 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
@@ -109,6 +110,10 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   kernels.keyTile = options.keyTile;
   // bf16 kernels on SPIR-V too: pe-gpu-bf16-storage below.
   kernels.allowBF16 = true;
+  kernels.tensorCores = options.tensorCores;
+  // SPIR-V has no mma.sync: no chip, so tensor-cores=auto keeps the SIMT
+  // kernel there (and says so).
+  kernels.chip = spirv ? "" : options.chip.getValue();
   pm.addPass(createConvertPEToGPU(kernels));
   // Constants into the kernels (else they become kernel parameters), then
   // outlining, before any canonicalization could fold a kernel's load from a
@@ -169,6 +174,8 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
     OpPassManager &kernel = pm.nest<gpu::GPUModuleOp>();
     kernel.addPass(createStripDebugInfoPass());
     kernel.addPass(createSCFToControlFlowPass());
+    // nvgpu.mma.sync of the tensor-core kernel.
+    kernel.addPass(createConvertNVGPUToNVVMPass());
     kernel.addPass(createConvertGpuOpsToNVVMOps());
     kernel.addPass(createCanonicalizerPass());
     kernel.addPass(createCSEPass());

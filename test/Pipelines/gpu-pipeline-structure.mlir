@@ -5,6 +5,12 @@
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{target=spirv})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefixes=COMMON,SPIRV
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{chip=sm_90 features=+ptx83 format=fatbin block-rows=128 key-tile=64 fuse=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{device-buffers=false toolkit=/opt/cuda})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODEV
+// tensor-cores reaches convert-pe-to-gpu on both targets (spirv never gets a
+// chip: it has no mma.sync).
+// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{tensor-cores=off})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TCOFF
+// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{target=spirv chip=sm_90 tensor-cores=emulate})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TCEMU
+// TCOFF: convert-pe-to-gpu{{{.*}} chip=sm_80 {{.*}}tensor-cores=off}
+// TCEMU: convert-pe-to-gpu{{{.*}} chip= {{.*}}tensor-cores=emulate}
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{runtime-checks=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECKS
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{target=rocdl})' 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
@@ -18,8 +24,8 @@
 // COMMON-NEXT: pe-fuse-encodings-into-attention
 // COMMON-NEXT: pe-fold-attention-scaling
 // COMMON-NEXT: canonicalize
-// NVVM-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
-// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 key-tile=32 rope-block=128 static-buffers-only=false}
+// NVVM-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 chip=sm_80 key-tile=32 rope-block=128 static-buffers-only=false tensor-cores=auto}
+// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 chip= key-tile=32 rope-block=128 static-buffers-only=false tensor-cores=auto}
 // COMMON-NEXT: gpu-launch-sink-index-computations
 // COMMON-NEXT: gpu-kernel-outlining
 // COMMON-NEXT: convert-pe-to-linalg
@@ -37,6 +43,7 @@
 // NVVM-NEXT: gpu.module(
 // NVVM-NEXT: strip-debuginfo
 // NVVM-NEXT: convert-scf-to-cf
+// NVVM-NEXT: convert-nvgpu-to-nvvm
 // NVVM-NEXT: convert-gpu-to-nvvm
 // NVVM: gpu-to-llvm{intersperse-sizes-for-kernels=false use-bare-pointers-for-host=false use-bare-pointers-for-kernels=false}
 // NVVM-NEXT: gpu-module-to-binary{format=isa
@@ -65,7 +72,7 @@
 // COMMON-NEXT: )
 
 // OPTS-NOT: pe-fuse-encodings-into-attention
-// OPTS: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=128 key-tile=64
+// OPTS: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=128 chip=sm_90 key-tile=64 {{.*}}tensor-cores=auto}
 // OPTS: nvvm-attach-target{O=3 chip=sm_90 {{.*}}features=+ptx83
 // OPTS: gpu-module-to-binary{format=fatbin
 

@@ -1,15 +1,16 @@
-// PTX of the shipped kernel shapes for sm_80 and sm_90: every kernel
+// PTX of the shipped SIMT kernel shapes (tensor-cores=off; the tensor-core
+// kernels: gpu-ptxas-tensor-cores.mlir) for sm_80 and sm_90: every kernel
 // assembles with ptxas, with 0 spill bytes (the registers, stack and shared
 // memory it reports are recorded in docs/CodegenGPU.md). The stack frame is
 // the per-thread q / o / score arrays (private memory), not spills.
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: pe-opt %s --pe-gpu-pipeline="target=nvvm chip=sm_80 fuse=false" -o %t/sm80.mlir
+// RUN: pe-opt %s --pe-gpu-pipeline="target=nvvm chip=sm_80 fuse=false tensor-cores=off" -o %t/sm80.mlir
 // RUN: %extract_gpu_objects %t/sm80.mlir %t/sm80 | FileCheck %s --check-prefix=FILES
 // RUN: cat %t/sm80/prefill_f16_kernel.ptx | FileCheck %s --check-prefix=PTX
 // RUN: grep -c bar.sync %t/sm80/prefill_f16_kernel.ptx | FileCheck %s --check-prefix=BARS
 // RUN: for f in %t/sm80/*.ptx; do %ptxas -arch=sm_80 -O3 -v $f -o %t/k.cubin || exit 1; done 2>&1 | FileCheck %s --check-prefixes=PTXAS,SM80
-// RUN: pe-opt %s --pe-gpu-pipeline="target=nvvm chip=sm_90 fuse=false" -o %t/sm90.mlir
+// RUN: pe-opt %s --pe-gpu-pipeline="target=nvvm chip=sm_90 fuse=false tensor-cores=off" -o %t/sm90.mlir
 // RUN: %extract_gpu_objects %t/sm90.mlir %t/sm90 | FileCheck %s --check-prefix=FILES
 // RUN: for f in %t/sm90/*.ptx; do %ptxas -arch=sm_90 -O3 -v $f -o %t/k.cubin || exit 1; done 2>&1 | FileCheck %s --check-prefixes=PTXAS,SM90
 

@@ -121,10 +121,15 @@ struct PipelineEntry {
 };
 } // namespace
 
+/// pe-gpu-pipeline{tensor-cores} of the vulkan and cuda pipelines
+/// (--gpu-tensor-cores).
+static std::string gpuTensorCores = "auto";
+
 /// pe-gpu-pipeline{target=spirv}: SPIR-V kernels, run by the Vulkan runtime.
 static void buildVulkanPipeline(OpPassManager &pm, bool runtimeChecks) {
   mlir::pe::GPUPipelineOptions options;
   options.target = mlir::pe::GPUTarget::SPIRV;
+  options.tensorCores = gpuTensorCores;
   options.runtimeChecks = runtimeChecks;
   mlir::pe::buildGPUPipeline(pm, options);
 }
@@ -134,6 +139,7 @@ static void buildVulkanPipeline(OpPassManager &pm, bool runtimeChecks) {
 static void buildCUDAPipeline(OpPassManager &pm, bool runtimeChecks) {
   mlir::pe::GPUPipelineOptions options;
   options.target = mlir::pe::GPUTarget::NVVM;
+  options.tensorCores = gpuTensorCores;
   options.runtimeChecks = runtimeChecks;
   mlir::pe::buildGPUPipeline(pm, options);
 }
@@ -2023,6 +2029,13 @@ int main(int argc, char **argv) {
                      "in the compiled code (the pipelines' runtime-checks "
                      "option; default true); a failed check is an error"),
       llvm::cl::init(true), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> tensorCores(
+      "gpu-tensor-cores",
+      llvm::cl::desc("Tensor-core attention kernels of the vulkan and cuda "
+                     "pipelines (pe-gpu-pipeline{tensor-cores}): auto, off, "
+                     "emulate (mma.sync emulated through workgroup memory)"),
+      llvm::cl::init("auto"), llvm::cl::value_desc("mode"),
+      llvm::cl::cat(category));
   llvm::cl::list<std::string> sharedLibs(
       "shared-libs",
       llvm::cl::desc("Extra libraries for the JIT to load (comma separated); "
@@ -2064,6 +2077,12 @@ int main(int argc, char **argv) {
     os << "pe-mlir version " PE_VERSION_STRING "\n";
   });
   llvm::cl::ParseCommandLineOptions(argc, argv, kOverview);
+  if (tensorCores != "auto" && tensorCores != "off" &&
+      tensorCores != "emulate") {
+    return fail("--gpu-tensor-cores must be auto, off or emulate, not '" +
+                tensorCores + "'");
+  }
+  gpuTensorCores = tensorCores;
 
   // Option checks that need no IR.
   const PipelineEntry *pipeline = lookupPipeline(pipelineName);

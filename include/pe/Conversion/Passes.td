@@ -139,6 +139,19 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
     one thread per element adds it to the (scaled) input in f64 and rounds
     once, as the op states.
 
+    **Tensor cores.** With `tensor-cores=auto` and an NVVM `chip` of sm_80 or
+    above, an f16 or bf16 attention with more than one query token and head
+    dimensions that are multiples of 16 up to 128 gets a FlashAttention-2
+    style kernel instead: 4 warps of 16 query rows per block, S = Q K^T and
+    O += P V with `mma.sync` m16n8k16 (f16/bf16 inputs, f32 accumulators) on
+    fragments, the score modifications and masks per accumulator element
+    from its row and column, and the online softmax reduced over the 4 lanes
+    of a fragment row with `gpu.shuffle xor`. `tensor-cores=emulate` builds the
+    same kernel on any target with each `mma.sync` and each shuffle emulated
+    through workgroup memory in the exact PTX fragment layouts (for testing
+    the kernel on SPIR-V/lavapipe). An f16/bf16 attention that keeps the
+    SIMT kernel is reported (remark `tensor-core-kernel`) with the reason.
+
     Ops without a kernel (other element types, explicit bias or mask, dynamic
     head counts or head dimension, positions tensors, per-token caches) stay
     for `convert-pe-to-linalg`, which runs them on the host, and the pass
@@ -163,15 +176,27 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
            "Generate kernels only for ops with static shapes, so that every "
            "kernel buffer has a static size (for runtimes that bind buffers "
            "by static size)">,
+    Option<"tensorCores", "tensor-cores", "std::string", /*default=*/"\"auto\"",
+           "Tensor-core attention kernel for f16/bf16: auto (mma.sync when "
+           "`chip` is sm_80 or above), off (the SIMT kernel), emulate (the "
+           "same fragment kernel with mma.sync and shuffles emulated through "
+           "workgroup memory, on any target)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "NVVM chip the kernels are for (sm_80, sm_90, ...); empty: a "
+           "target without mma.sync">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
@@ -204,7 +229,9 @@ def GPUBF16Storage : Pass<"pe-gpu-bf16-storage", "ModuleOp"> {
     an `arith.bitcast` to bf16 and its `memref.store`s preceded by one to
     i16, and every `gpu.launch_func` of the kernel passes that operand
     through a `builtin.unrealized_conversion_cast` (both memref types lower
-    to the same LLVM struct on the host). Inside the kernels,
+    to the same LLVM struct on the host). The kernel's own bf16 buffers
+    (`memref.alloc` / `memref.alloca`, e.g. workgroup tiles) become i16
+    buffers the same way. Inside the kernels,
     `arith.extf` bf16 -> f64 goes through f32 (exact), and `arith.truncf`
     f64 -> bf16 rounds to odd into f32 and then to nearest even into bf16,
     which equals one correct rounding of the f64 value. After this pass,
@@ -212,8 +239,8 @@ def GPUBF16Storage : Pass<"pe-gpu-bf16-storage", "ModuleOp"> {
     conversions into integer operations and canonicalization folds the
     bitcasts, so that no bf16 type is left.
 
-    A bf16 kernel buffer used by anything other than `memref.load` and
-    `memref.store` is an error.
+    A bf16 kernel buffer used by anything other than `memref.load`,
+    `memref.store` (and `memref.dealloc`) is an error.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -130,6 +130,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Keys per K/V tile in workgroup memory "
                      "(convert-pe-to-gpu{key-tile})"),
       llvm::cl::init(32)};
+  PassOptions::Option<std::string> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("Tensor-core attention kernel for f16/bf16 "
+                     "(convert-pe-to-gpu{tensor-cores}): auto (mma.sync on "
+                     "nvvm with chip sm_80 or above; none on spirv), off, "
+                     "emulate (the fragment kernel with mma.sync emulated "
+                     "through workgroup memory, on either target)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Fuse RoPE and ALiBi producers into pe.attention and "

@@ -15,7 +15,9 @@
 //     its stores preceded by one bf16 -> i16; every gpu.launch_func of the
 //     kernel passes its operand through a builtin.unrealized_conversion_cast,
 //     which the host lowering resolves (both memref types lower to the same
-//     LLVM struct);
+//     LLVM struct); the kernel's own bf16 buffers (memref.alloc / alloca in
+//     the Workgroup or Function storage class, after
+//     pe-prepare-gpu-for-spirv) get the same treatment;
 //   * arith.extf bf16 -> f64 becomes extf bf16 -> f32 -> f64 (both exact);
 //   * arith.truncf f64 -> bf16 becomes a round-to-odd f64 -> f32 step, then
 //     the round-to-nearest-even f32 -> bf16 step. Rounding to odd in between
@@ -177,48 +179,64 @@ struct GPUBF16StoragePass
         return signalPassFailure();
   }
 
-  /// Turns the bf16 memref arguments of `func` into i16 ones, with bitcasts
-  /// at their loads and stores.
+  /// Turns the bf16 memrefs of `func` (its arguments and its workgroup and
+  /// private buffers) into i16 ones, with bitcasts at their loads and stores.
   LogicalResult rewriteArguments(gpu::GPUFuncOp func) {
-    Type bf16 = BFloat16Type::get(func.getContext());
-    Type i16 = IntegerType::get(func.getContext(), 16);
     SmallVector<Type> inputs(func.getArgumentTypes());
-    bool any = false;
-    for (BlockArgument arg : func.getArguments()) {
-      if (!isBF16MemRef(arg.getType()))
-        continue;
-      for (Operation *user : arg.getUsers()) {
-        auto load = dyn_cast<memref::LoadOp>(user);
-        auto store = dyn_cast<memref::StoreOp>(user);
-        if (!load && !(store && store.getMemRef() == arg))
-          return user->emitError()
-                 << "pe-gpu-bf16-storage: a bf16 kernel buffer is used by '"
-                 << user->getName()
-                 << "'; only memref.load and memref.store are rewritten";
-      }
-      auto type = asI16(cast<MemRefType>(arg.getType()));
-      arg.setType(type);
-      inputs[arg.getArgNumber()] = type;
-      any = true;
-      for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
-        OpBuilder b(user);
-        if (auto load = dyn_cast<memref::LoadOp>(user)) {
-          b.setInsertionPointAfter(load);
-          load.getResult().setType(i16);
-          auto cast = arith::BitcastOp::create(b, load.getLoc(), bf16,
-                                               load.getResult());
-          load.getResult().replaceAllUsesExcept(cast, cast);
-        } else {
-          auto store = cast<memref::StoreOp>(user);
-          Value bits = arith::BitcastOp::create(b, store.getLoc(), i16,
-                                                store.getValueToStore());
-          store.getValueMutable().set(bits);
-        }
+    bool anyArgument = false;
+    SmallVector<Value> buffers;
+    for (BlockArgument arg : func.getArguments())
+      if (isBF16MemRef(arg.getType()))
+        buffers.push_back(arg);
+    func.walk([&](Operation *op) {
+      if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
+          isBF16MemRef(op->getResult(0).getType()))
+        buffers.push_back(op->getResult(0));
+    });
+    for (Value buffer : buffers) {
+      if (failed(rewriteBuffer(buffer)))
+        return failure();
+      if (auto arg = dyn_cast<BlockArgument>(buffer)) {
+        inputs[arg.getArgNumber()] = arg.getType();
+        anyArgument = true;
       }
     }
-    if (any)
+    if (anyArgument)
       func.setFunctionType(
           FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
+    return success();
+  }
+
+  /// `buffer` (a bf16 memref) as an i16 memref of the same shape.
+  LogicalResult rewriteBuffer(Value buffer) {
+    MLIRContext *ctx = buffer.getContext();
+    Type bf16 = BFloat16Type::get(ctx);
+    Type i16 = IntegerType::get(ctx, 16);
+    for (Operation *user : buffer.getUsers()) {
+      auto load = dyn_cast<memref::LoadOp>(user);
+      auto store = dyn_cast<memref::StoreOp>(user);
+      if (!load && !(store && store.getMemRef() == buffer) &&
+          !isa<memref::DeallocOp>(user))
+        return user->emitError()
+               << "pe-gpu-bf16-storage: a bf16 kernel buffer is used by '"
+               << user->getName()
+               << "'; only memref.load and memref.store are rewritten";
+    }
+    buffer.setType(asI16(cast<MemRefType>(buffer.getType())));
+    for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
+      OpBuilder b(user);
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        b.setInsertionPointAfter(load);
+        load.getResult().setType(i16);
+        auto cast =
+            arith::BitcastOp::create(b, load.getLoc(), bf16, load.getResult());
+        load.getResult().replaceAllUsesExcept(cast, cast);
+      } else if (auto store = dyn_cast<memref::StoreOp>(user)) {
+        Value bits = arith::BitcastOp::create(b, store.getLoc(), i16,
+                                              store.getValueToStore());
+        store.getValueMutable().set(bits);
+      }
+    }
     return success();
   }
 };

@@ -31,6 +31,18 @@
 //   epilogue      o / l (0 for a row without allowed keys), and the row's
 //                 log-sum-exp m + log l when the op has an lse result.
 //
+// Tensor-core attention (f16/bf16 prefill, head dimensions multiples of 16,
+// chip sm_80 and above, or tensor-cores=emulate): the same host part, grid,
+// key tiles, staging, masks and score modifications, but 4 warps of 16 rows
+// per block; per lane Q's mma.sync A fragments (rotated as loaded), S's and
+// O's f32 accumulators in registers; S = Q K^T and O += P V with m16n8k16
+// mma.sync (P reused from S's accumulators as A fragments), the score
+// modifications per accumulator element from its (row, key), and the row
+// max/sum over the 4 lanes of a fragment row with gpu.shuffle xor. Emulated,
+// each mma.sync and shuffle goes through workgroup memory in the exact PTX
+// fragment layouts, so the kernel runs on targets without tensor cores
+// (SPIR-V on lavapipe).
+//
 //===----------------------------------------------------------------------===//
 
 #include "pe/Conversion/PEToGPU/PEToGPU.h"
@@ -41,11 +53,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <cmath>
@@ -65,6 +81,9 @@ using namespace mlir::pe;
 
 namespace {
 
+/// How f16/bf16 attention uses tensor cores (convert-pe-to-gpu{tensor-cores}).
+enum class TensorCores { Auto, Off, Emulate };
+
 /// What the kernels may assume of the target.
 struct KernelOptions {
   int64_t blockRows = 64;
@@ -73,7 +92,30 @@ struct KernelOptions {
   bool allowF16 = true;
   bool allowBF16 = true;
   bool staticBuffersOnly = false;
+  TensorCores tensorCores = TensorCores::Auto;
+  /// The NVVM chip's compute capability (80 for sm_80), 0 if none is known.
+  int64_t smVersion = 0;
+  std::string chip;
 };
+
+/// Query rows (and threads / 2) per block of the tensor-core kernel: 4 warps
+/// of 16 rows.
+constexpr int64_t kMmaWarps = 4;
+constexpr int64_t kWarpSize = 32;
+/// The largest head dimension (D and Dv) of the tensor-core kernel.
+constexpr int64_t kMmaMaxHeadDim = 128;
+
+/// The compute capability of an NVVM chip name (`sm_80`, `sm_90a`: 80, 90),
+/// 0 if it is not one.
+int64_t parseSmVersion(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return 0;
+  int64_t v = 0;
+  StringRef digits = chip.take_while([](char c) { return isdigit(c); });
+  if (digits.empty() || digits.getAsInteger(10, v))
+    return 0;
+  return v;
+}
 
 /// Why element type `t` has no GPU kernel under `options` (empty if it has).
 std::string unsupportedElementReason(Type t, const KernelOptions &options) {
@@ -116,6 +158,48 @@ std::string unsupportedReason(AttentionOp op, const KernelOptions &options) {
     return "dynamic shapes on a target whose kernels take static-size "
            "buffers (static-buffers-only=true)";
   return "";
+}
+
+/// Why an attention that has a GPU kernel does not get the tensor-core
+/// kernel, or std::nullopt if it does. Only f16/bf16 attention is reported
+/// (an empty reason: f32 attention, which runs on the FMA units by design).
+std::optional<std::string> noTensorCoreReason(AttentionOp op,
+                                              const KernelOptions &options) {
+  Type et = op.getQuery().getType().getElementType();
+  if (!et.isF16() && !et.isBF16())
+    return std::string();
+  if (options.tensorCores == TensorCores::Off)
+    return std::string("tensor-cores=off");
+  // (The verifier gives an f16/bf16 query f16/bf16 keys and values of the
+  // same type.)
+  int64_t d = op.getQuery().getType().getDimSize(3);
+  int64_t dv = op.getValue().getType().getDimSize(3);
+  if (d % 16 != 0 || dv % 16 != 0)
+    return "head dimensions " + std::to_string(d) + " and " +
+           std::to_string(dv) +
+           " are not both multiples of 16 (mma.sync m16n8k16)";
+  // Q's A fragments and O's accumulators are registers: D = Dv = 256 spills
+  // (40 bytes on sm_80 with the default key tile).
+  if (d > kMmaMaxHeadDim || dv > kMmaMaxHeadDim)
+    return "head dimensions " + std::to_string(d) + " and " +
+           std::to_string(dv) + " above " + std::to_string(kMmaMaxHeadDim) +
+           " (the lane's fragments would not fit in registers)";
+  if (op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1)
+    return std::string("decode (one query token): the SIMT kernel fills its "
+                       "block with the GQA group");
+  if (options.keyTile % 16 != 0)
+    return "key-tile " + std::to_string(options.keyTile) +
+           " is not a multiple of 16";
+  if (options.tensorCores == TensorCores::Emulate)
+    return std::nullopt;
+  if (options.chip.empty())
+    return std::string("no NVVM chip (chip=; pe-gpu-pipeline target=spirv "
+                       "has no mma.sync: tensor-cores=emulate builds the "
+                       "fragment kernel with emulated mma.sync)");
+  if (options.smVersion < 80)
+    return "chip " + options.chip +
+           " is below sm_80 (mma.sync m16n8k16 with f32 accumulators)";
+  return std::nullopt;
 }
 
 /// Why a pe.rope has no GPU kernel (empty if it has one).
@@ -170,8 +254,13 @@ public:
     rotary = rot ? rot->rotaryDim : 0;
   }
 
-  /// Replaces `op` (and its lse result) by the attention kernel.
+  /// Replaces `op` (and its lse result) by the attention kernel (one query
+  /// row per thread).
   void buildAttention(AttentionOp op);
+  /// Replaces `op` (f16/bf16, head dimensions multiples of 16) by the
+  /// tensor-core attention kernel: mma.sync, or its emulation through
+  /// workgroup memory when `emulate`.
+  void buildAttentionMMA(AttentionOp op, bool emulate);
   /// Replaces `op` by the RoPE kernel.
   void buildRope(RopeOp op);
   /// Replaces `op` by the sinusoidal-encoding kernel.
@@ -379,6 +468,120 @@ private:
   /// The score modifications of the attention, in its order.
   Value modifyScore(AttentionOp op, Value s, Value qPos, Value j, Value slope);
 
+  /// The host side of an attention kernel: sizes, flat operand views,
+  /// result buffers, RoPE tables, ALiBi slopes and the packed scalars.
+  struct AttentionHost {
+    int64_t heads, kvHeads, group, d, dv;
+    bool bshd;
+    Value batch, tq, tkAll, q, k, v, outBuffer, out, lseBuffer, lse, lengths;
+    Value qCos, qSin, kCos, kSin, slopes, params;
+  };
+  AttentionHost prepareAttention(AttentionOp op);
+  /// Replaces the results of `op` by the kernel's buffers and erases it.
+  void finishAttention(AttentionOp op, const AttentionHost &host);
+  /// Element offset of (batch, head, token, 0) in an operand of the op's
+  /// layout with `h` heads, `t` tokens and `c` channels.
+  Value rowStart(const AttentionHost &host, Value bIdx, Value hIdx, Value tIdx,
+                 int64_t h, Value t, int64_t c) {
+    Value outer =
+        host.bshd ? addi(muli(bIdx, t), tIdx) : addi(muli(bIdx, idx(h)), hIdx);
+    Value inner = host.bshd ? addi(muli(outer, idx(h)), hIdx)
+                            : addi(muli(outer, t), tIdx);
+    return muli(inner, idx(c));
+  }
+  /// The scalars every attention kernel reads back: (tq, tkAll,
+  /// causalOffset, alibiBase or null).
+  std::array<Value, 4> unpackAttentionScalars(const AttentionHost &host) {
+    return {unpackScalar(host.params, 0), unpackScalar(host.params, 1),
+            unpackScalar(host.params, 2),
+            host.slopes ? unpackScalar(host.params, 3) : Value()};
+  }
+  /// The valid key count L[b] (kv_lengths, clamped to [0, Tk]).
+  Value validKeys(const AttentionHost &host, Value bIdx, Value tkAll) {
+    if (!host.lengths)
+      return tkAll;
+    Value len =
+        toIndex(memref::LoadOp::create(b, host.lengths, ValueRange{bIdx}));
+    return minsi(maxsi(len, idx(0)), tkAll);
+  }
+  /// The causal shift o[b]: query token i sees keys j <= i + o[b].
+  Value causalShift(AttentionOp op, Value tk, Value tq, Value causalOffset) {
+    return op.getCausalAlignment() == CausalAlignment::TopLeft
+               ? causalOffset
+               : addi(subi(tk, tq), causalOffset);
+  }
+  /// The key tiles [begin, end) a block of rows [r0, r0 + bq) (of
+  /// `rowsTotal` (head, token) rows) needs: up to the causal limit of its
+  /// last token, from the window start of its first one, below L[b].
+  std::pair<Value, Value> keyTileRange(AttentionOp op, Value r0, int64_t bq,
+                                       Value rowsTotal, Value tq, Value tk,
+                                       Value shift, int64_t bk);
+  /// Whether the query row with causal limit `limit` (= i + o[b]) sees key
+  /// `j`: j < L[b], and the causal and window masks of the op.
+  Value keyAllowed(AttentionOp op, Value j, Value tk, Value limit);
+  /// Stages a [rows][channels] tile into the workgroup buffer `dst`, the
+  /// `threads` threads of a block (this one: `tid`) on consecutive
+  /// elements: `source(rr)` gives (valid, the flat start of tile row rr in
+  /// `src` (in bounds even when not valid), its RoPE table row); the first
+  /// `rotated` channels are rotated pair by pair with (cosT, sinT); rows that
+  /// are not valid are zeros; `round` turns each f32 value into what `dst`
+  /// holds.
+  void stageTile(Value dst, int64_t rows, int64_t channels, int64_t rotated,
+                 Value src, Value cosT, Value sinT, Value tid, int64_t threads,
+                 function_ref<std::tuple<Value, Value, Value>(Value)> source,
+                 function_ref<Value(Value)> round);
+
+  /// Stages key tile [j0, j0 + rows of `ks`) of KV head `kvh`: K (rotated as
+  /// it is loaded) into `ks`, V into `vs`; keys past L[b] (`tk`) are zeros.
+  void stageKeyTile(AttentionOp op, const AttentionHost &host, Value ks,
+                    Value vs, Value bIdx, Value kvh, Value j0, Value tk,
+                    Value tkAll, Value tid, int64_t threads,
+                    function_ref<Value(Value)> round) {
+    auto keyRow = [&](int64_t channels) {
+      return [&, channels](Value jj) {
+        Value j = addi(j0, jj);
+        Value valid = cmpi(arith::CmpIPredicate::slt, j, tk);
+        Value jSafe = select(valid, j, idx(0));
+        return std::make_tuple(
+            valid,
+            rowStart(host, bIdx, kvh, jSafe, host.kvHeads, tkAll, channels),
+            jSafe);
+      };
+    };
+    int64_t bk = cast<MemRefType>(ks.getType()).getDimSize(0);
+    stageTile(ks, bk, host.d, op.rotatesKey() ? rotary : 0, host.k, host.kCos,
+              host.kSin, tid, threads, keyRow(host.d), round);
+    stageTile(vs, bk, host.dv, 0, host.v, Value(), Value(), tid, threads,
+              keyRow(host.dv), round);
+  }
+
+  /// The lanes of the tensor-core kernel and how its mma.sync run.
+  struct MmaLanes {
+    bool emulate;
+    Type input;                   // f16 or bf16
+    Value tid, warp, group, quad; // quad: lane % 4, group: lane / 4
+    Value ea, eb, ex;             // emulation scratch (workgroup)
+  };
+  /// One m16n8k16 mma.sync of this warp, C (4 f32 at acc[accBase + 2 i +
+  /// j], the lane's c_{2i+j}) += A B: `a(i, j)` gives the lane's A fragment
+  /// element {a_{2i+j}} (vector<4x2>), `bOp(i, j)` its B element (vector<2x2>),
+  /// both as values of the input type (or f32 holding such values when
+  /// emulated).
+  void mma(const MmaLanes &lanes, function_ref<Value(int64_t, int64_t)> a,
+           function_ref<Value(int64_t, int64_t)> bOp, Value acc, Value accBase);
+  /// `v` of the lane `lane ^ mask` of the same warp (mask < 32).
+  Value shuffleXor(const MmaLanes &lanes, Value v, int64_t mask);
+  /// `body(i)` for i < n: unrolled into straight-line code (so that
+  /// fragments indexed by i stay in registers), or an scf.for when `rolled`.
+  void fragLoop(bool rolled, int64_t n, function_ref<void(Value)> body) {
+    if (rolled) {
+      forLoop(idx(0), idx(n), idx(1), body);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      body(idx(i));
+  }
+
   ImplicitLocOpBuilder b;
   std::optional<Rotation> rot;
   KernelOptions options;
@@ -452,81 +655,181 @@ Value GPUKernelBuilder::modifyScore(AttentionOp op, Value s, Value qPos,
   return op.buildScoreModifiers(b, b.getLoc(), s, qPos, jF, slope);
 }
 
-void GPUKernelBuilder::buildAttention(AttentionOp op) {
+GPUKernelBuilder::AttentionHost
+GPUKernelBuilder::prepareAttention(AttentionOp op) {
   auto qType = op.getQuery().getType();
   auto kType = op.getKey().getType();
   auto vType = op.getValue().getType();
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
   int64_t hAx = op.getHeadsAxis(), sAx = op.getSequenceAxis();
-  int64_t heads = qType.getDimSize(hAx);
-  int64_t kvHeads = kType.getDimSize(hAx);
-  int64_t group = heads / kvHeads;
-  int64_t d = qType.getDimSize(3), dv = vType.getDimSize(3);
-  int64_t bq = options.blockRows, bk = options.keyTile;
-  double scale = op.getScaleOrDefault();
+  AttentionHost host;
+  int64_t heads = host.heads = qType.getDimSize(hAx);
+  host.kvHeads = kType.getDimSize(hAx);
+  host.group = heads / host.kvHeads;
+  host.d = qType.getDimSize(3);
+  int64_t dv = host.dv = vType.getDimSize(3);
+  host.bshd = op.getLayout() == AttentionLayout::BSHD;
 
   // Host: sizes, flat operand views, result buffers, tables and slopes.
-  Value batch = dimOf(op.getQuery(), 0);
-  Value tq = dimOf(op.getQuery(), sAx);
-  Value tkAll = dimOf(op.getKey(), sAx);
-  Value q = kernelBuffer(op.getQuery());
-  Value k = kernelBuffer(op.getKey());
-  Value v = kernelBuffer(op.getValue());
+  Value batch = host.batch = dimOf(op.getQuery(), 0);
+  Value tq = host.tq = dimOf(op.getQuery(), sAx);
+  Value tkAll = host.tkAll = dimOf(op.getKey(), sAx);
+  host.q = kernelBuffer(op.getQuery());
+  host.k = kernelBuffer(op.getKey());
+  host.v = kernelBuffer(op.getValue());
   auto outType =
       MemRefType::get(resultType.getShape(), resultType.getElementType());
   SmallVector<Value> outDims = {batch, idx(heads), idx(heads), idx(dv)};
   outDims[hAx] = idx(heads);
   outDims[sAx] = tq;
-  Value outBuffer = allocLike(outType, outDims);
-  Value out = flatten(outBuffer);
-  Value lseBuffer, lse;
+  host.outBuffer = allocLike(outType, outDims);
+  host.out = flatten(host.outBuffer);
   if (Value lseResult = op.getLse()) {
     auto type = cast<RankedTensorType>(lseResult.getType());
-    lseBuffer = allocLike(MemRefType::get(type.getShape(), f32),
-                          {batch, idx(heads), tq});
-    lse = flatten(lseBuffer);
+    host.lseBuffer = allocLike(MemRefType::get(type.getShape(), f32),
+                               {batch, idx(heads), tq});
+    host.lse = flatten(host.lseBuffer);
   }
-  Value lengths = op.getKvLengths() ? kernelBuffer(op.getKvLengths()) : Value();
+  if (op.getKvLengths())
+    host.lengths = kernelBuffer(op.getKvLengths());
   Value causalOffset =
       op.getCausalOffset() ? toIndex(op.getCausalOffset()) : idx(0);
-  Value qCos, qSin, kCos, kSin;
   if (rotary) {
-    std::tie(qCos, qSin) =
+    std::tie(host.qCos, host.qSin) =
         buildTables(tq, offsetValue(op.getRopeQueryOffset()));
     if (op.rotatesKey())
-      std::tie(kCos, kSin) =
+      std::tie(host.kCos, host.kSin) =
           buildTables(tkAll, offsetValue(op.getRopeKeyOffset()));
   }
-  Value slopes, alibiBase;
+  Value alibiBase;
   if (AlibiEncodingAttr alibi = op.getAlibiAttr()) {
     if (Value explicitSlopes = op.getAlibiSlopes()) {
-      slopes = kernelBufferF32(explicitSlopes);
+      host.slopes = kernelBufferF32(explicitSlopes);
     } else {
       SmallVector<float> values;
       for (double s :
            formula::alibiSlopes(heads, alibi.getMaxBias().convertToDouble()))
         values.push_back(float(s));
       auto type = RankedTensorType::get({heads}, f32);
-      slopes = kernelBuffer(arith::ConstantOp::create(
+      host.slopes = kernelBuffer(arith::ConstantOp::create(
           b, DenseElementsAttr::get(type, ArrayRef<float>(values))));
     }
     alibiBase = offsetValue(op.getAlibiQueryOffset());
   }
-  // Element offsets of (batch, head, token, 0) in an operand of the op's
-  // layout with `h` heads and `t` tokens and `c` channels.
-  bool bshd = op.getLayout() == AttentionLayout::BSHD;
+  host.params =
+      packScalars({tq, tkAll, causalOffset, alibiBase ? alibiBase : idx(0)});
+  return host;
+}
+
+void GPUKernelBuilder::finishAttention(AttentionOp op,
+                                       const AttentionHost &host) {
+  auto toTensor = [&](Type type, Value buffer) -> Value {
+    return bufferization::ToTensorOp::create(b, type, buffer,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+  };
+  op.getResult().replaceAllUsesWith(
+      toTensor(op.getResult().getType(), host.outBuffer));
+  if (Value lseResult = op.getLse())
+    lseResult.replaceAllUsesWith(toTensor(lseResult.getType(), host.lseBuffer));
+  op->erase();
+}
+
+std::pair<Value, Value>
+GPUKernelBuilder::keyTileRange(AttentionOp op, Value r0, int64_t bq,
+                               Value rowsTotal, Value tq, Value tk, Value shift,
+                               int64_t bk) {
+  // The block's first and last query token: its rows are (head, token)
+  // pairs, so a block that spans two heads covers every token.
+  Value rLast = subi(minsi(addi(r0, idx(bq)), rowsTotal), idx(1));
+  Value sameHead =
+      cmpi(arith::CmpIPredicate::eq, divui(r0, tq), divui(rLast, tq));
+  Value firstTok = select(sameHead, remui(r0, tq), idx(0));
+  Value lastTok = select(sameHead, remui(rLast, tq), subi(tq, idx(1)));
+  // Key tiles: up to the causal limit of the last token, from the window
+  // start of the first one.
+  Value tileEnd = ceilDiv(tk, bk);
+  if (op.getCausal()) {
+    Value needed = arith::FloorDivSIOp::create(
+        b, addi(addi(lastTok, shift), idx(bk)), idx(bk));
+    tileEnd = maxsi(idx(0), minsi(tileEnd, needed));
+  }
+  Value tileBegin = idx(0);
+  if (std::optional<uint64_t> window = op.getWindow()) {
+    Value firstKey =
+        addi(addi(firstTok, shift), idx(1 - static_cast<int64_t>(*window)));
+    tileBegin =
+        maxsi(idx(0), arith::FloorDivSIOp::create(b, firstKey, idx(bk)));
+  }
+  return {tileBegin, tileEnd};
+}
+
+Value GPUKernelBuilder::keyAllowed(AttentionOp op, Value j, Value tk,
+                                   Value limit) {
+  Value allowed = cmpi(arith::CmpIPredicate::slt, j, tk);
+  if (op.getCausal())
+    allowed = arith::AndIOp::create(b, allowed,
+                                    cmpi(arith::CmpIPredicate::sle, j, limit));
+  if (std::optional<uint64_t> window = op.getWindow())
+    allowed = arith::AndIOp::create(
+        b, allowed,
+        cmpi(arith::CmpIPredicate::sgt, j,
+             subi(limit, idx(static_cast<int64_t>(*window)))));
+  return allowed;
+}
+
+void GPUKernelBuilder::stageTile(
+    Value dst, int64_t rows, int64_t channels, int64_t rotated, Value src,
+    Value cosT, Value sinT, Value tid, int64_t threads,
+    function_ref<std::tuple<Value, Value, Value>(Value)> source,
+    function_ref<Value(Value)> round) {
+  Value zero = cf(0.0);
+  if (rotated) {
+    int64_t pairs = rotated / 2;
+    forLoop(tid, idx(rows * pairs), idx(threads), [&](Value e) {
+      Value rr = divui(e, idx(pairs)), p = remui(e, idx(pairs));
+      Value valid, start, tableRow;
+      std::tie(valid, start, tableRow) = source(rr);
+      rotatePair([&](Value c) { return loadF32(src, addi(start, c)); },
+                 tableRow, p, cosT, sinT,
+                 [&](Value y0, Value y1) {
+                   auto [c0, c1] = pairChannels(p);
+                   memref::StoreOp::create(b, round(select(valid, y0, zero)),
+                                           dst, ValueRange{rr, c0});
+                   memref::StoreOp::create(b, round(select(valid, y1, zero)),
+                                           dst, ValueRange{rr, c1});
+                 });
+    });
+  }
+  if (rotated < channels) {
+    int64_t rest = channels - rotated;
+    forLoop(tid, idx(rows * rest), idx(threads), [&](Value e) {
+      Value rr = divui(e, idx(rest));
+      Value c = addi(remui(e, idx(rest)), idx(rotated));
+      Value valid, start;
+      std::tie(valid, start, std::ignore) = source(rr);
+      Value x = loadF32(src, addi(start, c));
+      memref::StoreOp::create(b, round(select(valid, x, zero)), dst,
+                              ValueRange{rr, c});
+    });
+  }
+}
+
+void GPUKernelBuilder::buildAttention(AttentionOp op) {
+  AttentionHost host = prepareAttention(op);
+  int64_t heads = host.heads, kvHeads = host.kvHeads, group = host.group;
+  int64_t d = host.d, dv = host.dv;
+  int64_t bq = options.blockRows, bk = options.keyTile;
+  double scale = op.getScaleOrDefault();
+  Value batch = host.batch, tq = host.tq;
+  Value q = host.q, out = host.out, lse = host.lse, slopes = host.slopes;
+  Value qCos = host.qCos, qSin = host.qSin;
   auto rowStart = [&](Value bIdx, Value hIdx, Value tIdx, int64_t h, Value t,
                       int64_t c) {
-    Value outer =
-        bshd ? addi(muli(bIdx, t), tIdx) : addi(muli(bIdx, idx(h)), hIdx);
-    Value inner =
-        bshd ? addi(muli(outer, idx(h)), hIdx) : addi(muli(outer, t), tIdx);
-    return muli(inner, idx(c));
+    return this->rowStart(host, bIdx, hIdx, tIdx, h, t, c);
   };
 
   Value gridX = ceilDiv(muli(idx(group), tq), bq);
-  Value params =
-      packScalars({tq, tkAll, causalOffset, alibiBase ? alibiBase : idx(0)});
   auto wg =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto priv =
@@ -548,9 +851,9 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     // The host scalars, read back in the kernel.
-    Value tq = unpackScalar(params, 0), tkAll = unpackScalar(params, 1);
-    Value causalOffset = unpackScalar(params, 2);
-    Value alibiBase = slopes ? unpackScalar(params, 3) : Value();
+    std::array<Value, 4> scalars = unpackAttentionScalars(host);
+    Value tq = scalars[0], tkAll = scalars[1], causalOffset = scalars[2],
+          alibiBase = scalars[3];
     Value rowsTotal = muli(idx(group), tq);
     Value ks = launch.getWorkgroupAttributions()[0];
     Value vs = launch.getWorkgroupAttributions()[1];
@@ -568,37 +871,11 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     Value i = remui(row, tq);
     Value h = addi(muli(kvh, idx(group)), divui(row, tq));
     // L[b] and the causal offset o[b].
-    Value tk = tkAll;
-    if (lengths) {
-      Value len = toIndex(memref::LoadOp::create(b, lengths, ValueRange{bIdx}));
-      tk = minsi(maxsi(len, idx(0)), tkAll);
-    }
-    Value shift = op.getCausalAlignment() == CausalAlignment::TopLeft
-                      ? causalOffset
-                      : addi(subi(tk, tq), causalOffset);
-    // The block's first and last query token: its rows are (head, token)
-    // pairs, so a block that spans two heads covers every token.
-    Value rLast = subi(minsi(addi(r0, idx(bq)), rowsTotal), idx(1));
-    Value sameHead =
-        cmpi(arith::CmpIPredicate::eq, divui(r0, tq), divui(rLast, tq));
-    Value firstTok = select(sameHead, remui(r0, tq), idx(0));
-    Value lastTok = select(sameHead, remui(rLast, tq), subi(tq, idx(1)));
-    // Key tiles: up to the causal limit of the last token, from the window
-    // start of the first one.
-    Value tileEnd = ceilDiv(tk, bk);
-    if (op.getCausal()) {
-      Value needed = arith::FloorDivSIOp::create(
-          b, addi(addi(lastTok, shift), idx(bk)), idx(bk));
-      tileEnd = maxsi(idx(0), minsi(tileEnd, needed));
-    }
-    Value tileBegin = idx(0);
-    std::optional<uint64_t> window = op.getWindow();
-    if (window) {
-      Value firstKey =
-          addi(addi(firstTok, shift), idx(1 - static_cast<int64_t>(*window)));
-      tileBegin =
-          maxsi(idx(0), arith::FloorDivSIOp::create(b, firstKey, idx(bk)));
-    }
+    Value tk = validKeys(host, bIdx, tkAll);
+    Value shift = causalShift(op, tk, tq, causalOffset);
+    Value tileBegin, tileEnd;
+    std::tie(tileBegin, tileEnd) =
+        keyTileRange(op, r0, bq, rowsTotal, tq, tk, shift, bk);
 
     // This thread's query row, rotated and times the scale.
     Value qRow = rowStart(bIdx, h, i, heads, tq, d);
@@ -611,13 +888,17 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     // type, as the composition's pe.rope rounds them (the op allows keeping
     // them in f32, but a bf16 rounding step moves scores by up to 2^-9 of
     // |q||k|, more than the other differences between the two forms).
-    Type inputType = qType.getElementType();
-    auto asInput = [&](Value v) -> Value {
-      if (!isa<Float16Type, BFloat16Type>(inputType))
-        return v;
-      Value rounded = arith::TruncFOp::create(b, inputType, v);
-      return arith::ExtFOp::create(b, f32, rounded);
+    auto roundTo = [&](Type type) {
+      return [&, type](Value v) -> Value {
+        if (!isa<Float16Type, BFloat16Type>(type))
+          return v;
+        Value rounded = arith::TruncFOp::create(b, type, v);
+        return arith::ExtFOp::create(b, f32, rounded);
+      };
     };
+    auto asInput = roundTo(op.getQuery().getType().getElementType());
+    // Keys (and values, exact in their type already) in the key's type.
+    auto asKey = roundTo(op.getKey().getType().getElementType());
     if (rotary) {
       forLoop(idx(0), idx(rotary / 2), idx(1), [&](Value p) {
         rotatePair(loadQ, i, p, qCos, qSin, [&](Value y0, Value y1) {
@@ -644,65 +925,10 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
           Value j0 = muli(tile, idx(bk));
-          // Stage K (rotated as loaded) and V; keys past L[b] are zero.
-          auto keyOf = [&](Value e, int64_t perKey) {
-            return std::make_pair(divui(e, idx(perKey)), remui(e, idx(perKey)));
-          };
-          auto stage =
-              [&](int64_t perKey,
-                  function_ref<void(Value jj, Value j, Value x)> body) {
-                forLoop(tx, idx(bk * perKey), idx(bq), [&](Value e) {
-                  auto [jj, x] = keyOf(e, perKey);
-                  body(jj, addi(j0, jj), x);
-                });
-              };
-          auto keyValid = [&](Value j) {
-            return cmpi(arith::CmpIPredicate::slt, j, tk);
-          };
-          auto zeroOr = [&](Value valid, function_ref<Value()> load) {
-            auto ifOp = scf::IfOp::create(b, f32, valid, /*withElse=*/true);
-            {
-              OpBuilder::InsertionGuard g2(b);
-              b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-              scf::YieldOp::create(b, load());
-              b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-              scf::YieldOp::create(b, cf(0.0));
-            }
-            return ifOp.getResult(0);
-          };
-          int64_t rotatedChannels = op.rotatesKey() ? rotary : 0;
-          if (rotatedChannels) {
-            stage(rotary / 2, [&](Value jj, Value j, Value p) {
-              Value valid = keyValid(j);
-              Value jSafe = select(valid, j, idx(0));
-              Value kRow = rowStart(bIdx, kvh, jSafe, kvHeads, tkAll, d);
-              rotatePair(
-                  [&](Value c) { return loadF32(k, addi(kRow, c)); }, jSafe, p,
-                  kCos, kSin,
-                  [&](Value y0, Value y1) {
-                    auto [c0, c1] = pairChannels(p);
-                    Value zero = cf(0.0);
-                    memref::StoreOp::create(b, select(valid, asInput(y0), zero),
-                                            ks, ValueRange{jj, c0});
-                    memref::StoreOp::create(b, select(valid, asInput(y1), zero),
-                                            ks, ValueRange{jj, c1});
-                  });
-            });
-          }
-          if (rotatedChannels < d)
-            stage(d - rotatedChannels, [&](Value jj, Value j, Value x) {
-              Value c = addi(x, idx(rotatedChannels));
-              Value kRow = rowStart(bIdx, kvh, j, kvHeads, tkAll, d);
-              Value val = zeroOr(keyValid(j),
-                                 [&] { return loadF32(k, addi(kRow, c)); });
-              memref::StoreOp::create(b, val, ks, ValueRange{jj, c});
-            });
-          stage(dv, [&](Value jj, Value j, Value c) {
-            Value vRow = rowStart(bIdx, kvh, j, kvHeads, tkAll, dv);
-            Value val =
-                zeroOr(keyValid(j), [&] { return loadF32(v, addi(vRow, c)); });
-            memref::StoreOp::create(b, val, vs, ValueRange{jj, c});
-          });
+          // Stage K (rotated as loaded, f16/bf16: rounded to the input
+          // type like the queries) and V; keys past L[b] are zero.
+          stageKeyTile(op, host, ks, vs, bIdx, kvh, j0, tk, tkAll, tx, bq,
+                       asKey);
           gpu::BarrierOp::create(b);
 
           // Scores of this thread's row against the tile, and their max.
@@ -726,16 +952,7 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
                                                   b, qc, kc, sum[0])});
                     });
                 Value s = modifyScore(op, dot.getResult(0), qPos, j, slope);
-                Value allowed = keyValid(j);
-                if (op.getCausal())
-                  allowed = arith::AndIOp::create(
-                      b, allowed, cmpi(arith::CmpIPredicate::sle, j, limit));
-                if (window)
-                  allowed = arith::AndIOp::create(
-                      b, allowed,
-                      cmpi(arith::CmpIPredicate::sgt, j,
-                           subi(limit, idx(static_cast<int64_t>(*window)))));
-                s = select(allowed, s, negInf);
+                s = select(keyAllowed(op, j, tk, limit), s, negInf);
                 memref::StoreOp::create(b, s, sp, ValueRange{jj});
                 scf::YieldOp::create(
                     b, ValueRange{arith::MaximumFOp::create(b, mx[0], s)});
@@ -805,15 +1022,443 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
   }
 
   b.setInsertionPointAfter(guard);
-  auto toTensor = [&](Type type, Value buffer) -> Value {
-    return bufferization::ToTensorOp::create(b, type, buffer,
-                                             /*restrict=*/true,
-                                             /*writable=*/true);
+  finishAttention(op, host);
+}
+
+void GPUKernelBuilder::mma(const MmaLanes &lanes,
+                           function_ref<Value(int64_t, int64_t)> a,
+                           function_ref<Value(int64_t, int64_t)> bOp, Value acc,
+                           Value accBase) {
+  auto accAt = [&](int64_t i, int64_t j) {
+    return addi(accBase, idx(2 * i + j));
   };
-  op.getResult().replaceAllUsesWith(toTensor(resultType, outBuffer));
-  if (Value lseResult = op.getLse())
-    lseResult.replaceAllUsesWith(toTensor(lseResult.getType(), lseBuffer));
-  op->erase();
+  if (lanes.emulate) {
+    // The PTX fragment layouts of m16n8k16 (g = lane / 4, t = lane % 4):
+    //   A (16 x 16, row major)  a_{2i+j}: row g + 8 (i % 2), col 2t + 8 (i / 2)
+    //   + j B (16 x 8, k x n)       b_{2i+j}: row 2t + 8 i + j,   col g C, D
+    //   (16 x 8)           c_{2i+j}: row g + 8 i,        col 2t + j
+    // Each lane writes its A and B elements to its warp's tiles in
+    // workgroup memory and computes its own C elements from them.
+    Value g = lanes.group, t = lanes.quad, w = lanes.warp;
+    auto toF32 = [&](Value x) -> Value {
+      return x.getType() == f32 ? x : arith::ExtFOp::create(b, f32, x);
+    };
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        memref::StoreOp::create(
+            b, toF32(a(i, j)), lanes.ea,
+            ValueRange{w, addi(g, idx(8 * (i % 2))),
+                       addi(muli(t, idx(2)), idx(8 * (i / 2) + j))});
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        memref::StoreOp::create(
+            b, toF32(bOp(i, j)), lanes.eb,
+            ValueRange{w, addi(muli(t, idx(2)), idx(8 * i + j)), g});
+    gpu::BarrierOp::create(b);
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j) {
+        Value row = addi(g, idx(8 * i)), col = addi(muli(t, idx(2)), idx(j));
+        Value c = memref::LoadOp::create(b, acc, ValueRange{accAt(i, j)});
+        auto dot = scf::ForOp::create(
+            b, idx(0), idx(16), idx(1), ValueRange{c},
+            [&](OpBuilder &ob, Location, Value k, ValueRange sum) {
+              OpBuilder::InsertionGuard guard(b);
+              b.setInsertionPoint(ob.getInsertionBlock(),
+                                  ob.getInsertionPoint());
+              Value x =
+                  memref::LoadOp::create(b, lanes.ea, ValueRange{w, row, k});
+              Value y =
+                  memref::LoadOp::create(b, lanes.eb, ValueRange{w, k, col});
+              scf::YieldOp::create(
+                  b, ValueRange{math::FmaOp::create(b, x, y, sum[0])});
+            });
+        memref::StoreOp::create(b, dot.getResult(0), acc,
+                                ValueRange{accAt(i, j)});
+      }
+    // Nobody writes the next operands before every lane has read these.
+    gpu::BarrierOp::create(b);
+    return;
+  }
+  Type in = lanes.input;
+  SmallVector<Value> cs;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      cs.push_back(memref::LoadOp::create(b, acc, ValueRange{accAt(i, j)}));
+  SmallVector<Value> ds;
+  if (in.isF16()) {
+    // nvgpu.mma.sync on the fragment vectors.
+    SmallVector<Value> as, bs;
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        as.push_back(a(i, j));
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        bs.push_back(bOp(i, j));
+    Value av =
+        vector::FromElementsOp::create(b, VectorType::get({4, 2}, in), as);
+    Value bv =
+        vector::FromElementsOp::create(b, VectorType::get({2, 2}, in), bs);
+    Value cv =
+        vector::FromElementsOp::create(b, VectorType::get({2, 2}, f32), cs);
+    Value dv =
+        nvgpu::MmaSyncOp::create(b, av, bv, cv, ArrayRef<int64_t>{16, 8, 16});
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        ds.push_back(vector::ExtractOp::create(b, dv, ArrayRef<int64_t>{i, j}));
+  } else {
+    // bf16: MLIR 22's nvgpu.mma.sync lowering cannot type bf16 operands
+    // ("failed to deduce operand PTX types"), so nvvm.mma.sync directly,
+    // each pair of bf16 packed into an i32 register.
+    auto pack = [&](Value x, Value y) -> Value {
+      Value pair =
+          vector::FromElementsOp::create(b, VectorType::get({2}, in), {x, y});
+      return LLVM::BitcastOp::create(b, b.getI32Type(), pair);
+    };
+    SmallVector<Value> as, bs;
+    for (int64_t i = 0; i < 4; ++i)
+      as.push_back(pack(a(i, 0), a(i, 1)));
+    for (int64_t i = 0; i < 2; ++i)
+      bs.push_back(pack(bOp(i, 0), bOp(i, 1)));
+    Type result = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                   SmallVector<Type>(4, f32));
+    Value d =
+        NVVM::MmaOp::create(b, result, as, bs, cs, ArrayRef<int64_t>{16, 8, 16},
+                            std::nullopt, std::nullopt,
+                            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                          NVVM::MMATypes::bf16},
+                            std::array<NVVM::MMALayout, 2>{
+                                NVVM::MMALayout::row, NVVM::MMALayout::col});
+    for (int64_t e = 0; e < 4; ++e)
+      ds.push_back(LLVM::ExtractValueOp::create(b, d, ArrayRef<int64_t>{e}));
+  }
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      memref::StoreOp::create(b, ds[2 * i + j], acc, ValueRange{accAt(i, j)});
+}
+
+Value GPUKernelBuilder::shuffleXor(const MmaLanes &lanes, Value v,
+                                   int64_t mask) {
+  if (!lanes.emulate) {
+    Value offset = arith::ConstantOp::create(b, b.getI32IntegerAttr(mask));
+    Value width = arith::ConstantOp::create(b, b.getI32IntegerAttr(kWarpSize));
+    return gpu::ShuffleOp::create(b, v, offset, width, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  // Through workgroup memory, with the warp's lanes as the block's threads
+  // 32 w .. 32 w + 31 (whatever the target's subgroup size).
+  memref::StoreOp::create(b, v, lanes.ex, ValueRange{lanes.tid});
+  gpu::BarrierOp::create(b);
+  Value other = arith::XOrIOp::create(b, lanes.tid, idx(mask));
+  Value r = memref::LoadOp::create(b, lanes.ex, ValueRange{other});
+  gpu::BarrierOp::create(b);
+  return r;
+}
+
+void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
+  AttentionHost host = prepareAttention(op);
+  int64_t heads = host.heads, kvHeads = host.kvHeads, group = host.group;
+  int64_t d = host.d, dv = host.dv, bk = options.keyTile;
+  int64_t bq = kMmaWarps * 16, threads = kMmaWarps * kWarpSize;
+  double scale = op.getScaleOrDefault();
+  Type in = op.getQuery().getType().getElementType();
+  // The K/V tiles hold the input type; the A fragments too, or f32
+  // holding exactly those values when emulated (the emulation needs no
+  // 16-bit arithmetic on the target).
+  Type ft = emulate ? f32 : in;
+  auto round = [&](Value x) -> Value {
+    Value r = arith::TruncFOp::create(b, in, x);
+    return emulate ? Value(arith::ExtFOp::create(b, f32, r)) : r;
+  };
+  auto roundTile = [&](Value x) -> Value {
+    return arith::TruncFOp::create(b, in, x);
+  };
+  auto wg =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto priv =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Private);
+  auto mem = [&](ArrayRef<int64_t> shape, Type t, Attribute space) -> Type {
+    return MemRefType::get(shape, t, MemRefLayoutAttrInterface(), space);
+  };
+  SmallVector<Type> wgTypes = {mem({bk, d}, in, wg), mem({bk, dv}, in, wg)};
+  if (emulate) {
+    wgTypes.push_back(mem({kMmaWarps, 16, 16}, f32, wg));
+    wgTypes.push_back(mem({kMmaWarps, 16, 8}, f32, wg));
+    wgTypes.push_back(mem({threads}, f32, wg));
+  }
+  // Per lane: Q's A fragments (8 per 16 channels), S's accumulators (4 per
+  // 8 keys), O's accumulators (4 per 8 channels), 4 row statistics.
+  SmallVector<Type> privTypes = {
+      mem({d / 16 * 8}, ft, priv), mem({bk / 8 * 4}, f32, priv),
+      mem({dv / 8 * 4}, f32, priv), mem({4}, f32, priv)};
+
+  Value gridX = ceilDiv(muli(idx(group), host.tq), bq);
+  scf::IfOp guard = guardLaunch(arith::AndIOp::create(
+      b, cmpi(arith::CmpIPredicate::ugt, gridX, idx(0)),
+      cmpi(arith::CmpIPredicate::ugt, host.batch, idx(0))));
+  auto launch = gpu::LaunchOp::create(
+      b, gridX, idx(kvHeads), host.batch, idx(threads), idx(1), idx(1),
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange{}, wgTypes, privTypes);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    std::array<Value, 4> scalars = unpackAttentionScalars(host);
+    Value tq = scalars[0], tkAll = scalars[1], causalOffset = scalars[2],
+          alibiBase = scalars[3];
+    Value rowsTotal = muli(idx(group), tq);
+    ValueRange wgMem = launch.getWorkgroupAttributions();
+    ValueRange privMem = launch.getPrivateAttributions();
+    Value ks = wgMem[0], vs = wgMem[1];
+    Value qf = privMem[0], sf = privMem[1], of = privMem[2], stat = privMem[3];
+    MmaLanes lanes;
+    lanes.emulate = emulate;
+    lanes.input = in;
+    lanes.tid = launch.getThreadIds().x;
+    Value lane = remui(lanes.tid, idx(kWarpSize));
+    lanes.warp = divui(lanes.tid, idx(kWarpSize));
+    lanes.group = divui(lane, idx(4));
+    lanes.quad = remui(lane, idx(4));
+    if (emulate) {
+      lanes.ea = wgMem[2];
+      lanes.eb = wgMem[3];
+      lanes.ex = wgMem[4];
+    }
+    Value gq = lanes.group, t2 = muli(lanes.quad, idx(2));
+    Value bIdx = launch.getBlockIds().z, kvh = launch.getBlockIds().y;
+    Value r0 = muli(launch.getBlockIds().x, idx(bq));
+    Value tk = validKeys(host, bIdx, tkAll);
+    Value shift = causalShift(op, tk, tq, causalOffset);
+    Value tileBegin, tileEnd;
+    std::tie(tileBegin, tileEnd) =
+        keyTileRange(op, r0, bq, rowsTotal, tq, tk, shift, bk);
+
+    // The lane's two query rows (fragment rows g and g + 8 of its warp):
+    // (head, token) as in the SIMT kernel; rows past the last one work on
+    // row 0 and store nothing.
+    struct QueryRow {
+      Value active, h, i, qPos, slope, limit;
+    };
+    QueryRow rows[2];
+    Value warpRow = addi(r0, muli(lanes.warp, idx(16)));
+    for (int64_t half = 0; half < 2; ++half) {
+      QueryRow &qr = rows[half];
+      Value r = addi(warpRow, addi(gq, idx(8 * half)));
+      qr.active = cmpi(arith::CmpIPredicate::ult, r, rowsTotal);
+      Value row = select(qr.active, r, idx(0));
+      qr.i = remui(row, tq);
+      qr.h = addi(muli(kvh, idx(group)), divui(row, tq));
+      if (host.slopes)
+        qr.slope = loadF32(host.slopes, qr.h);
+      if (alibiBase)
+        qr.qPos = indexToF32(addi(alibiBase, qr.i));
+      qr.limit = addi(qr.i, shift);
+    }
+
+    // Q's A fragments, rotated as they are loaded: a_{2i+j} of k-step ks is
+    // channel 16 ks + 2t + 8 (i / 2) + j of row g + 8 (i % 2).
+    fragLoop(emulate, d / 16, [&](Value kStep) {
+      for (int64_t i = 0; i < 4; ++i) {
+        QueryRow &qr = rows[i % 2];
+        Value qRow = rowStart(host, bIdx, qr.h, qr.i, heads, tq, d);
+        auto loadQ = [&](Value c) { return loadF32(host.q, addi(qRow, c)); };
+        for (int64_t j = 0; j < 2; ++j) {
+          Value c = addi(addi(muli(kStep, idx(16)), t2), idx(8 * (i / 2) + j));
+          Value x = loadQ(c);
+          if (rotary) {
+            // Channel c's pair and whether it is the pair's first channel.
+            Value inRot = cmpi(arith::CmpIPredicate::ult, c, idx(rotary));
+            Value p, first;
+            if (rot->layout == RopeLayout::Half) {
+              first = cmpi(arith::CmpIPredicate::ult, c, idx(rotary / 2));
+              p = select(first, c, subi(c, idx(rotary / 2)));
+            } else {
+              p = divui(c, idx(2));
+              first = cmpi(arith::CmpIPredicate::eq, remui(c, idx(2)), idx(0));
+            }
+            p = select(inRot, p, idx(0));
+            rotatePair(loadQ, qr.i, p, host.qCos, host.qSin,
+                       [&](Value y0, Value y1) {
+                         x = select(inRot, select(first, y0, y1), x);
+                       });
+          }
+          memref::StoreOp::create(
+              b, round(x), qf,
+              ValueRange{addi(muli(kStep, idx(8)), idx(2 * i + j))});
+        }
+      }
+    });
+    fragLoop(emulate, dv / 8 * 4, [&](Value e) {
+      memref::StoreOp::create(b, cf(0.0), of, ValueRange{e});
+    });
+
+    Value negInf = cf(-std::numeric_limits<double>::infinity());
+    Value zero = cf(0.0);
+    // Loop-carried: the running max m and the lane's partial sum l of its
+    // two rows (the sum over the 4 lanes of a row is taken at the end).
+    auto tiles = scf::ForOp::create(
+        b, tileBegin, tileEnd, idx(1), ValueRange{negInf, negInf, zero, zero},
+        [&](OpBuilder &ob, Location, Value tile, ValueRange state) {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          Value j0 = muli(tile, idx(bk));
+          stageKeyTile(op, host, ks, vs, bIdx, kvh, j0, tk, tkAll, lanes.tid,
+                       threads, roundTile);
+          gpu::BarrierOp::create(b);
+
+          // S = Q K^T: n-tile nt covers keys 8 nt .. 8 nt + 7; B's
+          // b_{2i+j} is channel 16 ks + 2t + 8 i + j of key 8 nt + g.
+          fragLoop(emulate, bk / 8, [&](Value nt) {
+            Value base = muli(nt, idx(4));
+            for (int64_t e = 0; e < 4; ++e)
+              memref::StoreOp::create(b, zero, sf,
+                                      ValueRange{addi(base, idx(e))});
+            Value key = addi(muli(nt, idx(8)), gq);
+            fragLoop(emulate, d / 16, [&](Value kStep) {
+              Value c0 = addi(muli(kStep, idx(16)), t2);
+              mma(
+                  lanes,
+                  [&](int64_t i, int64_t j) -> Value {
+                    return memref::LoadOp::create(
+                        b, qf,
+                        ValueRange{addi(muli(kStep, idx(8)), idx(2 * i + j))});
+                  },
+                  [&](int64_t i, int64_t j) -> Value {
+                    return memref::LoadOp::create(
+                        b, ks, ValueRange{key, addi(c0, idx(8 * i + j))});
+                  },
+                  sf, base);
+            });
+          });
+
+          // Scores: c_{2i+j} of n-tile nt is row g + 8 i, key
+          // j0 + 8 nt + 2t + j; the op's modifications and masks, and the
+          // row maxima of the lane.
+          for (int64_t half = 0; half < 2; ++half)
+            memref::StoreOp::create(b, negInf, stat, ValueRange{idx(half)});
+          Value scaleV = cf(scale);
+          fragLoop(emulate, bk / 8, [&](Value nt) {
+            for (int64_t half = 0; half < 2; ++half)
+              for (int64_t j = 0; j < 2; ++j) {
+                QueryRow &qr = rows[half];
+                Value at = addi(muli(nt, idx(4)), idx(2 * half + j));
+                Value key = addi(j0, addi(muli(nt, idx(8)), addi(t2, idx(j))));
+                Value s = memref::LoadOp::create(b, sf, ValueRange{at});
+                s = modifyScore(op, mulf(s, scaleV), qr.qPos, key, qr.slope);
+                s = select(keyAllowed(op, key, tk, qr.limit), s, negInf);
+                memref::StoreOp::create(b, s, sf, ValueRange{at});
+                Value mx =
+                    memref::LoadOp::create(b, stat, ValueRange{idx(half)});
+                memref::StoreOp::create(b, arith::MaximumFOp::create(b, mx, s),
+                                        stat, ValueRange{idx(half)});
+              }
+          });
+          // Online softmax per row: the max over the 4 lanes of the row
+          // (lanes 4g .. 4g + 3: xor 1, 2), m_new, the rescale factor.
+          Value safeM[2], alpha[2], mNew[2];
+          for (int64_t half = 0; half < 2; ++half) {
+            Value mx = memref::LoadOp::create(b, stat, ValueRange{idx(half)});
+            for (int64_t mask : {1, 2})
+              mx =
+                  arith::MaximumFOp::create(b, mx, shuffleXor(lanes, mx, mask));
+            mNew[half] = arith::MaximumFOp::create(b, state[half], mx);
+            // exp(-inf) = 0 against 0 while a row has no allowed key.
+            safeM[half] =
+                select(arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
+                                             mNew[half], negInf),
+                       zero, mNew[half]);
+            alpha[half] = math::ExpOp::create(
+                b, arith::SubFOp::create(b, state[half], safeM[half]));
+            memref::StoreOp::create(b, zero, stat, ValueRange{idx(2 + half)});
+          }
+          // P = exp(S - m_new) in place, and the lane's row sums.
+          fragLoop(emulate, bk / 8, [&](Value nt) {
+            for (int64_t half = 0; half < 2; ++half)
+              for (int64_t j = 0; j < 2; ++j) {
+                Value at = addi(muli(nt, idx(4)), idx(2 * half + j));
+                Value s = memref::LoadOp::create(b, sf, ValueRange{at});
+                Value p = math::ExpOp::create(
+                    b, arith::SubFOp::create(b, s, safeM[half]));
+                memref::StoreOp::create(b, p, sf, ValueRange{at});
+                Value sum =
+                    memref::LoadOp::create(b, stat, ValueRange{idx(2 + half)});
+                memref::StoreOp::create(b, addf(sum, p), stat,
+                                        ValueRange{idx(2 + half)});
+              }
+          });
+          Value lNew[2];
+          for (int64_t half = 0; half < 2; ++half)
+            lNew[half] = addf(
+                mulf(state[2 + half], alpha[half]),
+                memref::LoadOp::create(b, stat, ValueRange{idx(2 + half)}));
+          // O = O alpha + P V: P's A fragment of k-step kk is n-tiles 2 kk
+          // and 2 kk + 1 of S (a_{2i+j} = c_{2 (i % 2) + j} of n-tile
+          // 2 kk + i / 2), rounded to the input type; V's b_{2i+j} is
+          // channel 8 nd + g of key 16 kk + 2t + 8 i + j.
+          fragLoop(emulate, dv / 8, [&](Value nd) {
+            Value base = muli(nd, idx(4));
+            for (int64_t half = 0; half < 2; ++half)
+              for (int64_t j = 0; j < 2; ++j) {
+                Value at = addi(base, idx(2 * half + j));
+                Value o = memref::LoadOp::create(b, of, ValueRange{at});
+                memref::StoreOp::create(b, mulf(o, alpha[half]), of,
+                                        ValueRange{at});
+              }
+            Value channel = addi(muli(nd, idx(8)), gq);
+            fragLoop(emulate, bk / 16, [&](Value kk) {
+              mma(
+                  lanes,
+                  [&](int64_t i, int64_t j) -> Value {
+                    Value at = addi(muli(kk, idx(8)),
+                                    idx(4 * (i / 2) + 2 * (i % 2) + j));
+                    return round(memref::LoadOp::create(b, sf, ValueRange{at}));
+                  },
+                  [&](int64_t i, int64_t j) -> Value {
+                    Value key =
+                        addi(addi(muli(kk, idx(16)), t2), idx(8 * i + j));
+                    return memref::LoadOp::create(b, vs,
+                                                  ValueRange{key, channel});
+                  },
+                  of, base);
+            });
+          });
+          // Every lane is done with the tile before the next one is staged.
+          gpu::BarrierOp::create(b);
+          scf::YieldOp::create(b,
+                               ValueRange{mNew[0], mNew[1], lNew[0], lNew[1]});
+        });
+
+    // Epilogue: l summed over the 4 lanes of each row; O / l (0 for a row
+    // without allowed keys), lse = m + log l (from the row's lane t = 0).
+    for (int64_t half = 0; half < 2; ++half) {
+      QueryRow &qr = rows[half];
+      Value m = tiles.getResult(half), l = tiles.getResult(2 + half);
+      for (int64_t mask : {1, 2})
+        l = addf(l, shuffleXor(lanes, l, mask));
+      Value empty =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, zero);
+      Value inv = select(empty, zero, arith::DivFOp::create(b, cf(1.0), l));
+      ifThen(qr.active, [&] {
+        Value oRow = rowStart(host, bIdx, qr.h, qr.i, heads, tq, dv);
+        fragLoop(emulate, dv / 8, [&](Value nd) {
+          for (int64_t j = 0; j < 2; ++j) {
+            Value at = addi(muli(nd, idx(4)), idx(2 * half + j));
+            Value o = memref::LoadOp::create(b, of, ValueRange{at});
+            Value c = addi(addi(muli(nd, idx(8)), t2), idx(j));
+            storeFromF32(mulf(o, inv), host.out, addi(oRow, c));
+          }
+        });
+        if (host.lse)
+          ifThen(cmpi(arith::CmpIPredicate::eq, lanes.quad, idx(0)), [&] {
+            Value at = addi(muli(addi(muli(bIdx, idx(heads)), qr.h), tq), qr.i);
+            memref::StoreOp::create(b, addf(m, math::LogOp::create(b, l)),
+                                    host.lse, ValueRange{at});
+          });
+      });
+    }
+    gpu::TerminatorOp::create(b);
+  }
+  b.setInsertionPointAfter(guard);
+  finishAttention(op, host);
 }
 
 void GPUKernelBuilder::buildRope(RopeOp op) {
@@ -994,6 +1639,26 @@ struct ConvertPEToGPUPass
     options.allowF16 = allowF16;
     options.allowBF16 = allowBF16;
     options.staticBuffersOnly = staticBuffersOnly;
+    if (tensorCores == "auto")
+      options.tensorCores = TensorCores::Auto;
+    else if (tensorCores == "off")
+      options.tensorCores = TensorCores::Off;
+    else if (tensorCores == "emulate")
+      options.tensorCores = TensorCores::Emulate;
+    else {
+      getOperation()->emitError()
+          << "convert-pe-to-gpu: tensor-cores must be auto, off or emulate, "
+             "not '"
+          << tensorCores << "'";
+      return signalPassFailure();
+    }
+    options.chip = chip;
+    options.smVersion = parseSmVersion(chip);
+    if (!chip.empty() && !options.smVersion) {
+      getOperation()->emitError() << "convert-pe-to-gpu: chip '" << chip
+                                  << "' is not an NVVM chip (sm_NN)";
+      return signalPassFailure();
+    }
     StringRef category = getArgument();
 
     SmallVector<AttentionOp> attentions;
@@ -1007,7 +1672,18 @@ struct ConvertPEToGPUPass
                              reason);
         continue;
       }
-      GPUKernelBuilder(op, op.getRotation(), options).buildAttention(op);
+      std::optional<std::string> noMma = noTensorCoreReason(op, options);
+      if (noMma && !noMma->empty())
+        emitMissedRemark(op, category, "tensor-core-kernel",
+                         "no tensor-core attention kernel (the SIMT kernel "
+                         "runs): " +
+                             *noMma);
+      GPUKernelBuilder builder(op, op.getRotation(), options);
+      if (noMma)
+        builder.buildAttention(op);
+      else
+        builder.buildAttentionMMA(op,
+                                  options.tensorCores == TensorCores::Emulate);
     }
     SmallVector<RopeOp> ropes;
     getOperation()->walk([&](RopeOp op) { ropes.push_back(op); });

@@ -11,9 +11,9 @@
 // CHECK: %[[QB:.*]] = bufferization.to_buffer %[[Q]] read_only
 // CHECK: %[[QF:.*]] = memref.collapse_shape %[[QB]] {{\[\[}}0, 1, 2, 3]] : memref<2x8x?x64xf32> into memref<?xf32>
 // CHECK: %[[OUT:.*]] = memref.alloc(%[[TQ]]) {alignment = 64 : i64} : memref<2x8x?x64xf32>
+// CHECK: %[[PARAMS:.*]] = memref.alloc() : memref<4xi64>
 // CHECK: arith.muli %c4{{[_0-9]*}}, %[[TQ]] : index
 // CHECK: %[[GX:.*]] = arith.divui %{{.*}}, %{{.*}} : index
-// CHECK: %[[PARAMS:.*]] = memref.alloc() : memref<4xi64>
 // No launch for an empty grid (Tq = 0).
 // CHECK: %[[NONEMPTY:.*]] = arith.cmpi ugt, %[[GX]], %c0
 // CHECK: scf.if %{{.*}} {

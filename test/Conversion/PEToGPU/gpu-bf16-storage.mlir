@@ -94,6 +94,36 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// The kernel's own bf16 buffers (workgroup and private, as
+// pe-prepare-gpu-for-spirv leaves them) become i16 buffers too.
+// CHECK-LABEL: gpu.func @tiles
+// CHECK: %[[W:.*]] = memref.alloc() : memref<16xi16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[P:.*]] = memref.alloca() : memref<4xi16, #spirv.storage_class<Function>>
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : bf16 to i16
+// CHECK: memref.store %[[BITS]], %[[W]]
+// CHECK: %[[L:.*]] = memref.load %[[W]]{{.*}} : memref<16xi16, #spirv.storage_class<Workgroup>>
+// CHECK: %[[V:.*]] = arith.bitcast %[[L]] : i16 to bf16
+// CHECK: memref.store %{{.*}}, %[[P]]
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @tiles(%a: memref<16xf32>) kernel {
+      %w = memref.alloc() : memref<16xbf16, #spirv.storage_class<Workgroup>>
+      %p = memref.alloca() : memref<4xbf16, #spirv.storage_class<Function>>
+      %t = gpu.thread_id x
+      %x = memref.load %a[%t] : memref<16xf32>
+      %h = arith.truncf %x : f32 to bf16
+      memref.store %h, %w[%t] : memref<16xbf16, #spirv.storage_class<Workgroup>>
+      gpu.barrier
+      %c0 = arith.constant 0 : index
+      %y = memref.load %w[%c0] : memref<16xbf16, #spirv.storage_class<Workgroup>>
+      memref.store %y, %p[%c0] : memref<4xbf16, #spirv.storage_class<Function>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A bf16 kernel buffer used by anything but a load or a store.
 module attributes {gpu.container_module} {
   gpu.module @k {

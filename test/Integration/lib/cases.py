@@ -1595,6 +1595,99 @@ def key_tiled_bshd_heads(d):
                                      softcap=20.0)))
 
 
+# The tensor-core attention kernel (convert-pe-to-gpu{tensor-cores=emulate}
+# on the Vulkan target: the mma.sync fragments, shuffles and online softmax
+# of the NVVM kernel with mma.sync emulated through workgroup memory): f16
+# operands, head dimensions 64 and 128, Tq and Tk that are not multiples of
+# the 64-row block or the 32-key tile. The references use the f16 inputs
+# exactly.
+def _f16(rng, shape, uniform_values=False):
+    a = uniform(rng, shape, F64) if uniform_values else rng.standard_normal(shape)
+    return a.astype(F16)
+
+
+def _bhsd_to_bshd(a):
+    return np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+
+
+@case
+def tc_rope_causal_gqa_d64(d):
+    # RoPE (half, f64 table) on Q and K, bottom-right causal, GQA 4/2:
+    # 2 x 70 rows per KV head in 3 blocks of 64 (one across two heads), 90
+    # keys in 3 tiles of 32 (the last one partial).
+    rng = rng_for("tc_rope_causal_gqa_d64")
+    q = _f16(rng, (1, 4, 70, 64))
+    k = _f16(rng, (1, 2, 90, 64))
+    v = _f16(rng, (1, 2, 90, 64), uniform_values=True)
+    inv = 10000.0 ** (-np.arange(0, 64, 2, dtype=F64) / 64)
+    save(d, q=q, k=k, v=v, f=inv)
+    qr = ref.rope_inv_freq(q, inv, 0, "half")
+    kr = ref.rope_inv_freq(k, inv, 0, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
+def tc_bf16_rope_causal_gqa_d64(d):
+    # tc_rope_causal_gqa_d64 in bf16 with an f32 result: the bf16 buffers and
+    # workgroup tiles go through pe-gpu-bf16-storage on SPIR-V. The rotated
+    # q and k are rounded to bf16 (as the unfused pe.rope rounds them).
+    rng = rng_for("tc_bf16_rope_causal_gqa_d64")
+    q = to_bf16(rng.standard_normal((1, 4, 70, 64)).astype(F32))
+    k = to_bf16(rng.standard_normal((1, 2, 90, 64)).astype(F32))
+    v = to_bf16(uniform(rng, (1, 2, 90, 64), F32))
+    inv = 10000.0 ** (-np.arange(0, 64, 2, dtype=F64) / 64)
+    save(d, q=q, k=k, v=v, f=inv)
+    qr = to_bf16(ref.rope_inv_freq(q, inv, 0, "half").astype(F32))
+    kr = to_bf16(ref.rope_inv_freq(k, inv, 0, "half").astype(F32))
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
+def tc_alibi_window_softcap_bshd_d128(d):
+    # [B, S, H, D] operands, D = 128: symmetric ALiBi (queries at 32 + i),
+    # a softcap of 2 before the bias, bottom-right causal with a window of 24
+    # keys; 2 batches, GQA 4/2, Tq = 45, Tk = 77.
+    rng = rng_for("tc_alibi_window_softcap_bshd_d128")
+    q = _f16(rng, (2, 4, 45, 128))
+    k = _f16(rng, (2, 2, 77, 128))
+    v = _f16(rng, (2, 2, 77, 128), uniform_values=True)
+    save(d, q=_bhsd_to_bshd(q), k=_bhsd_to_bshd(k), v=_bhsd_to_bshd(v))
+    bias = ref.alibi_bias(4, 45, 77, "symmetric", 32)
+    save(d, expected=_bhsd_to_bshd(ref.attention(q, k, v, causal=True, bias=bias, softcap=2.0,
+                                                 window=24)))
+
+
+@case
+def tc_gqa_lengths_lse_d64(d):
+    # GQA 8/2, Tq = 37 new queries after 40 cached keys (top-left causal,
+    # offset 40), Tk = 83 with valid lengths 83, 41 and 0 (batch 2's rows
+    # see no key: output 0, lse -inf), partial interleaved RoPE (32 of 64
+    # channels, queries at 40 + i), and the lse result.
+    rng = rng_for("tc_gqa_lengths_lse_d64")
+    q = _f16(rng, (3, 8, 37, 64))
+    k = _f16(rng, (3, 2, 83, 64))
+    v = _f16(rng, (3, 2, 83, 64), uniform_values=True)
+    inv = 10000.0 ** (-np.arange(0, 32, 2, dtype=F64) / 32)
+    lengths = [83, 41, 0]
+    save(d, q=q, k=k, v=v, f=inv, lengths=np.array(lengths, dtype=np.int32))
+    qr = ref.rope_inv_freq(q, inv, 40, "interleaved", rotary_dim=32)
+    kr = ref.rope_inv_freq(k, inv, 0, "interleaved", rotary_dim=32)
+    out, lse = ref.attention(qr, kr, v, causal=True, causal_alignment="top_left",
+                             causal_offset=40, kv_lengths=lengths, return_lse=True)
+    save(d, expected=out, lse=lse)
+
+
+@case
+def tc_mqa_d128_dv64(d):
+    # MQA 4/1 without a mask, D = 128, Dv = 64, scale 0.1, Tq = 20, Tk = 45.
+    rng = rng_for("tc_mqa_d128_dv64")
+    q = _f16(rng, (1, 4, 20, 128))
+    k = _f16(rng, (1, 1, 45, 128))
+    v = _f16(rng, (1, 1, 45, 64), uniform_values=True)
+    save(d, q=q, k=k, v=v)
+    save(d, expected=ref.attention(q, k, v, scale=0.1))
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:
         names = " ".join(sorted(CASES))

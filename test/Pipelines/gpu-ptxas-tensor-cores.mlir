@@ -1,0 +1,76 @@
+// PTX of the tensor-core attention kernels (f16/bf16 prefill, chip sm_80 and
+// above: convert-pe-to-gpu{tensor-cores=auto}) for sm_80 and sm_90: every
+// kernel assembles with ptxas with no stack frame and 0 spill bytes (the
+// fragments stay in registers; the registers and shared memory ptxas
+// reports are recorded in docs/CodegenGPU.md), and the PTX has the
+// m16n8k16 mma.sync with f32 accumulators for f16 and for bf16.
+// REQUIRES: ptxas
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: pe-opt %s --pe-gpu-pipeline="target=nvvm chip=sm_80 fuse=false" -o %t/sm80.mlir
+// RUN: %extract_gpu_objects %t/sm80.mlir %t/sm80 | FileCheck %s --check-prefix=FILES
+// RUN: FileCheck %s --check-prefix=F16 < %t/sm80/tc_f16_rope_kernel.ptx
+// RUN: FileCheck %s --check-prefix=BF16 < %t/sm80/tc_bf16_alibi_kernel.ptx
+// RUN: FileCheck %s --check-prefix=F16 < %t/sm80/tc_f16_d64_lse_kernel.ptx
+// RUN: grep -c 'mma.sync.aligned' %t/sm80/tc_f16_rope_kernel.ptx | FileCheck %s --check-prefix=COUNT128
+// RUN: grep -c 'mma.sync.aligned' %t/sm80/tc_f16_d64_lse_kernel.ptx | FileCheck %s --check-prefix=COUNT64
+// RUN: for f in %t/sm80/*.ptx; do %ptxas -arch=sm_80 -O3 -v $f -o %t/k.cubin || exit 1; done 2>&1 | FileCheck %s --check-prefixes=PTXAS,SM80
+// RUN: pe-opt %s --pe-gpu-pipeline="target=nvvm chip=sm_90 fuse=false" -o %t/sm90.mlir
+// RUN: %extract_gpu_objects %t/sm90.mlir %t/sm90 | FileCheck %s --check-prefix=FILES
+// RUN: FileCheck %s --check-prefix=BF16 < %t/sm90/tc_bf16_alibi_kernel.ptx
+// RUN: for f in %t/sm90/*.ptx; do %ptxas -arch=sm_90 -O3 -v $f -o %t/k.cubin || exit 1; done 2>&1 | FileCheck %s --check-prefixes=PTXAS,SM90
+// Below sm_80 the same ops keep the SIMT kernel (no mma.sync in the PTX).
+// RUN: pe-opt %s --pe-gpu-pipeline="target=nvvm chip=sm_75 features=+ptx80 fuse=false" -o %t/sm75.mlir
+// RUN: %extract_gpu_objects %t/sm75.mlir %t/sm75
+// RUN: cat %t/sm75/*.ptx | FileCheck %s --check-prefix=SM75
+
+// FILES-DAG: tc_bf16_alibi_kernel.ptx
+// FILES-DAG: tc_f16_d64_lse_kernel.ptx
+// FILES-DAG: tc_f16_rope_kernel.ptx
+
+// Fragments: 4 warps of 16 rows (128 threads), the row max and sum over the
+// 4 lanes of a fragment row by shuffles (xor 1, 2), K/V tiles in shared memory.
+// F16: .maxntid 128, 1, 1
+// F16: .shared .align 2 .b8
+// F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// F16: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// F16: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// F16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// BF16-NOT: f16.f16
+// D = 128, key tile 32: S = Q K^T 4 n-tiles x 8 k-steps, O += P V 16 n-tiles
+// x 2 k-steps; D = 64: 4 x 4 and 8 x 2.
+// COUNT128: 64
+// COUNT64: 32
+
+// SM80: Compiling entry function 'tc_bf16_alibi_kernel' for 'sm_80'
+// SM90: Compiling entry function 'tc_bf16_alibi_kernel' for 'sm_90'
+// PTXAS-NEXT: Function properties for tc_bf16_alibi_kernel
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// SM80: Compiling entry function 'tc_f16_d64_lse_kernel' for 'sm_80'
+// SM90: Compiling entry function 'tc_f16_d64_lse_kernel' for 'sm_90'
+// PTXAS-NEXT: Function properties for tc_f16_d64_lse_kernel
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// SM80: Compiling entry function 'tc_f16_rope_kernel' for 'sm_80'
+// SM90: Compiling entry function 'tc_f16_rope_kernel' for 'sm_90'
+// PTXAS-NEXT: Function properties for tc_f16_rope_kernel
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+
+// SM75-NOT: mma.sync
+
+// Llama-3 prefill: f16, 32 query heads over 8 KV heads, D = 128, RoPE (half),
+// causal.
+func.func @tc_f16_rope(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>, %v: tensor<1x8x?x128xf16>, %f: tensor<64xf64>) -> tensor<1x32x?x128xf16> {
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>) {causal} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
+  return %0 : tensor<1x32x?x128xf16>
+}
+// Gemma-2 / Mistral style: bf16 in [B, S, H, D], ALiBi, sliding window, softcap.
+func.func @tc_bf16_alibi(%q: tensor<1x?x32x128xbf16>, %k: tensor<1x?x8x128xbf16>, %v: tensor<1x?x8x128xbf16>) -> tensor<1x?x32x128xbf16> {
+  %0 = pe.attention %q, %k, %v alibi <symmetric> {causal, window = 4096 : i64, softcap = 50.0, layout = #pe<attention_layout bshd>} : tensor<1x?x32x128xbf16>, tensor<1x?x8x128xbf16>, tensor<1x?x8x128xbf16> -> tensor<1x?x32x128xbf16>
+  return %0 : tensor<1x?x32x128xbf16>
+}
+// D = 64, partial interleaved RoPE, kv_lengths, top-left causal with an
+// offset, the lse result.
+func.func @tc_f16_d64_lse(%q: tensor<?x16x?x64xf16>, %k: tensor<?x4x?x64xf16>, %v: tensor<?x4x?x64xf16>, %f: tensor<16xf64>, %l: tensor<?xi32>, %o: index) -> (tensor<?x16x?x64xf16>, tensor<?x16x?xf32>) {
+  %0, %1 = pe.attention %q, %k, %v kv_lengths(%l : tensor<?xi32>) causal_offset(%o : index) rope <interleaved, rotary_dim = 32> inv_freq(%f : tensor<16xf64>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<?x16x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16> -> tensor<?x16x?x64xf16>, tensor<?x16x?xf32>
+  return %0, %1 : tensor<?x16x?x64xf16>, tensor<?x16x?xf32>
+}
