@@ -70,20 +70,23 @@ trap 'rm -rf "$work"' EXIT
 B=1 H=32 HKV=8 T=4096 D=128 TK=32768
 cat >"$work/w2_f16.mlir" <<EOF
 func.func @w2(%q: tensor<${B}x${H}x${T}x${D}xf16>, %k: tensor<${B}x${HKV}x${T}x${D}xf16>, %v: tensor<${B}x${HKV}x${T}x${D}xf16>, %f: tensor<64xf64>) -> tensor<${B}x${H}x${T}x${D}xf16> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>) {causal} : tensor<${B}x${H}x${T}x${D}xf16>, tensor<${B}x${HKV}x${T}x${D}xf16>, tensor<${B}x${HKV}x${T}x${D}xf16> -> tensor<${B}x${H}x${T}x${D}xf16>
+  %attn_init0 = tensor.empty() : tensor<${B}x${H}x${T}x${D}xf16>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>) outs(%attn_init0 : tensor<${B}x${H}x${T}x${D}xf16>) {causal} : tensor<${B}x${H}x${T}x${D}xf16>, tensor<${B}x${HKV}x${T}x${D}xf16>, tensor<${B}x${HKV}x${T}x${D}xf16> -> tensor<${B}x${H}x${T}x${D}xf16>
   return %0 : tensor<${B}x${H}x${T}x${D}xf16>
 }
 EOF
 sed 's/f16/bf16/g' "$work/w2_f16.mlir" >"$work/w2_bf16.mlir"
 cat >"$work/w3_bf16.mlir" <<EOF
 func.func @w3(%q: tensor<${B}x${H}x${T}x${D}xbf16>, %k: tensor<${B}x${HKV}x${T}x${D}xbf16>, %v: tensor<${B}x${HKV}x${T}x${D}xbf16>) -> tensor<${B}x${H}x${T}x${D}xbf16> {
-  %0 = pe.attention %q, %k, %v alibi <symmetric> {causal} : tensor<${B}x${H}x${T}x${D}xbf16>, tensor<${B}x${HKV}x${T}x${D}xbf16>, tensor<${B}x${HKV}x${T}x${D}xbf16> -> tensor<${B}x${H}x${T}x${D}xbf16>
+  %attn_init1 = tensor.empty() : tensor<${B}x${H}x${T}x${D}xbf16>
+  %0 = pe.attention %q, %k, %v alibi <symmetric> outs(%attn_init1 : tensor<${B}x${H}x${T}x${D}xbf16>) {causal} : tensor<${B}x${H}x${T}x${D}xbf16>, tensor<${B}x${HKV}x${T}x${D}xbf16>, tensor<${B}x${HKV}x${T}x${D}xbf16> -> tensor<${B}x${H}x${T}x${D}xbf16>
   return %0 : tensor<${B}x${H}x${T}x${D}xbf16>
 }
 EOF
 cat >"$work/w4_f16.mlir" <<EOF
 func.func @w4(%q: tensor<${B}x${H}x1x${D}xf16>, %k: tensor<${B}x${HKV}x${TK}x${D}xf16>, %v: tensor<${B}x${HKV}x${TK}x${D}xf16>, %f: tensor<64xf64>) -> tensor<${B}x${H}x1x${D}xf16> {
-  %0 = pe.attention %q, %k, %v rope <half, query_only, query_offset = $((TK - 1))> inv_freq(%f : tensor<64xf64>) : tensor<${B}x${H}x1x${D}xf16>, tensor<${B}x${HKV}x${TK}x${D}xf16>, tensor<${B}x${HKV}x${TK}x${D}xf16> -> tensor<${B}x${H}x1x${D}xf16>
+  %attn_init2 = tensor.empty() : tensor<${B}x${H}x1x${D}xf16>
+  %0 = pe.attention %q, %k, %v rope <half, query_only, query_offset = $((TK - 1))> inv_freq(%f : tensor<64xf64>) outs(%attn_init2 : tensor<${B}x${H}x1x${D}xf16>) : tensor<${B}x${H}x1x${D}xf16>, tensor<${B}x${HKV}x${TK}x${D}xf16>, tensor<${B}x${HKV}x${TK}x${D}xf16> -> tensor<${B}x${H}x1x${D}xf16>
   return %0 : tensor<${B}x${H}x1x${D}xf16>
 }
 EOF

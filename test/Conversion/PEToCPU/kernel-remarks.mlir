@@ -9,22 +9,32 @@
 func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>,
                      %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %f: tensor<8xf32>, %d: tensor<1x?x8x16xf32>,
                      %c: tensor<64x8xf16>, %y: tensor<1x2x8x32xf32>, %g: tensor<12xf32>) {
+  %attn_init0 = tensor.empty() : tensor<1x2x8x16xf64>
   // expected-remark@+1 {{[Missed] attention-kernel | Category:convert-pe-to-vector | Reason="no generated attention kernel (the reference lowering with a materialised score tensor is used): element type is not f32, f16 or bf16"}}
-  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  %0 = pe.attention %h, %h, %h outs(%attn_init0 : tensor<1x2x8x16xf64>) : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  %attn_init1 = tensor.empty() : tensor<1x2x8x24xf32>
   // expected-remark@+1 {{head dimensions must be multiples of 16 and at most 512}}
-  %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
+  %1 = pe.attention %q, %q, %q outs(%attn_init1 : tensor<1x2x8x24xf32>) : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
+  %attn_init2 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{explicit bias tensor (fuse a pe.alibi_bias into the op instead)}}
-  %2 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %2 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) outs(%attn_init2 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init3 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{explicit mask tensor}}
-  %3 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %3 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) outs(%attn_init3 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init4 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{half-layout rotary dimension must be a multiple of 32}}
-  %4 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %4 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) outs(%attn_init4 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_c1_5 = arith.constant 1 : index
+  %attn_d0_1_5 = tensor.dim %d, %attn_c1_5 : tensor<1x?x8x16xf32>
+  %attn_init5 = tensor.empty(%attn_d0_1_5) : tensor<1x?x8x16xf32>
   // expected-remark@+1 {{dynamic head counts}}
-  %5 = pe.attention %d, %d, %d : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %5 = pe.attention %d, %d, %d outs(%attn_init5 : tensor<1x?x8x16xf32>) : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %attn_init6 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{cos/sin caches must be f32}}
-  %6 = pe.attention %x, %x, %x rope <interleaved> cache(%c, %c : tensor<64x8xf16>, tensor<64x8xf16>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %6 = pe.attention %x, %x, %x rope <interleaved> cache(%c, %c : tensor<64x8xf16>, tensor<64x8xf16>) outs(%attn_init6 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init7 = tensor.empty() : tensor<1x2x8x32xf32>
   // expected-remark@+1 {{interleaved rotary dimension must be a multiple of 16}}
-  %7 = pe.attention %y, %y, %y rope <interleaved, rotary_dim = 24> inv_freq(%g : tensor<12xf32>) : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32> -> tensor<1x2x8x32xf32>
+  %7 = pe.attention %y, %y, %y rope <interleaved, rotary_dim = 24> inv_freq(%g : tensor<12xf32>) outs(%attn_init7 : tensor<1x2x8x32xf32>) : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32> -> tensor<1x2x8x32xf32>
   return
 }
 
