@@ -193,10 +193,14 @@ def rewrite(text, path):
             inits.append(name)
         outs = "outs(%s : %s)" % (", ".join(inits), ", ".join(result_types))
         insert_at = attr_start if attr_start is not None else colon
-        # Keep one space before outs and one after.
-        before = text[m.start():insert_at].rstrip(" ")
+        # At the start of a continuation line outs takes its indentation;
+        # otherwise one space before outs and one after.
+        before = text[m.start():insert_at]
         after = text[insert_at:end]
-        new_op = before + " " + outs + " " + after.lstrip(" ")
+        if before.rstrip(" ").endswith("\n"):
+            new_op = before + outs + "\n" + before[len(before.rstrip(" ")):] + after
+        else:
+            new_op = before.rstrip(" ") + " " + outs + " " + after.lstrip(" ")
         # The new lines go above an expected-* block directly above the op.
         block_start = line_start
         while True:

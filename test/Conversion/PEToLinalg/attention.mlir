@@ -51,7 +51,8 @@ func.func @gqa_all_features(%q: tensor<1x8x?x16xf16>, %k: tensor<1x2x?x16xf16>, 
   %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x8x?x16xf16>
   %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x8x?x16xf16>
   %0 = pe.attention %q, %k, %v bias(%b : tensor<8x?x?xf32>) mask(%m : tensor<1x1x?x?xi1>)
- outs(%attn_init0 : tensor<1x8x?x16xf16>) {causal, softcap = 20.0 : f64, softcap_order = #pe<softcap_order after_bias>}
+      outs(%attn_init0 : tensor<1x8x?x16xf16>)
+      {causal, softcap = 20.0 : f64, softcap_order = #pe<softcap_order after_bias>}
          : tensor<1x8x?x16xf16>, tensor<1x2x?x16xf16>, tensor<1x2x?x16xf16> -> tensor<1x8x?x16xf16>
   return %0 : tensor<1x8x?x16xf16>
 }

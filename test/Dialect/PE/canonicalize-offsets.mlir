@@ -68,6 +68,7 @@ func.func @attention_runtime(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: in
   %attn_init1 = tensor.empty() : tensor<1x4x8x16xf32>
   %o = pe.attention %q, %q, %q rope <half, query_offset = 1> inv_freq(%f : tensor<8xf32>) attention_scaling(%m)
          query_offset(%p : index) alibi <key> alibi_offset(%p : index)
- outs(%attn_init1 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+      outs(%attn_init1 : tensor<1x4x8x16xf32>)
+      : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }

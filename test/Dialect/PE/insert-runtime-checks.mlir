@@ -24,7 +24,8 @@ func.func @dynamic_tq_only(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x8x16xf32>,
   %attn_d0_2_1 = tensor.dim %q, %attn_c2_1 : tensor<1x4x?x16xf32>
   %attn_init1 = tensor.empty(%attn_d0_2_1) : tensor<1x4x?x16xf32>
   %0 = pe.attention %q, %k, %v
- outs(%attn_init1 : tensor<1x4x?x16xf32>) : tensor<1x4x?x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+      outs(%attn_init1 : tensor<1x4x?x16xf32>)
+      : tensor<1x4x?x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
       -> tensor<1x4x?x16xf32>
   return %0 : tensor<1x4x?x16xf32>
 }
@@ -104,7 +105,8 @@ func.func @bias_static_one(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>,
     -> tensor<1x4x8x16xf32> {
   %attn_init4 = tensor.empty() : tensor<1x4x8x16xf32>
   %0 = pe.attention %q, %k, %v bias(%b : tensor<1x?xf32>)
- outs(%attn_init4 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+      outs(%attn_init4 : tensor<1x4x8x16xf32>)
+      : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
       -> tensor<1x4x8x16xf32>
   return %0 : tensor<1x4x8x16xf32>
 }
@@ -124,7 +126,8 @@ func.func @attention_rope_cache(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf3
   %attn_init5 = tensor.empty() : tensor<1x4x8x16xf32>
   %0 = pe.attention %q, %k, %v rope <half> cache(%cos, %sin : tensor<?x8xf32>, tensor<?x8xf32>)
       query_offset(%p : index) key_offset(%p : index)
- outs(%attn_init5 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
+      outs(%attn_init5 : tensor<1x4x8x16xf32>)
+      : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
       -> tensor<1x4x8x16xf32>
   return %0 : tensor<1x4x8x16xf32>
 }
@@ -274,7 +277,35 @@ func.func @producers_keep_one_use(%q: tensor<1x4x?x16xf32>, %k: tensor<1x4x?x16x
   %attn_d0_2_6 = tensor.dim %q, %attn_c2_6 : tensor<1x4x?x16xf32>
   %attn_init6 = tensor.empty(%attn_d0_2_6) : tensor<1x4x?x16xf32>
   %0 = pe.attention %r, %k, %v bias(%b : tensor<4x?x?xf32>)
- outs(%attn_init6 : tensor<1x4x?x16xf32>) : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>
+      outs(%attn_init6 : tensor<1x4x?x16xf32>)
+      : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>
       -> tensor<1x4x?x16xf32>
   return %0 : tensor<1x4x?x16xf32>
+}
+
+// -----
+
+// A destination sized by something else than the operands (here a function
+// argument): its dynamic sizes are the results' at run time, checked
+// against the operands; lse by meaning ([B, H, Tq] of a bshd query).
+// CHECK-LABEL: func.func @destination_sizes
+// CHECK-SAME: %[[N:[a-z0-9]+]]: index, %[[M:[a-z0-9]+]]: index)
+// CHECK: cf.assert {{.*}} "{{.*}}expects key and value of one sequence length"
+// CHECK: %[[TQ:.*]] = tensor.dim %{{.*}}, %c1{{.*}} : tensor<1x?x4x16xf32>
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[N]], %[[TQ]]
+// CHECK: cf.assert %[[OK]], "{{.*}}expects the result destination's dimension 1 to match the operands"
+// CHECK: %[[TQ2:.*]] = tensor.dim %{{.*}}, %c1{{.*}} : tensor<1x?x4x16xf32>
+// CHECK: %[[OK2:.*]] = arith.cmpi eq, %[[M]], %[[TQ2]]
+// CHECK: cf.assert %[[OK2]], "{{.*}}expects the lse destination's dimension 2 to match the operands"
+// CHECK-NOT: cf.assert
+// CHECK: pe.attention
+func.func @destination_sizes(%q: tensor<1x?x4x16xf32>, %n: index, %m: index)
+    -> (tensor<1x?x4x16xf32>, tensor<1x4x?xf32>) {
+  %init = tensor.empty(%n) : tensor<1x?x4x16xf32>
+  %lse_init = tensor.empty(%m) : tensor<1x4x?xf32>
+  %0:2 = pe.attention %q, %q, %q outs(%init, %lse_init : tensor<1x?x4x16xf32>, tensor<1x4x?xf32>)
+      {layout = #pe<attention_layout bshd>}
+      : tensor<1x?x4x16xf32>, tensor<1x?x4x16xf32>, tensor<1x?x4x16xf32>
+      -> tensor<1x?x4x16xf32>, tensor<1x4x?xf32>
+  return %0#0, %0#1 : tensor<1x?x4x16xf32>, tensor<1x4x?xf32>
 }

@@ -134,3 +134,18 @@ func.func @alibi_attention(%q: tensor<1x4x?x16xf32>, %k: tensor<1x4x?x16xf32>, %
 
 // Sizes that agree run (and agree between the pipelines).
 // RUN: pe-run %s -e attention --input=%t/q.npy --input=%t/k8.npy --input=%t/v8.npy --output=%t/ok.npy --pipeline=cpu --check=reference --rtol=1e-5 --atol=1e-6
+
+// A destination of 5 rows for 3 queries (the result's size at run time is
+// the destination's) stops both pipelines at the destination check; 3 rows
+// run.
+// RUN: %python %S/Inputs/npy.py %t 'five=np.int64(5)' 'three=np.int64(3)'
+// RUN: not pe-run %s -e attention_destination --input=%t/q4.npy --input=%t/five.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=DEST
+// RUN: not pe-run %s -e attention_destination --pipeline=cpu --input=%t/q4.npy --input=%t/five.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=DEST
+// RUN: pe-run %s -e attention_destination --pipeline=cpu --check=reference --input=%t/q4.npy --input=%t/three.npy --output=%t/o.npy
+// DEST: pe-run: error: run-time check failed: {{.*}}'pe.attention' op expects the result destination's dimension 2 to match the operands
+// DEST-NOT: error
+func.func @attention_destination(%q: tensor<1x4x?x16xf32>, %n: index) -> tensor<1x4x?x16xf32> {
+  %init = tensor.empty(%n) : tensor<1x4x?x16xf32>
+  %0 = pe.attention %q, %q, %q outs(%init : tensor<1x4x?x16xf32>) {causal} : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x?x16xf32>
+  return %0 : tensor<1x4x?x16xf32>
+}
