@@ -51,7 +51,9 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK: %[[H:.*]] = shard.sharding @grid split_axes = {{\[\[}}], [0]] : !shard.sharding
 // CHECK: %[[K:.*]] = shard.shard %{{.*}} to %[[H]] annotate_for_users : tensor<1x2x8x8xf32>
 // CHECK: %[[V:.*]] = shard.shard %{{.*}} to %[[H]] annotate_for_users : tensor<1x2x8x8xf32>
-// CHECK: %[[O:.*]] = pe.attention %{{.*}}, %[[K]], %[[V]]
+// The destination is sharded like the result.
+// CHECK: %[[I:.*]] = shard.shard %{{.*}} to %[[H]] annotate_for_users : tensor<1x8x8x8xf32>
+// CHECK: %[[O:.*]] = pe.attention %{{.*}}, %[[K]], %[[V]] outs(%[[I]] : tensor<1x8x8x8xf32>)
 // CHECK: shard.shard %[[O]] to %[[H]] : tensor<1x8x8x8xf32>
 func.func @attention_gqa_heads(%q: tensor<1x8x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
@@ -73,7 +75,8 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK: %[[Q:.*]] = shard.shard %{{.*}} to %[[REP]] annotate_for_users : tensor<1x2x8x8xf32>
 // CHECK: %[[K:.*]] = shard.shard %{{.*}} to %[[SEQ]] annotate_for_users : tensor<1x2x8x8xf32>
 // CHECK: %[[V:.*]] = shard.shard %{{.*}} to %[[SEQ]] annotate_for_users : tensor<1x2x8x8xf32>
-// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]]
+// CHECK: %[[I:.*]] = shard.shard %{{.*}} to %[[REP]] annotate_for_users : tensor<1x2x8x8xf32>
+// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] outs(%[[I]] : tensor<1x2x8x8xf32>)
 // CHECK: shard.shard %[[O]] to %[[REP]] : tensor<1x2x8x8xf32>
 func.func @attention_keys(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
