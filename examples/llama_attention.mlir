@@ -16,7 +16,8 @@ func.func @llama_attention(%q: tensor<1x8x256x64xf32>,
           attention_scaling(%mscale) : tensor<1x8x256x64xf32>
   %kr = pe.rope half %k inv_freq(%inv_freq : tensor<32xf32>)
           attention_scaling(%mscale) : tensor<1x2x256x64xf32>
-  %o = pe.attention %qr, %kr, %v {causal}
+  %attn_init0 = tensor.empty() : tensor<1x8x256x64xf32>
+  %o = pe.attention %qr, %kr, %v outs(%attn_init0 : tensor<1x8x256x64xf32>) {causal}
          : tensor<1x8x256x64xf32>, tensor<1x2x256x64xf32>,
            tensor<1x2x256x64xf32> -> tensor<1x8x256x64xf32>
   return %o : tensor<1x8x256x64xf32>

@@ -16,20 +16,23 @@ write_workloads() {
   local R2=$((D / 2))
   cat >"$dir/w2_f16.mlir" <<MLIR
 func.func @w2(%q: tensor<${B}x${H}x${T}x${D}xf16>, %k: tensor<${B}x${HKV}x${T}x${D}xf16>, %v: tensor<${B}x${HKV}x${T}x${D}xf16>, %f: tensor<${R2}xf64>) -> tensor<${B}x${H}x${T}x${D}xf16> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<${R2}xf64>) {causal} : tensor<${B}x${H}x${T}x${D}xf16>, tensor<${B}x${HKV}x${T}x${D}xf16>, tensor<${B}x${HKV}x${T}x${D}xf16> -> tensor<${B}x${H}x${T}x${D}xf16>
+  %init = tensor.empty() : tensor<${B}x${H}x${T}x${D}xf16>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<${R2}xf64>) outs(%init : tensor<${B}x${H}x${T}x${D}xf16>) {causal} : tensor<${B}x${H}x${T}x${D}xf16>, tensor<${B}x${HKV}x${T}x${D}xf16>, tensor<${B}x${HKV}x${T}x${D}xf16> -> tensor<${B}x${H}x${T}x${D}xf16>
   return %0 : tensor<${B}x${H}x${T}x${D}xf16>
 }
 MLIR
   sed 's/f16/bf16/g' "$dir/w2_f16.mlir" >"$dir/w2_bf16.mlir"
   cat >"$dir/w3_bf16.mlir" <<MLIR
 func.func @w3(%q: tensor<${B}x${H}x${T}x${D}xbf16>, %k: tensor<${B}x${HKV}x${T}x${D}xbf16>, %v: tensor<${B}x${HKV}x${T}x${D}xbf16>) -> tensor<${B}x${H}x${T}x${D}xbf16> {
-  %0 = pe.attention %q, %k, %v alibi <symmetric> {causal} : tensor<${B}x${H}x${T}x${D}xbf16>, tensor<${B}x${HKV}x${T}x${D}xbf16>, tensor<${B}x${HKV}x${T}x${D}xbf16> -> tensor<${B}x${H}x${T}x${D}xbf16>
+  %init = tensor.empty() : tensor<${B}x${H}x${T}x${D}xbf16>
+  %0 = pe.attention %q, %k, %v alibi <symmetric> outs(%init : tensor<${B}x${H}x${T}x${D}xbf16>) {causal} : tensor<${B}x${H}x${T}x${D}xbf16>, tensor<${B}x${HKV}x${T}x${D}xbf16>, tensor<${B}x${HKV}x${T}x${D}xbf16> -> tensor<${B}x${H}x${T}x${D}xbf16>
   return %0 : tensor<${B}x${H}x${T}x${D}xbf16>
 }
 MLIR
   cat >"$dir/w4_f16.mlir" <<MLIR
 func.func @w4(%q: tensor<${B}x${H}x1x${D}xf16>, %k: tensor<${B}x${HKV}x${TK}x${D}xf16>, %v: tensor<${B}x${HKV}x${TK}x${D}xf16>, %f: tensor<${R2}xf64>) -> tensor<${B}x${H}x1x${D}xf16> {
-  %0 = pe.attention %q, %k, %v rope <half, query_only, query_offset = $((TK - 1))> inv_freq(%f : tensor<${R2}xf64>) : tensor<${B}x${H}x1x${D}xf16>, tensor<${B}x${HKV}x${TK}x${D}xf16>, tensor<${B}x${HKV}x${TK}x${D}xf16> -> tensor<${B}x${H}x1x${D}xf16>
+  %init = tensor.empty() : tensor<${B}x${H}x1x${D}xf16>
+  %0 = pe.attention %q, %k, %v rope <half, query_only, query_offset = $((TK - 1))> inv_freq(%f : tensor<${R2}xf64>) outs(%init : tensor<${B}x${H}x1x${D}xf16>) : tensor<${B}x${H}x1x${D}xf16>, tensor<${B}x${HKV}x${TK}x${D}xf16>, tensor<${B}x${HKV}x${TK}x${D}xf16> -> tensor<${B}x${H}x1x${D}xf16>
   return %0 : tensor<${B}x${H}x1x${D}xf16>
 }
 MLIR

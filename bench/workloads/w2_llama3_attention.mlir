@@ -15,7 +15,8 @@ func.func @w2_llama3_attention(%q: tensor<1x8x2048x128xf32>,
           : tensor<1x8x2048x128xf32>
   %kr = pe.rope half %k inv_freq(%f : tensor<64xf32>) attention_scaling(%m)
           : tensor<1x8x2048x128xf32>
-  %o = pe.attention %qr, %kr, %v {causal}
+  %attn_init0 = tensor.empty() : tensor<1x8x2048x128xf32>
+  %o = pe.attention %qr, %kr, %v outs(%attn_init0 : tensor<1x8x2048x128xf32>) {causal}
          : tensor<1x8x2048x128xf32>, tensor<1x8x2048x128xf32>,
            tensor<1x8x2048x128xf32> -> tensor<1x8x2048x128xf32>
   return %o : tensor<1x8x2048x128xf32>

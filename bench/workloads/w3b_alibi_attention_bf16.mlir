@@ -8,7 +8,8 @@ func.func @w3b_alibi_attention_bf16(%q: tensor<1x8x2048x128xbf16>,
                                     %v: tensor<1x8x2048x128xbf16>)
     -> tensor<1x8x2048x128xf32> {
   %b = pe.alibi_bias symmetric : tensor<8x2048x2048xf32>
-  %o = pe.attention %q, %k, %v bias(%b : tensor<8x2048x2048xf32>) {causal}
+  %attn_init0 = tensor.empty() : tensor<1x8x2048x128xf32>
+  %o = pe.attention %q, %k, %v bias(%b : tensor<8x2048x2048xf32>) outs(%attn_init0 : tensor<1x8x2048x128xf32>) {causal}
          : tensor<1x8x2048x128xbf16>, tensor<1x8x2048x128xbf16>,
            tensor<1x8x2048x128xbf16> -> tensor<1x8x2048x128xf32>
   return %o : tensor<1x8x2048x128xf32>

@@ -13,7 +13,8 @@ func.func @w4gb_decode_gqa_bf16(%q: tensor<1x32x1x128xf32>,
       original_max_position_embeddings = 8192 : i64} : tensor<64xf32>
   %qr = pe.rope half %q inv_freq(%f : tensor<64xf32>) attention_scaling(%m)
           {static_offset = 4095 : i64} : tensor<1x32x1x128xf32>
-  %o = pe.attention %qr, %k, %v {causal}
+  %attn_init0 = tensor.empty() : tensor<1x32x1x128xf32>
+  %o = pe.attention %qr, %k, %v outs(%attn_init0 : tensor<1x32x1x128xf32>) {causal}
          : tensor<1x32x1x128xf32>, tensor<1x8x4096x128xbf16>,
            tensor<1x8x4096x128xbf16> -> tensor<1x32x1x128xf32>
   return %o : tensor<1x32x1x128xf32>

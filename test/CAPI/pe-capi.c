@@ -38,7 +38,9 @@ static void check(int ok, const char *what) {
 static const char *kModule =
     "func.func @block(%q: tensor<1x4x32x64xf32>, %k: tensor<1x2x32x64xf32>,\n"
     "                 %v: tensor<1x2x32x64xf32>) -> tensor<1x4x32x64xf32> {\n"
-    "  %o = pe.attention %q, %k, %v {causal} : tensor<1x4x32x64xf32>,\n"
+    "  %init = tensor.empty() : tensor<1x4x32x64xf32>\n"
+    "  %o = pe.attention %q, %k, %v outs(%init : tensor<1x4x32x64xf32>)\n"
+    "      {causal} : tensor<1x4x32x64xf32>,\n"
     "      tensor<1x2x32x64xf32>, tensor<1x2x32x64xf32>\n"
     "      -> tensor<1x4x32x64xf32>\n"
     "  return %o : tensor<1x4x32x64xf32>\n"
@@ -158,7 +160,8 @@ static void testPipeline(MlirContext ctx) {
       attention, mlirStringRefCreateFromCString("alibi"),
       mlirPEAlibiEncodingAttrGet(ctx, MlirPEAlibiDistanceSymmetric, 8.0, 0));
   check(mlirOperationVerify(moduleOp), "verify");
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <symmetric> {causal}
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <symmetric>
+  // CHECK-SAME: outs(%{{.*}} : tensor<1x4x32x64xf32>) {causal}
   mlirOperationPrint(attention, printToStdout, NULL);
   printf("\n");
 

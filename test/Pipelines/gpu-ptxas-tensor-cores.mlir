@@ -60,17 +60,31 @@
 // Llama-3 prefill: f16, 32 query heads over 8 KV heads, D = 128, RoPE (half),
 // causal.
 func.func @tc_f16_rope(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>, %v: tensor<1x8x?x128xf16>, %f: tensor<64xf64>) -> tensor<1x32x?x128xf16> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>) {causal} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x32x?x128xf16>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x32x?x128xf16>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>) outs(%attn_init0 : tensor<1x32x?x128xf16>) {causal} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
   return %0 : tensor<1x32x?x128xf16>
 }
 // Gemma-2 / Mistral style: bf16 in [B, S, H, D], ALiBi, sliding window, softcap.
 func.func @tc_bf16_alibi(%q: tensor<1x?x32x128xbf16>, %k: tensor<1x?x8x128xbf16>, %v: tensor<1x?x8x128xbf16>) -> tensor<1x?x32x128xbf16> {
-  %0 = pe.attention %q, %k, %v alibi <symmetric> {causal, window = 4096 : i64, softcap = 50.0, layout = #pe<attention_layout bshd>} : tensor<1x?x32x128xbf16>, tensor<1x?x8x128xbf16>, tensor<1x?x8x128xbf16> -> tensor<1x?x32x128xbf16>
+  %attn_c1_1 = arith.constant 1 : index
+  %attn_d0_1_1 = tensor.dim %q, %attn_c1_1 : tensor<1x?x32x128xbf16>
+  %attn_init1 = tensor.empty(%attn_d0_1_1) : tensor<1x?x32x128xbf16>
+  %0 = pe.attention %q, %k, %v alibi <symmetric> outs(%attn_init1 : tensor<1x?x32x128xbf16>) {causal, window = 4096 : i64, softcap = 50.0, layout = #pe<attention_layout bshd>} : tensor<1x?x32x128xbf16>, tensor<1x?x8x128xbf16>, tensor<1x?x8x128xbf16> -> tensor<1x?x32x128xbf16>
   return %0 : tensor<1x?x32x128xbf16>
 }
 // D = 64, partial interleaved RoPE, kv_lengths, top-left causal with an
 // offset, the lse result.
 func.func @tc_f16_d64_lse(%q: tensor<?x16x?x64xf16>, %k: tensor<?x4x?x64xf16>, %v: tensor<?x4x?x64xf16>, %f: tensor<16xf64>, %l: tensor<?xi32>, %o: index) -> (tensor<?x16x?x64xf16>, tensor<?x16x?xf32>) {
-  %0, %1 = pe.attention %q, %k, %v kv_lengths(%l : tensor<?xi32>) causal_offset(%o : index) rope <interleaved, rotary_dim = 32> inv_freq(%f : tensor<16xf64>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<?x16x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16> -> tensor<?x16x?x64xf16>, tensor<?x16x?xf32>
+  %attn_c0_2 = arith.constant 0 : index
+  %attn_d0_0_2 = tensor.dim %q, %attn_c0_2 : tensor<?x16x?x64xf16>
+  %attn_c2_2 = arith.constant 2 : index
+  %attn_d0_2_2 = tensor.dim %q, %attn_c2_2 : tensor<?x16x?x64xf16>
+  %attn_init2 = tensor.empty(%attn_d0_0_2, %attn_d0_2_2) : tensor<?x16x?x64xf16>
+  %attn_d1_0_2 = tensor.dim %q, %attn_c0_2 : tensor<?x16x?x64xf16>
+  %attn_d1_2_2 = tensor.dim %q, %attn_c2_2 : tensor<?x16x?x64xf16>
+  %attn_lse_init2 = tensor.empty(%attn_d1_0_2, %attn_d1_2_2) : tensor<?x16x?xf32>
+  %0, %1 = pe.attention %q, %k, %v kv_lengths(%l : tensor<?xi32>) causal_offset(%o : index) rope <interleaved, rotary_dim = 32> inv_freq(%f : tensor<16xf64>) outs(%attn_init2, %attn_lse_init2 : tensor<?x16x?x64xf16>, tensor<?x16x?xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<?x16x?x64xf16>, tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16> -> tensor<?x16x?x64xf16>, tensor<?x16x?xf32>
   return %0, %1 : tensor<?x16x?x64xf16>, tensor<?x16x?xf32>
 }

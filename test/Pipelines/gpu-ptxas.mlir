@@ -59,23 +59,37 @@
 // Llama-3 prefill: f16, 32 query heads over 8 KV heads, D = 128, RoPE (half),
 // causal.
 func.func @prefill_f16(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>, %v: tensor<1x8x?x128xf16>, %f: tensor<64xf64>) -> tensor<1x32x?x128xf16> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>) {causal} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x32x?x128xf16>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x32x?x128xf16>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>) outs(%attn_init0 : tensor<1x32x?x128xf16>) {causal} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
   return %0 : tensor<1x32x?x128xf16>
 }
 // Gemma-2 / Mistral style: bf16 in [B, S, H, D], ALiBi, sliding window, softcap.
 func.func @prefill_bf16_alibi(%q: tensor<1x?x32x128xbf16>, %k: tensor<1x?x8x128xbf16>, %v: tensor<1x?x8x128xbf16>) -> tensor<1x?x32x128xbf16> {
-  %0 = pe.attention %q, %k, %v alibi <symmetric> {causal, window = 4096 : i64, softcap = 50.0, layout = #pe<attention_layout bshd>} : tensor<1x?x32x128xbf16>, tensor<1x?x8x128xbf16>, tensor<1x?x8x128xbf16> -> tensor<1x?x32x128xbf16>
+  %attn_c1_1 = arith.constant 1 : index
+  %attn_d0_1_1 = tensor.dim %q, %attn_c1_1 : tensor<1x?x32x128xbf16>
+  %attn_init1 = tensor.empty(%attn_d0_1_1) : tensor<1x?x32x128xbf16>
+  %0 = pe.attention %q, %k, %v alibi <symmetric> outs(%attn_init1 : tensor<1x?x32x128xbf16>) {causal, window = 4096 : i64, softcap = 50.0, layout = #pe<attention_layout bshd>} : tensor<1x?x32x128xbf16>, tensor<1x?x8x128xbf16>, tensor<1x?x8x128xbf16> -> tensor<1x?x32x128xbf16>
   return %0 : tensor<1x?x32x128xbf16>
 }
 // f32 on the FMA units, D = 64, partial interleaved RoPE.
 func.func @prefill_f32_d64(%q: tensor<?x16x?x64xf32>, %k: tensor<?x16x?x64xf32>, %v: tensor<?x16x?x64xf32>, %f: tensor<16xf64>) -> tensor<?x16x?x64xf32> {
-  %0 = pe.attention %q, %k, %v rope <interleaved, rotary_dim = 32> inv_freq(%f : tensor<16xf64>) {causal} : tensor<?x16x?x64xf32>, tensor<?x16x?x64xf32>, tensor<?x16x?x64xf32> -> tensor<?x16x?x64xf32>
+  %attn_c0_2 = arith.constant 0 : index
+  %attn_d0_0_2 = tensor.dim %q, %attn_c0_2 : tensor<?x16x?x64xf32>
+  %attn_c2_2 = arith.constant 2 : index
+  %attn_d0_2_2 = tensor.dim %q, %attn_c2_2 : tensor<?x16x?x64xf32>
+  %attn_init2 = tensor.empty(%attn_d0_0_2, %attn_d0_2_2) : tensor<?x16x?x64xf32>
+  %0 = pe.attention %q, %k, %v rope <interleaved, rotary_dim = 32> inv_freq(%f : tensor<16xf64>) outs(%attn_init2 : tensor<?x16x?x64xf32>) {causal} : tensor<?x16x?x64xf32>, tensor<?x16x?x64xf32>, tensor<?x16x?x64xf32> -> tensor<?x16x?x64xf32>
   return %0 : tensor<?x16x?x64xf32>
 }
 // Decode: one token per head, RoPE on the query only (the cache holds rotated
 // keys), per-batch valid KV lengths.
 func.func @decode_f16(%q: tensor<?x32x1x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>, %f: tensor<64xf64>, %l: tensor<?xi32>, %p: index) -> tensor<?x32x1x128xf16> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<?xi32>) rope <half, query_only> inv_freq(%f : tensor<64xf64>) query_offset(%p : index) : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
+  %attn_c0_3 = arith.constant 0 : index
+  %attn_d0_0_3 = tensor.dim %q, %attn_c0_3 : tensor<?x32x1x128xf16>
+  %attn_init3 = tensor.empty(%attn_d0_0_3) : tensor<?x32x1x128xf16>
+  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<?xi32>) rope <half, query_only> inv_freq(%f : tensor<64xf64>) query_offset(%p : index) outs(%attn_init3 : tensor<?x32x1x128xf16>) : tensor<?x32x1x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16> -> tensor<?x32x1x128xf16>
   return %0 : tensor<?x32x1x128xf16>
 }
 // Standalone RoPE.

@@ -22,7 +22,10 @@ func.func @block(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<
   %tq = tensor.dim %q, %c2 : tensor<1x4x?x16xf32>
   %tk = tensor.dim %k, %c2 : tensor<1x2x?x16xf32>
   %b = pe.alibi_bias signed [%tq, %tk] : tensor<4x?x?xf32>
-  %o = pe.attention %qr, %kr, %v bias(%b : tensor<4x?x?xf32>) {causal}
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %qr, %attn_c2_0 : tensor<1x4x?x16xf32>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x4x?x16xf32>
+  %o = pe.attention %qr, %kr, %v bias(%b : tensor<4x?x?xf32>) outs(%attn_init0 : tensor<1x4x?x16xf32>) {causal}
          : tensor<1x4x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x4x?x16xf32>
   return %o : tensor<1x4x?x16xf32>
 }

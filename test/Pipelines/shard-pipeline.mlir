@@ -66,7 +66,8 @@ func.func @keys(%q: tensor<1x4x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2
   %vs = shard.shard %v to %seq : tensor<1x2x8x8xf32>
   %f, %m = pe.llama3_scale {base = 500000.0 : f64, factor = 8.0 : f64, low_freq_factor = 1.0 : f64, high_freq_factor = 4.0 : f64, original_max_position_embeddings = 8 : i64} : tensor<4xf32>
   %kr = pe.rope half %ks inv_freq(%f : tensor<4xf32>) : tensor<1x2x8x8xf32>
-  %o = pe.attention %qr, %kr, %vs {causal} : tensor<1x4x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x4x8x8xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x8x8xf32>
+  %o = pe.attention %qr, %kr, %vs outs(%attn_init0 : tensor<1x4x8x8xf32>) {causal} : tensor<1x4x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x4x8x8xf32>
   %os = shard.shard %o to %rep : tensor<1x4x8x8xf32>
   return %os : tensor<1x4x8x8xf32>
 }

@@ -12,7 +12,7 @@
 // baddbmm), the causal mask added: key distance, 6 heads (not a power of 2).
 // BLOOM-LABEL: func.func @bloom_block(
 // BLOOM: %[[B:.*]] = pe.alibi_bias key : tensor<6x5x5xf32>
-// BLOOM: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%[[B]] : tensor<6x5x5xf32>) {causal} : tensor<1x6x5x16xf32>, tensor<1x6x5x16xf32>, tensor<1x6x5x16xf32> -> tensor<1x6x5x16xf32>
+// BLOOM: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%[[B]] : tensor<6x5x5xf32>) outs({{[^)]*}}) {causal} : tensor<1x6x5x16xf32>, tensor<1x6x5x16xf32>, tensor<1x6x5x16xf32> -> tensor<1x6x5x16xf32>
 // BLOOM-NOT: linalg.batch_matmul
 
 // MPT, K read as [B, H, D, T] (transposed back for the op), the bias
@@ -23,10 +23,10 @@
 // MPT: %[[KE:.*]] = tensor.expand_shape %[[KP]]
 // MPT: %[[K:.*]] = linalg.transpose ins(%[[KE]] : tensor<1x6x4x16xf32>) outs(%{{.*}} : tensor<1x4x6x16xf32>) permutation = [0, 2, 1, 3]
 // MPT: %[[B:.*]] = pe.alibi_bias key : tensor<4x6x6xf32>
-// MPT: pe.attention %{{.*}}, %[[K]], %{{.*}} bias(%[[B]] : tensor<4x6x6xf32>) {causal}
+// MPT: pe.attention %{{.*}}, %[[K]], %{{.*}} bias(%[[B]] : tensor<4x6x6xf32>) outs({{[^)]*}}) {causal}
 // MPT-NOT: math.exp
 
-// FUSED: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <key> {causal}
+// FUSED: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <key> outs({{[^)]*}}) {causal}
 // FUSED-NOT: pe.alibi_bias
 
 // BLOOM with the mask as an argument: pe.attention takes one bias, so the
@@ -37,4 +37,4 @@
 // MASK: %[[A:.*]] = pe.alibi_bias key : tensor<6x5x5xf32>
 // MASK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[M]] : tensor<6x5x5xf32>, tensor<1x1x5x5xf32>) outs(%{{.*}} : tensor<1x6x5x5xf32>)
 // MASK: arith.addf
-// MASK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%[[B]] : tensor<1x6x5x5xf32>) : tensor<1x6x5x16xf32>
+// MASK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%[[B]] : tensor<1x6x5x5xf32>) outs({{[^)]*}}) : tensor<1x6x5x16xf32>

@@ -16,7 +16,7 @@
 // GPTJ: %[[POS:.*]] = tensor.extract_slice %[[P]][0, 0] [1, 6] [1, 1] : tensor<1x6xi64> to tensor<6xi64>
 // GPTJ: %[[Q:.*]] = pe.rope interleaved %{{.*}} cache(%[[COS]], %[[SIN]] : tensor<32x4xf32>, tensor<32x4xf32>) positions(%[[POS]] : tensor<6xi64>) {rotary_dim = 8 : i64, sequence_dim = 1 : i64} : tensor<1x6x2x16xf32>
 // GPTJ: pe.rope interleaved %{{.*}} positions(%{{.*}} : tensor<6xi64>) {rotary_dim = 8 : i64, sequence_dim = 1 : i64} : tensor<1x6x2x16xf32>
-// GPTJ: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%[[M]] : tensor<1x1x6x6xf32>) : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
+// GPTJ: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%[[M]] : tensor<1x1x6x6xf32>) outs({{[^)]*}}) : tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x2x6x16xf32>
 // GPTJ-NOT: tensor.extract %
 
 // GPT-NeoX: split-half on the first 4 of 16 channels, default frequencies.
@@ -32,4 +32,4 @@
 // QWEN: %[[F:.*]], %[[S:.*]] = pe.yarn_scale {base = 1.000000e+06 : f64, factor = 4.000000e+00 : f64, original_max_position_embeddings = 32768 : i64} : tensor<32xf32>
 // QWEN: pe.rope half %{{.*}} inv_freq(%[[F]] : tensor<32xf32>) attention_scaling(%[[S]]) positions(%{{.*}} : tensor<8xi64>) : tensor<1x4x8x64xf32>
 // QWEN: pe.rope half %{{.*}} : tensor<1x2x8x64xf32>
-// QWEN: pe.attention %{{.*}} : tensor<1x4x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x4x8x64xf32>
+// QWEN: pe.attention %{{.*}} outs({{[^)]*}}) : tensor<1x4x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x4x8x64xf32>

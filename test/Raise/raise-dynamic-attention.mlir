@@ -18,7 +18,10 @@
 // run time.
 // CHECK-LABEL: func.func @attn_dynamic(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<1x2x?x16xf32>, %[[K:[^:]*]]: tensor<1x2x?x16xf32>, %[[V:[^:]*]]: tensor<1x2x?x16xf32>)
-// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] {scale = 1.000000e+00 : f64} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+// The raised op's destination: a tensor.empty sized like the query.
+// CHECK: %[[TQ:.*]] = tensor.dim %[[Q]], %{{.*}} : tensor<1x2x?x16xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[TQ]]) : tensor<1x2x?x16xf32>
+// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] outs(%[[INIT]] : tensor<1x2x?x16xf32>) {scale = 1.000000e+00 : f64} : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
 // CHECK: return %[[O]]
 func.func @attn_dynamic(%q: tensor<1x2x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>) -> tensor<1x2x?x16xf32> {
   %c2 = arith.constant 2 : index

@@ -16,7 +16,7 @@
 // ARG: %[[F:.*]], %{{.*}} = pe.llama3_scale {base = 5.000000e+05 : f64, factor = 8.000000e+00 : f64, high_freq_factor = 4.000000e+00 : f64, low_freq_factor = 1.000000e+00 : f64, original_max_position_embeddings = 8192 : i64} : tensor<32xf32>
 // ARG: %[[QR:.*]] = pe.rope half %[[QT]] inv_freq(%[[F]] : tensor<32xf32>) positions(%[[POS]] : tensor<8xi64>) : tensor<1x4x8x64xf32>
 // ARG: %[[KR:.*]] = pe.rope half %{{.*}} inv_freq(%{{.*}} : tensor<32xf32>) positions(%{{.*}} : tensor<8xi64>) : tensor<1x2x8x64xf32>
-// ARG: %[[O:.*]] = pe.attention %[[QR]], %[[KR]], %{{.*}} bias(%[[M]] : tensor<1x1x8x8xf32>) : tensor<1x4x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x4x8x64xf32>
+// ARG: %[[O:.*]] = pe.attention %[[QR]], %[[KR]], %{{.*}} bias(%[[M]] : tensor<1x1x8x8xf32>) outs({{[^)]*}}) : tensor<1x4x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x4x8x64xf32>
 // ARG-NOT: linalg.batch_matmul
 // ARG-NOT: math.exp
 // ARG: return
@@ -27,7 +27,7 @@
 // ARANGE: pe.llama3_scale
 // ARANGE: %[[QR:.*]] = pe.rope half %{{.*}} inv_freq(%{{.*}} : tensor<32xf32>) : tensor<1x4x8x64xf32>
 // ARANGE: %[[KR:.*]] = pe.rope half %{{.*}} inv_freq(%{{.*}} : tensor<32xf32>) : tensor<1x2x8x64xf32>
-// ARANGE: pe.attention %[[QR]], %[[KR]], %{{.*}} {causal} : tensor<1x4x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x4x8x64xf32>
+// ARANGE: pe.attention %[[QR]], %[[KR]], %{{.*}} outs({{[^)]*}}) {causal} : tensor<1x4x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x4x8x64xf32>
 // ARANGE-NOT: math.cos
 // ARANGE-NOT: linalg.batch_matmul
 
@@ -35,7 +35,7 @@
 // generated flash-attention kernel: no pe op is left after
 // convert-pe-to-vector, and no missed remark says otherwise.
 // RUN: pe-opt --pe-raise --pe-fold-frequencies --canonicalize --pe-fuse-encodings-into-attention %S/Inputs/llama3_block_arange.mlir | FileCheck %s --check-prefix=FUSED
-// FUSED: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq(%{{.*}} : tensor<32xf64>) {causal}
+// FUSED: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq(%{{.*}} : tensor<32xf64>) outs({{[^)]*}}) {causal}
 // RUN: pe-opt --pe-raise --pe-fold-frequencies --canonicalize --pe-fuse-encodings-into-attention --convert-pe-to-vector --remarks-filter='pe-.*|convert-pe-to-vector' %S/Inputs/llama3_block_arange.mlir 2>&1 | FileCheck %s --check-prefix=KERNEL
 // KERNEL-NOT: remark
 // KERNEL-NOT: pe.

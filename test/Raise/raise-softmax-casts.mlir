@@ -8,7 +8,7 @@
 // The scale is the f32 constant 0.1, exactly 0.10000000149011612.
 // CHECK-LABEL: func.func @softmax_op(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<1x2x4x16xf32>, %[[K:[^:]*]]: tensor<1x2x4x16xf32>, %[[V:[^:]*]]: tensor<1x2x4x16xf32>)
-// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] {scale = 0.10000000149011612 : f64} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] outs({{[^)]*}}) {scale = 0.10000000149011612 : f64} : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
 // CHECK-NOT: linalg.softmax
 // CHECK: return %[[O]]
 func.func @softmax_op(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>) -> tensor<1x2x4x16xf32> {
@@ -63,7 +63,7 @@ func.func @softmax_op_wrong_dim(%s4: tensor<1x2x4x4xf32>, %v: tensor<1x2x4x16xf3
 // f16 attention: scores in f16, softmax in f32, probabilities cast back.
 // CHECK-LABEL: func.func @attention_f16(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<1x2x4x16xf16>, %[[K:[^:]*]]: tensor<1x2x4x16xf16>, %[[V:[^:]*]]: tensor<1x2x4x16xf16>)
-// CHECK: pe.attention %[[Q]], %[[K]], %[[V]] : tensor<1x2x4x16xf16>, tensor<1x2x4x16xf16>, tensor<1x2x4x16xf16> -> tensor<1x2x4x16xf16>
+// CHECK: pe.attention %[[Q]], %[[K]], %[[V]] outs({{[^)]*}}) : tensor<1x2x4x16xf16>, tensor<1x2x4x16xf16>, tensor<1x2x4x16xf16> -> tensor<1x2x4x16xf16>
 func.func @attention_f16(%q: tensor<1x2x4x16xf16>, %k: tensor<1x2x4x16xf16>, %v: tensor<1x2x4x16xf16>) -> tensor<1x2x4x16xf16> {
   %e0 = tensor.empty() : tensor<1x2x16x4xf16>
   %kt = linalg.transpose ins(%k : tensor<1x2x4x16xf16>) outs(%e0 : tensor<1x2x16x4xf16>) permutation = [0, 1, 3, 2]
@@ -148,7 +148,7 @@ func.func @rope_bf16(%x: tensor<1x2x4x16xbf16>) -> tensor<1x2x4x16xbf16> {
 // A causal mask added to the scores (select(j > i, finfo.min, 0)) is
 // `causal`.
 // CHECK-LABEL: func.func @mask_causal(
-// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : tensor<1x2x4x16xf32>
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} outs({{[^)]*}}) {causal} : tensor<1x2x4x16xf32>
 func.func @mask_causal(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x16xf32>) -> tensor<1x2x4x16xf32> {
   %e0 = tensor.empty() : tensor<1x2x16x4xf32>
   %kt = linalg.transpose ins(%k : tensor<1x2x4x16xf32>) outs(%e0 : tensor<1x2x16x4xf32>) permutation = [0, 1, 3, 2]

@@ -13,7 +13,7 @@
 // CHECK: %[[F:.*]], %{{.*}} = pe.rope_frequencies : tensor<8xf32>
 // CHECK: %[[QR:.*]] = pe.rope half %[[Q]] inv_freq(%[[F]] : tensor<8xf32>) positions(%[[P]] : tensor<8xi32>) : tensor<1x4x8x16xf32>
 // CHECK: %[[KR:.*]] = pe.rope half %[[K]] inv_freq(%{{.*}} : tensor<8xf32>) positions(%[[P]] : tensor<8xi32>) : tensor<1x2x8x16xf32>
-// CHECK: %[[O:.*]] = pe.attention %[[QR]], %[[KR]], %[[V]] : tensor<1x4x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x8x16xf32>
+// CHECK: %[[O:.*]] = pe.attention %[[QR]], %[[KR]], %[[V]] outs({{[^)]*}}) : tensor<1x4x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x8x16xf32>
 // CHECK-NOT: linalg.batch_matmul
 // CHECK: return %[[O]]
 
@@ -25,6 +25,6 @@
 // RANK3-DAG: %[[Q4:.*]] = tensor.expand_shape %[[Q]] {{\[}}[0, 1], [2], [3]] output_shape [1, 4, 8, 16]
 // RANK3-DAG: %[[K4:.*]] = tensor.expand_shape %[[K]] {{\[}}[0, 1], [2], [3]] output_shape [1, 4, 6, 16]
 // RANK3-DAG: %[[V4:.*]] = tensor.expand_shape %[[V]] {{\[}}[0, 1], [2], [3]] output_shape [1, 4, 6, 16]
-// RANK3: %[[O:.*]] = pe.attention %[[Q4]], %[[K4]], %[[V4]] : tensor<1x4x8x16xf32>, tensor<1x4x6x16xf32>, tensor<1x4x6x16xf32> -> tensor<1x4x8x16xf32>
+// RANK3: %[[O:.*]] = pe.attention %[[Q4]], %[[K4]], %[[V4]] outs({{[^)]*}}) : tensor<1x4x8x16xf32>, tensor<1x4x6x16xf32>, tensor<1x4x6x16xf32> -> tensor<1x4x8x16xf32>
 // RANK3: %[[R:.*]] = tensor.collapse_shape %[[O]] {{\[}}[0, 1], [2], [3]] : tensor<1x4x8x16xf32> into tensor<4x8x16xf32>
 // RANK3: return %[[R]]

@@ -36,8 +36,9 @@ func.func @block(%q: tensor<1x4x32x64xf32>, %k: tensor<1x2x32x64xf32>,
       : tensor<1x4x32x64xf32>
   %kr = pe.rope half %k inv_freq(%f : tensor<32xf32>) attention_scaling(%m)
       : tensor<1x2x32x64xf32>
-  %o = pe.attention %qr, %kr, %v {causal} : tensor<1x4x32x64xf32>,
-      tensor<1x2x32x64xf32>, tensor<1x2x32x64xf32> -> tensor<1x4x32x64xf32>
+  %init = tensor.empty() : tensor<1x4x32x64xf32>
+  %o = pe.attention %qr, %kr, %v outs(%init : tensor<1x4x32x64xf32>) {causal}
+      : tensor<1x4x32x64xf32>, tensor<1x2x32x64xf32>, tensor<1x2x32x64xf32> -> tensor<1x4x32x64xf32>
   return %o : tensor<1x4x32x64xf32>
 }
 func.func @embed(%x: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
@@ -129,8 +130,9 @@ func.func @keys(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>,
   %vs = shard.shard %v to %seq : tensor<1x2x8x16xf32>
   %f, %m = pe.rope_frequencies : tensor<8xf32>
   %kr = pe.rope half %ks inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>
-  %o = pe.attention %q, %kr, %vs {causal} : tensor<1x4x8x16xf32>,
-      tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x8x16xf32>
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %kr, %vs outs(%init : tensor<1x4x8x16xf32>) {causal}
+      : tensor<1x4x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x8x16xf32>
   %os = shard.shard %o to %rep : tensor<1x4x8x16xf32>
   return %os : tensor<1x4x8x16xf32>
 }

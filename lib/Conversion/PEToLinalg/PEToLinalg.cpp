@@ -712,21 +712,12 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     auto scoreType =
         RankedTensorType::get({qShape[0], heads, qShape[2], kShape[2]}, ct);
     auto rowType = RankedTensorType::get({qShape[0], heads, qShape[2]}, ct);
-    // The result as the operands give it ([B, H, Tq] of the query, Dv of the
-    // value); the op's result type may be more or less static (the verifier
-    // only requires compatible dimensions), so a tensor.cast converts at the
-    // end.
+    // The accumulator as the operands give it ([B, H, Tq] of the query, Dv
+    // of the value); the results go into the op's destinations.
     auto accType =
         RankedTensorType::get({qShape[0], heads, qShape[2], vShape[3]}, ct);
-    SmallVector<int64_t> outShape;
-    SmallVector<OpFoldResult> outLayoutSizes;
-    for (int64_t p = 0; p < 4; ++p) {
-      outShape.push_back(accType.getDimSize(perm[p]));
-      outLayoutSizes.push_back(outSizes[perm[p]]);
-    }
     // The result's element type: the query's, or f32 for f16/bf16 inputs.
     Type resultElementType = op.getResult().getType().getElementType();
-    auto outType = RankedTensorType::get(outShape, resultElementType);
     SmallVector<utils::IteratorType> reduce4 = parallel(5);
     reduce4[4] = utils::IteratorType::reduction;
     SmallVector<utils::IteratorType> reduceRow = parallel(4);
@@ -955,12 +946,11 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             .getResult(0);
 
     // 7. Normalize (0 for fully masked rows) and round to the result's
-    // element type.
+    // element type, into the op's destination.
     Value result =
         linalg::GenericOp::create(
-            rewriter, loc, TypeRange{outType}, ValueRange{weighted, rowSum},
-            ValueRange{
-                emptyTensor(rewriter, loc, outLayoutSizes, resultElementType)},
+            rewriter, loc, TypeRange{adaptor.getOutInit().getType()},
+            ValueRange{weighted, rowSum}, ValueRange{adaptor.getOutInit()},
             {score4, row4, operandMap(4, {d(0), d(1), d(2), d(3)})},
             parallel(4),
             [&](OpBuilder &b, Location l, ValueRange args) {
@@ -973,17 +963,14 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                                       castFloat(b, l, o, resultElementType));
             })
             .getResult(0);
-    if (result.getType() != op.getResult().getType())
-      result = tensor::CastOp::create(rewriter, loc, op.getResult().getType(),
-                                      result);
     SmallVector<Value> results = {result};
-    if (Value lseResult = op.getLse()) {
+    if (op.getLse()) {
       // 8. lse = max + log(sum): -inf + log(0) = -inf for empty rows.
       AffineMap rows3 = rewriter.getMultiDimIdentityMap(3);
       Value lse =
           linalg::GenericOp::create(
-              rewriter, loc, TypeRange{rowType}, ValueRange{rowMax, rowSum},
-              ValueRange{emptyTensor(rewriter, loc, rowSizes, ct)},
+              rewriter, loc, TypeRange{adaptor.getLseInit().getType()},
+              ValueRange{rowMax, rowSum}, ValueRange{adaptor.getLseInit()},
               {rows3, rows3, rows3}, parallel(3),
               [&](OpBuilder &b, Location l, ValueRange args) {
                 Value log = math::LogOp::create(b, l, args[1]);
@@ -992,8 +979,6 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                     arith::AddFOp::create(b, l, args[0], log).getResult());
               })
               .getResult(0);
-      if (lse.getType() != lseResult.getType())
-        lse = tensor::CastOp::create(rewriter, loc, lseResult.getType(), lse);
       results.push_back(lse);
     }
     rewriter.replaceOp(op, results);

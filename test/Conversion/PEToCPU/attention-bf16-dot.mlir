@@ -33,8 +33,11 @@
 // F32-NOT: x86vector
 // F32: vector.fma
 func.func @prefill(%q: tensor<1x4x?x32xbf16>, %k: tensor<1x2x?x32xbf16>, %v: tensor<1x2x?x32xbf16>) -> tensor<1x4x?x32xf32> {
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x4x?x32xbf16>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x4x?x32xf32>
   // expected-remark@+1 {{[Missed] bf16-dot | Category:convert-pe-to-vector | Reason="bf16 attention without bf16 dot products (the f32 kernel on widened operands is used): the target has no AVX512-BF16 (target-features=+avx512f,+avx512bf16,-avx512bf16)"}}
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16> -> tensor<1x4x?x32xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x?x32xf32>) {causal} : tensor<1x4x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16> -> tensor<1x4x?x32xf32>
   return %0 : tensor<1x4x?x32xf32>
 }
 
@@ -43,8 +46,9 @@ func.func @prefill(%q: tensor<1x4x?x32xbf16>, %k: tensor<1x2x?x32xbf16>, %v: ten
 // DOT-NOT: x86vector
 // DOT: return
 func.func @decode(%q: tensor<1x4x1x32xbf16>, %k: tensor<1x2x?x32xbf16>, %v: tensor<1x2x?x32xbf16>) -> tensor<1x4x1x32xbf16> {
+  %attn_init1 = tensor.empty() : tensor<1x4x1x32xbf16>
   // expected-remark@+1 {{one query per head: the decode kernel, which is bound by reading K and V, widens them to f32}}
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x1x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16> -> tensor<1x4x1x32xbf16>
+  %0 = pe.attention %q, %k, %v outs(%attn_init1 : tensor<1x4x1x32xbf16>) {causal} : tensor<1x4x1x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16> -> tensor<1x4x1x32xbf16>
   return %0 : tensor<1x4x1x32xbf16>
 }
 
@@ -54,6 +58,9 @@ func.func @decode(%q: tensor<1x4x1x32xbf16>, %k: tensor<1x2x?x32xbf16>, %v: tens
 // DOT-NOT: x86vector
 // DOT: return
 func.func @f32_query(%q: tensor<1x4x?x32xf32>, %k: tensor<1x2x?x32xbf16>, %v: tensor<1x2x?x32xbf16>) -> tensor<1x4x?x32xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x?x32xf32>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16> -> tensor<1x4x?x32xf32>
+  %attn_c2_2 = arith.constant 2 : index
+  %attn_d0_2_2 = tensor.dim %q, %attn_c2_2 : tensor<1x4x?x32xf32>
+  %attn_init2 = tensor.empty(%attn_d0_2_2) : tensor<1x4x?x32xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init2 : tensor<1x4x?x32xf32>) {causal} : tensor<1x4x?x32xf32>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16> -> tensor<1x4x?x32xf32>
   return %0 : tensor<1x4x?x32xf32>
 }

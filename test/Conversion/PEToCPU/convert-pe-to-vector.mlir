@@ -61,7 +61,10 @@
 // CHECK-COUNT-8: vector.fma
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
 func.func @rope_causal(%q: tensor<1x4x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>, %f: tensor<16xf32>) -> tensor<1x4x?x32xf32> {
-  %o = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<16xf32>) {causal}
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x4x?x32xf32>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x4x?x32xf32>
+  %o = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<16xf32>) outs(%attn_init0 : tensor<1x4x?x32xf32>) {causal}
          : tensor<1x4x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x4x?x32xf32>
   return %o : tensor<1x4x?x32xf32>
 }
@@ -79,7 +82,8 @@ func.func @rope_causal(%q: tensor<1x4x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: t
 // CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK-NOT: math.cos
 func.func @alibi(%q: tensor<1x4x64x16xf32>) -> tensor<1x4x64x16xf32> {
-  %o = pe.attention %q, %q, %q alibi <symmetric> : tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32> -> tensor<1x4x64x16xf32>
+  %attn_init1 = tensor.empty() : tensor<1x4x64x16xf32>
+  %o = pe.attention %q, %q, %q alibi <symmetric> outs(%attn_init1 : tensor<1x4x64x16xf32>) : tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32>, tensor<1x4x64x16xf32> -> tensor<1x4x64x16xf32>
   return %o : tensor<1x4x64x16xf32>
 }
 
@@ -94,7 +98,8 @@ func.func @alibi(%q: tensor<1x4x64x16xf32>) -> tensor<1x4x64x16xf32> {
 // CHECK: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
 // CHECK-NOT: pe.attention
 func.func @plain(%q: tensor<2x2x8x16xbf16>) -> tensor<2x2x8x16xbf16> {
-  %o = pe.attention %q, %q, %q : tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16> -> tensor<2x2x8x16xbf16>
+  %attn_init2 = tensor.empty() : tensor<2x2x8x16xbf16>
+  %o = pe.attention %q, %q, %q outs(%attn_init2 : tensor<2x2x8x16xbf16>) : tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16>, tensor<2x2x8x16xbf16> -> tensor<2x2x8x16xbf16>
   return %o : tensor<2x2x8x16xbf16>
 }
 
@@ -109,10 +114,16 @@ func.func @plain(%q: tensor<2x2x8x16xbf16>) -> tensor<2x2x8x16xbf16> {
 // CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} rope <half>
 func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %d: tensor<1x?x8x16xf32>, %f: tensor<8xf32>)
     -> (tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x?x8x16xf32>, tensor<1x2x8x16xf32>) {
-  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
-  %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
-  %2 = pe.attention %d, %d, %d : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
-  %3 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init3 = tensor.empty() : tensor<1x2x8x16xf64>
+  %0 = pe.attention %h, %h, %h outs(%attn_init3 : tensor<1x2x8x16xf64>) : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  %attn_init4 = tensor.empty() : tensor<1x2x8x24xf32>
+  %1 = pe.attention %q, %q, %q outs(%attn_init4 : tensor<1x2x8x24xf32>) : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
+  %attn_c1_5 = arith.constant 1 : index
+  %attn_d0_1_5 = tensor.dim %d, %attn_c1_5 : tensor<1x?x8x16xf32>
+  %attn_init5 = tensor.empty(%attn_d0_1_5) : tensor<1x?x8x16xf32>
+  %2 = pe.attention %d, %d, %d outs(%attn_init5 : tensor<1x?x8x16xf32>) : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %attn_init6 = tensor.empty() : tensor<1x2x8x16xf32>
+  %3 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) outs(%attn_init6 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return %0, %1, %2, %3 : tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x?x8x16xf32>, tensor<1x2x8x16xf32>
 }
 
@@ -238,7 +249,8 @@ func.func @sinusoidal_unsupported(%h: tensor<8x16xf16>, %x: tensor<8x16xf32>, %p
 // CHECK-NOT: memref<?x32x64xf32>
 // CHECK: return
 func.func @decode(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x?x32xf32>) -> tensor<1x8x1x32xf32> {
-  %o = pe.attention %q, %k, %k : tensor<1x8x1x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x8x1x32xf32>
+  %attn_init7 = tensor.empty() : tensor<1x8x1x32xf32>
+  %o = pe.attention %q, %k, %k outs(%attn_init7 : tensor<1x8x1x32xf32>) : tensor<1x8x1x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x8x1x32xf32>
   return %o : tensor<1x8x1x32xf32>
 }
 
@@ -285,7 +297,10 @@ func.func @sinusoidal_row_tile(%x: tensor<100x16xf32>, %w: tensor<16x8xf32>, %ac
 // CHECK: %[[BEGIN:.*]] = arith.maxsi %{{.*}}, %[[FIRST]] : index
 // CHECK: scf.for %{{.*}} = %[[BEGIN]] to
 func.func @window_lengths(%q: tensor<2x2x?x16xf32>, %l: tensor<2xi64>) -> tensor<2x2x?x16xf32> {
-  %o = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi64>) {causal, window = 100 : i64} : tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32> -> tensor<2x2x?x16xf32>
+  %attn_c2_8 = arith.constant 2 : index
+  %attn_d0_2_8 = tensor.dim %q, %attn_c2_8 : tensor<2x2x?x16xf32>
+  %attn_init8 = tensor.empty(%attn_d0_2_8) : tensor<2x2x?x16xf32>
+  %o = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi64>) outs(%attn_init8 : tensor<2x2x?x16xf32>) {causal, window = 100 : i64} : tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32> -> tensor<2x2x?x16xf32>
   return %o : tensor<2x2x?x16xf32>
 }
 
@@ -304,10 +319,12 @@ func.func @window_lengths(%q: tensor<2x2x?x16xf32>, %l: tensor<2xi64>) -> tensor
 // CHECK: memref.load %{{.*}} : memref<8x1xf32>
 // CHECK-NOT: vector.maskedload
 func.func @bias_tile(%x: tensor<1x2x8x16xf32>, %b: tensor<1x1x8x8xf16>) -> tensor<1x2x8x16xf32> {
-  %o = pe.attention %x, %x, %x bias(%b : tensor<1x1x8x8xf16>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init9 = tensor.empty() : tensor<1x2x8x16xf32>
+  %o = pe.attention %x, %x, %x bias(%b : tensor<1x1x8x8xf16>) outs(%attn_init9 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return %o : tensor<1x2x8x16xf32>
 }
 func.func @bias_key_broadcast(%x: tensor<1x2x8x16xf32>, %b: tensor<8x1xf32>) -> tensor<1x2x8x16xf32> {
-  %o = pe.attention %x, %x, %x bias(%b : tensor<8x1xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init10 = tensor.empty() : tensor<1x2x8x16xf32>
+  %o = pe.attention %x, %x, %x bias(%b : tensor<8x1xf32>) outs(%attn_init10 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return %o : tensor<1x2x8x16xf32>
 }

@@ -9,18 +9,26 @@
 func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>,
                      %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %f: tensor<8xf32>, %d: tensor<1x?x8x16xf32>,
                      %c: tensor<64x8xf16>, %y: tensor<1x2x8x32xf32>, %g: tensor<12xf32>) {
+  %attn_init0 = tensor.empty() : tensor<1x2x8x16xf64>
   // expected-remark@+1 {{[Missed] attention-kernel | Category:convert-pe-to-vector | Reason="no generated attention kernel (the reference lowering with a materialised score tensor is used): element type is not f32, f16 or bf16"}}
-  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  %0 = pe.attention %h, %h, %h outs(%attn_init0 : tensor<1x2x8x16xf64>) : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  %attn_init1 = tensor.empty() : tensor<1x2x8x24xf32>
   // expected-remark@+1 {{head dimensions must be multiples of 16 and at most 512}}
-  %1 = pe.attention %q, %q, %q : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
+  %1 = pe.attention %q, %q, %q outs(%attn_init1 : tensor<1x2x8x24xf32>) : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
+  %attn_init2 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{half-layout rotary dimension must be a multiple of 32}}
-  %4 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %4 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) outs(%attn_init2 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_c1_3 = arith.constant 1 : index
+  %attn_d0_1_3 = tensor.dim %d, %attn_c1_3 : tensor<1x?x8x16xf32>
+  %attn_init3 = tensor.empty(%attn_d0_1_3) : tensor<1x?x8x16xf32>
   // expected-remark@+1 {{dynamic head counts}}
-  %5 = pe.attention %d, %d, %d : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %5 = pe.attention %d, %d, %d outs(%attn_init3 : tensor<1x?x8x16xf32>) : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %attn_init4 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{cos/sin caches must be f32}}
-  %6 = pe.attention %x, %x, %x rope <interleaved> cache(%c, %c : tensor<64x8xf16>, tensor<64x8xf16>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %6 = pe.attention %x, %x, %x rope <interleaved> cache(%c, %c : tensor<64x8xf16>, tensor<64x8xf16>) outs(%attn_init4 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init5 = tensor.empty() : tensor<1x2x8x32xf32>
   // expected-remark@+1 {{interleaved rotary dimension must be a multiple of 16}}
-  %7 = pe.attention %y, %y, %y rope <interleaved, rotary_dim = 24> inv_freq(%g : tensor<12xf32>) : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32> -> tensor<1x2x8x32xf32>
+  %7 = pe.attention %y, %y, %y rope <interleaved, rotary_dim = 24> inv_freq(%g : tensor<12xf32>) outs(%attn_init5 : tensor<1x2x8x32xf32>) : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32> -> tensor<1x2x8x32xf32>
   return
 }
 
@@ -57,11 +65,15 @@ func.func @sinusoidal(%h: tensor<8x16xf64>, %x: tensor<8x24xf32>, %y: tensor<8x1
 func.func @bias(%x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>, %d: tensor<1x2x1x16xf32>,
                 %bd: tensor<1x1x1x8xf32>, %m: tensor<8x8xi1>, %md: tensor<1x8xi1>)
     -> (tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>) {
-  %0 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init6 = tensor.empty() : tensor<1x2x8x16xf32>
+  %0 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) outs(%attn_init6 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init7 = tensor.empty() : tensor<1x2x1x16xf32>
   // expected-remark@+1 {{[Missed] decode-kernel | Category:convert-pe-to-vector | Reason="one query per head with an explicit bias or mask: the prefill kernel is used (the decode kernel takes neither)"}}
-  %1 = pe.attention %d, %x, %x bias(%bd : tensor<1x1x1x8xf32>) : tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x1x16xf32>
-  %2 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %1 = pe.attention %d, %x, %x bias(%bd : tensor<1x1x1x8xf32>) outs(%attn_init7 : tensor<1x2x1x16xf32>) : tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x1x16xf32>
+  %attn_init8 = tensor.empty() : tensor<1x2x8x16xf32>
+  %2 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) outs(%attn_init8 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init9 = tensor.empty() : tensor<1x2x1x16xf32>
   // expected-remark@+1 {{one query per head with an explicit bias or mask}}
-  %3 = pe.attention %d, %x, %x mask(%md : tensor<1x8xi1>) : tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x1x16xf32>
+  %3 = pe.attention %d, %x, %x mask(%md : tensor<1x8xi1>) outs(%attn_init9 : tensor<1x2x1x16xf32>) : tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x1x16xf32>
   return %0, %1, %2, %3 : tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x1x16xf32>
 }

@@ -7,6 +7,8 @@
 // scalars in one i64 buffer; two barriers per key tile.
 // CHECK-LABEL: func.func @gqa
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x8x?x64xf32>, %[[K:.*]]: tensor<2x2x?x64xf32>, %[[V:.*]]: tensor<2x2x?x64xf32>)
+// The destination (the kernel writes a buffer of its own).
+// CHECK: tensor.empty(%{{.*}}) : tensor<2x8x?x64xf32>
 // CHECK: %[[TQ:.*]] = tensor.dim %[[Q]], %{{.*}} : tensor<2x8x?x64xf32>
 // CHECK: %[[QB:.*]] = bufferization.to_buffer %[[Q]] read_only
 // CHECK: %[[QF:.*]] = memref.collapse_shape %[[QB]] {{\[\[}}0, 1, 2, 3]] : memref<2x8x?x64xf32> into memref<?xf32>
@@ -54,7 +56,10 @@
 // CHECK: gpu.terminator
 // CHECK: bufferization.to_tensor %[[OUT]]
 func.func @gqa(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %v: tensor<2x2x?x64xf32>) -> tensor<2x8x?x64xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<2x8x?x64xf32>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<2x8x?x64xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<2x8x?x64xf32>) {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
   return %0 : tensor<2x8x?x64xf32>
 }
 
@@ -86,7 +91,9 @@ func.func @gqa(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %v: tensor<2x
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: math.log
 func.func @encodings(%q: tensor<1x8x4x32xf16>, %k: tensor<1x16x2x32xf16>, %v: tensor<1x16x2x32xf16>, %f: tensor<8xf64>, %l: tensor<1xi32>) -> (tensor<1x8x4x32xf16>, tensor<1x4x8xf32>) {
-  %0, %lse = pe.attention %q, %k, %v kv_lengths(%l : tensor<1xi32>) rope <interleaved, rotary_dim = 16> inv_freq(%f : tensor<8xf64>) alibi <signed> {causal, window = 4 : i64, layout = #pe<attention_layout bshd>, softcap = 20.0, softcap_order = #pe<softcap_order after_bias>} : tensor<1x8x4x32xf16>, tensor<1x16x2x32xf16>, tensor<1x16x2x32xf16> -> tensor<1x8x4x32xf16>, tensor<1x4x8xf32>
+  %attn_init1 = tensor.empty() : tensor<1x8x4x32xf16>
+  %attn_lse_init1 = tensor.empty() : tensor<1x4x8xf32>
+  %0, %lse = pe.attention %q, %k, %v kv_lengths(%l : tensor<1xi32>) rope <interleaved, rotary_dim = 16> inv_freq(%f : tensor<8xf64>) alibi <signed> outs(%attn_init1, %attn_lse_init1 : tensor<1x8x4x32xf16>, tensor<1x4x8xf32>) {causal, window = 4 : i64, layout = #pe<attention_layout bshd>, softcap = 20.0, softcap_order = #pe<softcap_order after_bias>} : tensor<1x8x4x32xf16>, tensor<1x16x2x32xf16>, tensor<1x16x2x32xf16> -> tensor<1x8x4x32xf16>, tensor<1x4x8xf32>
   return %0, %lse : tensor<1x8x4x32xf16>, tensor<1x4x8xf32>
 }
 

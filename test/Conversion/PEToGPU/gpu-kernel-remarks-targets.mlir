@@ -14,15 +14,21 @@
 
 func.func @ops(%h: tensor<1x2x8x16xf16>, %bf: tensor<1x2x8x16xbf16>, %d: tensor<1x2x?x16xf32>, %x: tensor<2x?x16xf32>,
                %s: tensor<1x2x8x16xf32>, %f: tensor<8xf32>) {
+  %attn_init0 = tensor.empty() : tensor<1x2x8x16xf16>
   // expected-remark@+1 {{no GPU attention kernel (the reference lowering runs on the host): f16 operands on a target without f16 (allow-f16=false)}}
-  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x2x8x16xf16>
+  %0 = pe.attention %h, %h, %h outs(%attn_init0 : tensor<1x2x8x16xf16>) : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x2x8x16xf16>
+  %attn_init1 = tensor.empty() : tensor<1x2x8x16xbf16>
   // expected-remark@+1 {{bf16 operands on a target without bf16 (allow-bf16=false)}}
-  %4 = pe.attention %bf, %bf, %bf : tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16> -> tensor<1x2x8x16xbf16>
+  %4 = pe.attention %bf, %bf, %bf outs(%attn_init1 : tensor<1x2x8x16xbf16>) : tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xbf16> -> tensor<1x2x8x16xbf16>
+  %attn_c2_2 = arith.constant 2 : index
+  %attn_d0_2_2 = tensor.dim %d, %attn_c2_2 : tensor<1x2x?x16xf32>
+  %attn_init2 = tensor.empty(%attn_d0_2_2) : tensor<1x2x?x16xf32>
   // expected-remark@+1 {{dynamic shapes on a target whose kernels take static-size buffers (static-buffers-only=true)}}
-  %1 = pe.attention %d, %d, %d : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
+  %1 = pe.attention %d, %d, %d outs(%attn_init2 : tensor<1x2x?x16xf32>) : tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x?x16xf32>
   // expected-remark@+1 {{no GPU RoPE kernel (the reference lowering runs on the host): dynamic shapes on a target whose kernels take static-size buffers (static-buffers-only=true)}}
   %2 = pe.rope half %x inv_freq(%f : tensor<8xf32>) : tensor<2x?x16xf32>
   // A static f32 attention gets its kernel under both options.
-  %3 = pe.attention %s, %s, %s : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init3 = tensor.empty() : tensor<1x2x8x16xf32>
+  %3 = pe.attention %s, %s, %s outs(%attn_init3 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return
 }

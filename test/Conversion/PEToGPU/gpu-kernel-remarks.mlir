@@ -15,18 +15,28 @@
 func.func @attention(%h: tensor<1x2x8x16xf64>, %x: tensor<1x2x8x16xf32>,
                      %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %d: tensor<1x?x8x16xf32>,
                      %w: tensor<1x2x8x?xf32>, %big: tensor<1x1x8x520xf32>) {
+  %attn_init0 = tensor.empty() : tensor<1x2x8x16xf64>
   // expected-remark@+1 {{[Missed] attention-kernel | Category:convert-pe-to-gpu | Reason="no GPU attention kernel (the reference lowering runs on the host): element type is not f32, f16 or bf16"}}
-  %0 = pe.attention %h, %h, %h : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  %0 = pe.attention %h, %h, %h outs(%attn_init0 : tensor<1x2x8x16xf64>) : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
+  %attn_init1 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{explicit bias tensor (fuse a pe.alibi_bias into the op instead)}}
-  %1 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %1 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) outs(%attn_init1 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init2 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{explicit mask tensor}}
-  %2 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %2 = pe.attention %x, %x, %x mask(%m : tensor<8x8xi1>) outs(%attn_init2 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_c1_3 = arith.constant 1 : index
+  %attn_d0_1_3 = tensor.dim %d, %attn_c1_3 : tensor<1x?x8x16xf32>
+  %attn_init3 = tensor.empty(%attn_d0_1_3) : tensor<1x?x8x16xf32>
   // expected-remark@+1 {{dynamic head counts}}
-  %3 = pe.attention %d, %d, %d : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %3 = pe.attention %d, %d, %d outs(%attn_init3 : tensor<1x?x8x16xf32>) : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %attn_c3_4 = arith.constant 3 : index
+  %attn_d0_3_4 = tensor.dim %w, %attn_c3_4 : tensor<1x2x8x?xf32>
+  %attn_init4 = tensor.empty(%attn_d0_3_4) : tensor<1x2x8x?xf32>
   // expected-remark@+1 {{dynamic head dimension}}
-  %4 = pe.attention %w, %w, %w {scale = 0.25} : tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32> -> tensor<1x2x8x?xf32>
+  %4 = pe.attention %w, %w, %w outs(%attn_init4 : tensor<1x2x8x?xf32>) {scale = 0.25} : tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32> -> tensor<1x2x8x?xf32>
+  %attn_init5 = tensor.empty() : tensor<1x1x8x520xf32>
   // expected-remark@+1 {{head dimensions above 512 (per-thread private arrays)}}
-  %5 = pe.attention %big, %big, %big : tensor<1x1x8x520xf32>, tensor<1x1x8x520xf32>, tensor<1x1x8x520xf32> -> tensor<1x1x8x520xf32>
+  %5 = pe.attention %big, %big, %big outs(%attn_init5 : tensor<1x1x8x520xf32>) : tensor<1x1x8x520xf32>, tensor<1x1x8x520xf32>, tensor<1x1x8x520xf32> -> tensor<1x1x8x520xf32>
   return
 }
 

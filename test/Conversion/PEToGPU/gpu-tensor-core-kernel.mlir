@@ -83,7 +83,8 @@
 // EMU-NOT: nvgpu
 // EMU: gpu.terminator
 func.func @f16(%q: tensor<1x4x40x32xf16>, %k: tensor<1x2x40x32xf16>, %v: tensor<1x2x40x16xf16>) -> tensor<1x4x40x16xf16> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x40x32xf16>, tensor<1x2x40x32xf16>, tensor<1x2x40x16xf16> -> tensor<1x4x40x16xf16>
+  %attn_init0 = tensor.empty() : tensor<1x4x40x16xf16>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x40x16xf16>) {causal} : tensor<1x4x40x32xf16>, tensor<1x2x40x32xf16>, tensor<1x2x40x16xf16> -> tensor<1x4x40x16xf16>
   return %0 : tensor<1x4x40x16xf16>
 }
 
@@ -109,7 +110,9 @@ func.func @f16(%q: tensor<1x4x40x32xf16>, %k: tensor<1x2x40x32xf16>, %v: tensor<
 // EMU-NOT: nvvm.mma.sync
 // EMU: gpu.terminator
 func.func @bf16(%q: tensor<2x24x4x16xbf16>, %k: tensor<2x24x4x16xbf16>, %v: tensor<2x24x4x16xbf16>) -> (tensor<2x24x4x16xf32>, tensor<2x4x24xf32>) {
-  %0, %1 = pe.attention %q, %k, %v {layout = #pe<attention_layout bshd>} : tensor<2x24x4x16xbf16>, tensor<2x24x4x16xbf16>, tensor<2x24x4x16xbf16> -> tensor<2x24x4x16xf32>, tensor<2x4x24xf32>
+  %attn_init1 = tensor.empty() : tensor<2x24x4x16xf32>
+  %attn_lse_init1 = tensor.empty() : tensor<2x4x24xf32>
+  %0, %1 = pe.attention %q, %k, %v outs(%attn_init1, %attn_lse_init1 : tensor<2x24x4x16xf32>, tensor<2x4x24xf32>) {layout = #pe<attention_layout bshd>} : tensor<2x24x4x16xbf16>, tensor<2x24x4x16xbf16>, tensor<2x24x4x16xbf16> -> tensor<2x24x4x16xf32>, tensor<2x4x24xf32>
   return %0, %1 : tensor<2x24x4x16xf32>, tensor<2x4x24xf32>
 }
 
@@ -124,15 +127,21 @@ func.func @bf16(%q: tensor<2x24x4x16xbf16>, %k: tensor<2x24x4x16xbf16>, %v: tens
 // EMU-LABEL: func.func @simt
 // EMU-COUNT-6: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c64
 func.func @simt(%a: tensor<1x2x8x24xf16>, %b: tensor<1x2x8x32xf16>, %c: tensor<1x2x8x8xf16>, %d: tensor<1x8x1x64xf16>, %e: tensor<1x2x8x64xf16>, %x: tensor<1x2x8x64xf32>, %w: tensor<1x2x8x256xf16>) {
+  %attn_init2 = tensor.empty() : tensor<1x2x8x24xf16>
   // expected-remark@+1 {{no tensor-core attention kernel (the SIMT kernel runs): head dimensions 24 and 24 are not both multiples of 16 (mma.sync m16n8k16)}}
-  %0 = pe.attention %a, %a, %a : tensor<1x2x8x24xf16>, tensor<1x2x8x24xf16>, tensor<1x2x8x24xf16> -> tensor<1x2x8x24xf16>
+  %0 = pe.attention %a, %a, %a outs(%attn_init2 : tensor<1x2x8x24xf16>) : tensor<1x2x8x24xf16>, tensor<1x2x8x24xf16>, tensor<1x2x8x24xf16> -> tensor<1x2x8x24xf16>
+  %attn_init3 = tensor.empty() : tensor<1x2x8x8xf16>
   // expected-remark@+1 {{head dimensions 32 and 8 are not both multiples of 16 (mma.sync m16n8k16)}}
-  %1 = pe.attention %b, %b, %c : tensor<1x2x8x32xf16>, tensor<1x2x8x32xf16>, tensor<1x2x8x8xf16> -> tensor<1x2x8x8xf16>
+  %1 = pe.attention %b, %b, %c outs(%attn_init3 : tensor<1x2x8x8xf16>) : tensor<1x2x8x32xf16>, tensor<1x2x8x32xf16>, tensor<1x2x8x8xf16> -> tensor<1x2x8x8xf16>
+  %attn_init4 = tensor.empty() : tensor<1x8x1x64xf16>
   // expected-remark@+1 {{decode (one query token): the SIMT kernel fills its block with the GQA group}}
-  %2 = pe.attention %d, %e, %e : tensor<1x8x1x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x8x1x64xf16>
+  %2 = pe.attention %d, %e, %e outs(%attn_init4 : tensor<1x8x1x64xf16>) : tensor<1x8x1x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x8x1x64xf16>
+  %attn_init5 = tensor.empty() : tensor<1x2x8x256xf16>
   // expected-remark@+1 {{head dimensions 256 and 256 above 128 (the lane's fragments would not fit in registers)}}
-  %5 = pe.attention %w, %w, %w : tensor<1x2x8x256xf16>, tensor<1x2x8x256xf16>, tensor<1x2x8x256xf16> -> tensor<1x2x8x256xf16>
-  %3 = pe.attention %x, %x, %x : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
-  %4 = pe.attention %x, %e, %e : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x2x8x64xf32>
+  %5 = pe.attention %w, %w, %w outs(%attn_init5 : tensor<1x2x8x256xf16>) : tensor<1x2x8x256xf16>, tensor<1x2x8x256xf16>, tensor<1x2x8x256xf16> -> tensor<1x2x8x256xf16>
+  %attn_init6 = tensor.empty() : tensor<1x2x8x64xf32>
+  %3 = pe.attention %x, %x, %x outs(%attn_init6 : tensor<1x2x8x64xf32>) : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32> -> tensor<1x2x8x64xf32>
+  %attn_init7 = tensor.empty() : tensor<1x2x8x64xf32>
+  %4 = pe.attention %x, %e, %e outs(%attn_init7 : tensor<1x2x8x64xf32>) : tensor<1x2x8x64xf32>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x2x8x64xf32>
   return
 }

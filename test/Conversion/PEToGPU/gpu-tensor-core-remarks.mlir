@@ -44,6 +44,7 @@
 // QUIET-NOT: tensor-core-kernel
 
 func.func @prefill(%q: tensor<1x4x40x64xf16>, %k: tensor<1x2x40x64xf16>, %v: tensor<1x2x40x64xf16>) -> tensor<1x4x40x64xf16> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x40x64xf16>, tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16> -> tensor<1x4x40x64xf16>
+  %attn_init0 = tensor.empty() : tensor<1x4x40x64xf16>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x40x64xf16>) {causal} : tensor<1x4x40x64xf16>, tensor<1x2x40x64xf16>, tensor<1x2x40x64xf16> -> tensor<1x4x40x64xf16>
   return %0 : tensor<1x4x40x64xf16>
 }

@@ -11,6 +11,7 @@
 // CHECK: error: convert-pe-to-gpu: block-rows, key-tile and rope-block must be at least 1
 
 func.func @f(%x: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
-  %0 = pe.attention %x, %x, %x : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x8x16xf32>
+  %0 = pe.attention %x, %x, %x outs(%attn_init0 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
 }

@@ -23,8 +23,9 @@
 // NEG-NOT: pe.
 func.func @fused(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>,
                  %f: tensor<8xf32>, %p: index) -> tensor<1x4x8x16xf32> {
+  %attn_init0 = tensor.empty() : tensor<1x4x8x16xf32>
   %o = pe.attention %q, %k, %v rope <half, query_offset = 5, key_offset = 2> inv_freq(%f : tensor<8xf32>)
-         query_offset(%p : index) alibi <signed> {causal}
+         query_offset(%p : index) alibi <signed> outs(%attn_init0 : tensor<1x4x8x16xf32>) {causal}
          : tensor<1x4x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }

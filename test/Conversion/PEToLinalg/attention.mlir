@@ -47,8 +47,12 @@
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @gqa_all_features(%q: tensor<1x8x?x16xf16>, %k: tensor<1x2x?x16xf16>, %v: tensor<1x2x?x16xf16>,
                             %b: tensor<8x?x?xf32>, %m: tensor<1x1x?x?xi1>) -> tensor<1x8x?x16xf16> {
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x8x?x16xf16>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x8x?x16xf16>
   %0 = pe.attention %q, %k, %v bias(%b : tensor<8x?x?xf32>) mask(%m : tensor<1x1x?x?xi1>)
-         {causal, softcap = 20.0 : f64, softcap_order = #pe<softcap_order after_bias>}
+      outs(%attn_init0 : tensor<1x8x?x16xf16>)
+      {causal, softcap = 20.0 : f64, softcap_order = #pe<softcap_order after_bias>}
          : tensor<1x8x?x16xf16>, tensor<1x2x?x16xf16>, tensor<1x2x?x16xf16> -> tensor<1x8x?x16xf16>
   return %0 : tensor<1x8x?x16xf16>
 }
@@ -66,7 +70,8 @@ func.func @gqa_all_features(%q: tensor<1x8x?x16xf16>, %k: tensor<1x2x?x16xf16>, 
 // CHECK: %[[SB:.*]] = arith.addf %[[CAP]], %[[BIN]] : f32
 // CHECK-NEXT: linalg.yield %[[SB]]
 func.func @plain(%q: tensor<1x1x4x8xf32>, %b: tensor<4x4xf32>) -> tensor<1x1x4x8xf32> {
-  %0 = pe.attention %q, %q, %q bias(%b : tensor<4x4xf32>) {softcap = 20.0 : f64} : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x1x4x8xf32>
+  %attn_init1 = tensor.empty() : tensor<1x1x4x8xf32>
+  %0 = pe.attention %q, %q, %q bias(%b : tensor<4x4xf32>) outs(%attn_init1 : tensor<1x1x4x8xf32>) {softcap = 20.0 : f64} : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x1x4x8xf32>
   return %0 : tensor<1x1x4x8xf32>
 }
 
@@ -74,8 +79,11 @@ func.func @plain(%q: tensor<1x1x4x8xf32>, %b: tensor<4x4xf32>) -> tensor<1x1x4x8
 
 // Dynamic head counts cannot be lowered: the pass fails with a diagnostic.
 func.func @dynamic_heads(%q: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
+  %attn_c1_2 = arith.constant 1 : index
+  %attn_d0_1_2 = tensor.dim %q, %attn_c1_2 : tensor<1x?x4x8xf32>
+  %attn_init2 = tensor.empty(%attn_d0_1_2) : tensor<1x?x4x8xf32>
   // expected-error@+1 {{lowering needs static head counts}}
-  %0 = pe.attention %q, %q, %q : tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32> -> tensor<1x?x4x8xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init2 : tensor<1x?x4x8xf32>) : tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32>, tensor<1x?x4x8xf32> -> tensor<1x?x4x8xf32>
   return %0 : tensor<1x?x4x8xf32>
 }
 
@@ -101,7 +109,8 @@ func.func @dynamic_heads(%q: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
 // CHECK: %[[LOW:.*]] = arith.subi %[[LIM]], %{{.*}} : index
 // CHECK: arith.cmpi sgt, %[[J]], %[[LOW]]
 func.func @index_masks(%q: tensor<2x2x8x16xf32>, %l: tensor<2xi32>) -> tensor<2x2x8x16xf32> {
-  %o = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi32>) {causal, window = 4 : i64} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
+  %attn_init3 = tensor.empty() : tensor<2x2x8x16xf32>
+  %o = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi32>) outs(%attn_init3 : tensor<2x2x8x16xf32>) {causal, window = 4 : i64} : tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x2x8x16xf32>
   return %o : tensor<2x2x8x16xf32>
 }
 
@@ -121,8 +130,10 @@ func.func @index_masks(%q: tensor<2x2x8x16xf32>, %l: tensor<2xi32>) -> tensor<2x
 // CHECK: %[[LIM1:.*]] = arith.addi %{{.*}}, %[[O]]
 // CHECK: arith.cmpi sle, %{{.*}}, %[[LIM1]]
 func.func @alignments(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x?x16xf32>, %off: index) -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
-  %0 = pe.attention %q, %q, %q {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  %1 = pe.attention %q, %k, %k causal_offset(%off : index) {causal} : tensor<1x2x8x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init4 = tensor.empty() : tensor<1x2x8x16xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init4 : tensor<1x2x8x16xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init5 = tensor.empty() : tensor<1x2x8x16xf32>
+  %1 = pe.attention %q, %k, %k causal_offset(%off : index) outs(%attn_init5 : tensor<1x2x8x16xf32>) {causal} : tensor<1x2x8x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x2x8x16xf32>
   return %0, %1 : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
 }
 
@@ -138,6 +149,8 @@ func.func @alignments(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x?x16xf32>, %off: 
 // CHECK: arith.addf
 // CHECK: return %{{.*}}, %[[LSE]]
 func.func @lse(%q: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>) {
-  %o, %l = pe.attention %q, %q, %q {causal} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
+  %attn_init6 = tensor.empty() : tensor<1x2x8x16xf32>
+  %attn_lse_init6 = tensor.empty() : tensor<1x2x8xf32>
+  %o, %l = pe.attention %q, %q, %q outs(%attn_init6, %attn_lse_init6 : tensor<1x2x8x16xf32>, tensor<1x2x8xf32>) {causal} : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
   return %o, %l : tensor<1x2x8x16xf32>, tensor<1x2x8xf32>
 }

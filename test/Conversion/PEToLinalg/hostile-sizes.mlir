@@ -21,12 +21,18 @@ func.func @longrope_max_original(%n: i32) -> (tensor<2xf32>, f32) {
 // -----
 
 // A result type less static than the operands (the verifier accepts any
-// compatible one): the lowering computes the operands' type and casts.
+// compatible one): the lowering computes in the operands' type and writes
+// the last step into the destination, of the result's type.
 // CHECK-LABEL: func @attention_result_less_static
-// CHECK: %[[R:.*]] = tensor.cast %{{.*}} : tensor<1x2x16x16xf32> to tensor<1x2x?x16xf32>
-// CHECK-NEXT: return %[[R]]
+// CHECK: %[[INIT:.*]] = tensor.empty(%{{.*}}) : tensor<1x2x?x16xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x16x16xf32>, tensor<1x2x16xf32>) outs(%[[INIT]] : tensor<1x2x?x16xf32>)
+// CHECK-NOT: tensor.cast
+// CHECK: return %[[R]]
 func.func @attention_result_less_static(%q: tensor<1x2x16x16xf32>) -> tensor<1x2x?x16xf32> {
-  %o = pe.attention %q, %q, %q : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x?x16xf32>
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x2x16x16xf32>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x2x?x16xf32>
+  %o = pe.attention %q, %q, %q outs(%attn_init0 : tensor<1x2x?x16xf32>) : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x?x16xf32>
   return %o : tensor<1x2x?x16xf32>
 }
 
@@ -34,10 +40,13 @@ func.func @attention_result_less_static(%q: tensor<1x2x16x16xf32>) -> tensor<1x2
 
 // And more static than the operands.
 // CHECK-LABEL: func @attention_result_more_static
-// CHECK: %[[R:.*]] = tensor.cast %{{.*}} : tensor<1x2x16x?xf32> to tensor<1x2x16x8xf32>
-// CHECK-NEXT: return %[[R]]
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<1x2x16x8xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x2x16x?xf32>, tensor<1x2x16xf32>) outs(%[[INIT]] : tensor<1x2x16x8xf32>)
+// CHECK-NOT: tensor.cast
+// CHECK: return %[[R]]
 func.func @attention_result_more_static(%q: tensor<1x2x16x16xf32>, %v: tensor<1x2x16x?xf32>) -> tensor<1x2x16x8xf32> {
-  %o = pe.attention %q, %q, %v : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x?xf32> -> tensor<1x2x16x8xf32>
+  %attn_init1 = tensor.empty() : tensor<1x2x16x8xf32>
+  %o = pe.attention %q, %q, %v outs(%attn_init1 : tensor<1x2x16x8xf32>) : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x?xf32> -> tensor<1x2x16x8xf32>
   return %o : tensor<1x2x16x8xf32>
 }
 

@@ -50,22 +50,25 @@ func.func @no_fold(%x: tensor<2x8x8xf32>, %t: tensor<10x8xf32>, %c: tensor<10x4x
 // The attention's encodings: constant offsets move into the attributes
 // (added to the static parts), a unit scaling disappears.
 // CHECK-LABEL: func @attention
-// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_offset = 8, key_offset = 5> inv_freq(%{{.*}} : tensor<8xf32>) alibi <key, query_offset = 6> {causal}
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_offset = 8, key_offset = 5> inv_freq(%{{.*}} : tensor<8xf32>) alibi <key, query_offset = 6> outs({{[^)]*}}) {causal}
 // CHECK-LABEL: func @attention_runtime
-// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_offset = 1> inv_freq(%{{.*}} : tensor<8xf32>) attention_scaling(%{{.*}}) query_offset(%{{.*}} : index) alibi <key> alibi_offset(%{{.*}} : index) :
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_offset = 1> inv_freq(%{{.*}} : tensor<8xf32>) attention_scaling(%{{.*}}) query_offset(%{{.*}} : index) alibi <key> alibi_offset(%{{.*}} : index) outs({{[^)]*}}) :
 func.func @attention(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
   %c3 = arith.constant 3 : index
   %c5 = arith.constant 5 : i32
   %c6 = arith.constant 6 : i64
   %one = arith.constant 1.0 : f32
+  %attn_init0 = tensor.empty() : tensor<1x4x8x16xf32>
   %o = pe.attention %q, %q, %q rope <half, query_offset = 5> inv_freq(%f : tensor<8xf32>) attention_scaling(%one)
-         query_offset(%c3 : index) key_offset(%c5 : i32) alibi <key> alibi_offset(%c6 : i64) {causal}
+         query_offset(%c3 : index) key_offset(%c5 : i32) alibi <key> alibi_offset(%c6 : i64) outs(%attn_init0 : tensor<1x4x8x16xf32>) {causal}
          : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 func.func @attention_runtime(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: index, %m: f32) -> tensor<1x4x8x16xf32> {
+  %attn_init1 = tensor.empty() : tensor<1x4x8x16xf32>
   %o = pe.attention %q, %q, %q rope <half, query_offset = 1> inv_freq(%f : tensor<8xf32>) attention_scaling(%m)
          query_offset(%p : index) alibi <key> alibi_offset(%p : index)
-         : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+      outs(%attn_init1 : tensor<1x4x8x16xf32>)
+      : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }

@@ -9,7 +9,8 @@
 // CHECK: pe.attention {{.*}}scale = 0.32411924{{[0-9]*}} : f64
 func.func @yarn_qk(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
   %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
-  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) outs(%attn_init0 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
@@ -21,7 +22,8 @@ func.func @yarn_qk(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
 // CHECK: pe.attention {{.*}}scale = 0.56931471{{[0-9]*}} : f64
 func.func @yarn_q_only(%q: tensor<1x4x1x16xf32>, %k: tensor<1x4x8x16xf32>) -> tensor<1x4x1x16xf32> {
   %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
-  %o = pe.attention %q, %k, %k rope <half, query_only> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {scale = 0.5 : f64} : tensor<1x4x1x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x1x16xf32>
+  %attn_init1 = tensor.empty() : tensor<1x4x1x16xf32>
+  %o = pe.attention %q, %k, %k rope <half, query_only> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) outs(%attn_init1 : tensor<1x4x1x16xf32>) {scale = 0.5 : f64} : tensor<1x4x1x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x1x16xf32>
   return %o : tensor<1x4x1x16xf32>
 }
 
@@ -32,7 +34,8 @@ func.func @yarn_q_only(%q: tensor<1x4x1x16xf32>, %k: tensor<1x4x8x16xf32>) -> te
 // CHECK: attention_scaling
 func.func @partial(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
   %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<4xf32>
-  %o = pe.attention %q, %q, %q rope <half, rotary_dim = 8> inv_freq(%f : tensor<4xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init2 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half, rotary_dim = 8> inv_freq(%f : tensor<4xf32>) attention_scaling(%m) outs(%attn_init2 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
@@ -42,7 +45,8 @@ func.func @partial(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
 // CHECK-LABEL: func @runtime
 // CHECK: attention_scaling(%{{.*}})
 func.func @runtime(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %m: f32) -> tensor<1x4x8x16xf32> {
-  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init3 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) outs(%attn_init3 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
@@ -51,11 +55,12 @@ func.func @runtime(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %m: f32) -> tens
 // Must not fire: no rope encoding (the unfused form keeps its pe.rope ops).
 // CHECK-LABEL: func @unfused
 // CHECK: pe.rope {{.*}}attention_scaling
-// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} :
+// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} outs({{[^)]*}}) :
 func.func @unfused(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
   %f, %m = pe.yarn_scale {factor = 4.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>
-  %o = pe.attention %qr, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init4 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %qr, %q, %q outs(%attn_init4 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
@@ -69,7 +74,8 @@ func.func @unfused(%q: tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> {
 // CHECK-NOT: scale =
 func.func @zero_scaling(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
   %m = arith.constant 0.0 : f32
-  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init5 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) outs(%attn_init5 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
@@ -80,7 +86,8 @@ func.func @zero_scaling(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1
 // CHECK-NOT: scale =
 func.func @nan_scaling(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
   %m = arith.constant 0x7FC00000 : f32
-  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init6 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) outs(%attn_init6 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 
@@ -88,9 +95,10 @@ func.func @nan_scaling(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x
 
 // A scaling so large that the folded scale overflows to infinity.
 // CHECK-LABEL: func @inf_scale
-// CHECK: pe.attention {{.*}}attention_scaling(%{{.*}}) {scale = 1.000000e+300 : f64}
+// CHECK: pe.attention {{.*}}attention_scaling(%{{.*}}) outs({{[^)]*}}) {scale = 1.000000e+300 : f64}
 func.func @inf_scale(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> tensor<1x4x8x16xf32> {
   %m = arith.constant 3.0e+38 : f32
-  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) {scale = 1.0e+300 : f64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init7 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) attention_scaling(%m) outs(%attn_init7 : tensor<1x4x8x16xf32>) {scale = 1.0e+300 : f64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }

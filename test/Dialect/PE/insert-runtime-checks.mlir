@@ -6,7 +6,8 @@
 // CHECK: pe.attention
 func.func @static_attention(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>,
                             %v: tensor<1x2x8x16xf32>) -> tensor<1x4x8x16xf32> {
-  %0 = pe.attention %q, %k, %v {causal}
+  %attn_init0 = tensor.empty() : tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x8x16xf32>) {causal}
       : tensor<1x4x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
       -> tensor<1x4x8x16xf32>
   return %0 : tensor<1x4x8x16xf32>
@@ -19,7 +20,11 @@ func.func @static_attention(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>,
 // CHECK-NOT: cf.assert
 func.func @dynamic_tq_only(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x8x16xf32>,
                            %v: tensor<1x2x8x16xf32>) -> tensor<1x4x?x16xf32> {
+  %attn_c2_1 = arith.constant 2 : index
+  %attn_d0_2_1 = tensor.dim %q, %attn_c2_1 : tensor<1x4x?x16xf32>
+  %attn_init1 = tensor.empty(%attn_d0_2_1) : tensor<1x4x?x16xf32>
   %0 = pe.attention %q, %k, %v
+      outs(%attn_init1 : tensor<1x4x?x16xf32>)
       : tensor<1x4x?x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
       -> tensor<1x4x?x16xf32>
   return %0 : tensor<1x4x?x16xf32>
@@ -39,7 +44,10 @@ func.func @dynamic_tq_only(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x8x16xf32>,
 // CHECK: pe.attention
 func.func @kv_lengths_differ(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x?x16xf32>,
                              %v: tensor<1x2x?x16xf32>) -> tensor<1x4x?x16xf32> {
-  %0 = pe.attention %q, %k, %v {causal}
+  %attn_c2_2 = arith.constant 2 : index
+  %attn_d0_2_2 = tensor.dim %q, %attn_c2_2 : tensor<1x4x?x16xf32>
+  %attn_init2 = tensor.empty(%attn_d0_2_2) : tensor<1x4x?x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init2 : tensor<1x4x?x16xf32>) {causal}
       : tensor<1x4x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32>
       -> tensor<1x4x?x16xf32>
   return %0 : tensor<1x4x?x16xf32>
@@ -71,8 +79,15 @@ func.func @kv_lengths_differ(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x?x16xf32>,
 func.func @all_dynamic(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>,
                        %v: tensor<?x?x?x?xf32>, %b: tensor<?x?xf32>,
                        %l: tensor<?xi32>) -> tensor<?x?x?x8xf32> {
+  %attn_c0_3 = arith.constant 0 : index
+  %attn_d0_0_3 = tensor.dim %q, %attn_c0_3 : tensor<?x?x?x?xf32>
+  %attn_c1_3 = arith.constant 1 : index
+  %attn_d0_1_3 = tensor.dim %q, %attn_c1_3 : tensor<?x?x?x?xf32>
+  %attn_c2_3 = arith.constant 2 : index
+  %attn_d0_2_3 = tensor.dim %q, %attn_c2_3 : tensor<?x?x?x?xf32>
+  %attn_init3 = tensor.empty(%attn_d0_0_3, %attn_d0_1_3, %attn_d0_2_3) : tensor<?x?x?x8xf32>
   %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<?xi32>)
-      bias(%b : tensor<?x?xf32>) {scale = 0.25 : f64}
+      bias(%b : tensor<?x?xf32>) outs(%attn_init3 : tensor<?x?x?x8xf32>) {scale = 0.25 : f64}
       : tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>
       -> tensor<?x?x?x8xf32>
   return %0 : tensor<?x?x?x8xf32>
@@ -88,7 +103,9 @@ func.func @all_dynamic(%q: tensor<?x?x?x?xf32>, %k: tensor<?x?x?x?xf32>,
 func.func @bias_static_one(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>,
                            %v: tensor<1x4x8x16xf32>, %b: tensor<1x?xf32>)
     -> tensor<1x4x8x16xf32> {
+  %attn_init4 = tensor.empty() : tensor<1x4x8x16xf32>
   %0 = pe.attention %q, %k, %v bias(%b : tensor<1x?xf32>)
+      outs(%attn_init4 : tensor<1x4x8x16xf32>)
       : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
       -> tensor<1x4x8x16xf32>
   return %0 : tensor<1x4x8x16xf32>
@@ -106,8 +123,10 @@ func.func @attention_rope_cache(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf3
                                 %v: tensor<1x4x8x16xf32>, %cos: tensor<?x8xf32>,
                                 %sin: tensor<?x8xf32>, %p: index)
     -> tensor<1x4x8x16xf32> {
+  %attn_init5 = tensor.empty() : tensor<1x4x8x16xf32>
   %0 = pe.attention %q, %k, %v rope <half> cache(%cos, %sin : tensor<?x8xf32>, tensor<?x8xf32>)
       query_offset(%p : index) key_offset(%p : index)
+      outs(%attn_init5 : tensor<1x4x8x16xf32>)
       : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
       -> tensor<1x4x8x16xf32>
   return %0 : tensor<1x4x8x16xf32>
@@ -254,8 +273,39 @@ func.func @producers_keep_one_use(%q: tensor<1x4x?x16xf32>, %k: tensor<1x4x?x16x
                                   %f: tensor<8xf32>) -> tensor<1x4x?x16xf32> {
   %r = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x?x16xf32>
   %b = pe.alibi_bias symmetric [%tq, %tk] : tensor<4x?x?xf32>
+  %attn_c2_6 = arith.constant 2 : index
+  %attn_d0_2_6 = tensor.dim %q, %attn_c2_6 : tensor<1x4x?x16xf32>
+  %attn_init6 = tensor.empty(%attn_d0_2_6) : tensor<1x4x?x16xf32>
   %0 = pe.attention %r, %k, %v bias(%b : tensor<4x?x?xf32>)
+      outs(%attn_init6 : tensor<1x4x?x16xf32>)
       : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>
       -> tensor<1x4x?x16xf32>
   return %0 : tensor<1x4x?x16xf32>
+}
+
+// -----
+
+// A destination sized by something else than the operands (here a function
+// argument): its dynamic sizes are the results' at run time, checked
+// against the operands; lse by meaning ([B, H, Tq] of a bshd query).
+// CHECK-LABEL: func.func @destination_sizes
+// CHECK-SAME: %[[N:[a-z0-9]+]]: index, %[[M:[a-z0-9]+]]: index)
+// CHECK: cf.assert {{.*}} "{{.*}}expects key and value of one sequence length"
+// CHECK: %[[TQ:.*]] = tensor.dim %{{.*}}, %c1{{.*}} : tensor<1x?x4x16xf32>
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[N]], %[[TQ]]
+// CHECK: cf.assert %[[OK]], "{{.*}}expects the result destination's dimension 1 to match the operands"
+// CHECK: %[[TQ2:.*]] = tensor.dim %{{.*}}, %c1{{.*}} : tensor<1x?x4x16xf32>
+// CHECK: %[[OK2:.*]] = arith.cmpi eq, %[[M]], %[[TQ2]]
+// CHECK: cf.assert %[[OK2]], "{{.*}}expects the lse destination's dimension 2 to match the operands"
+// CHECK-NOT: cf.assert
+// CHECK: pe.attention
+func.func @destination_sizes(%q: tensor<1x?x4x16xf32>, %n: index, %m: index)
+    -> (tensor<1x?x4x16xf32>, tensor<1x4x?xf32>) {
+  %init = tensor.empty(%n) : tensor<1x?x4x16xf32>
+  %lse_init = tensor.empty(%m) : tensor<1x4x?xf32>
+  %0:2 = pe.attention %q, %q, %q outs(%init, %lse_init : tensor<1x?x4x16xf32>, tensor<1x4x?xf32>)
+      {layout = #pe<attention_layout bshd>}
+      : tensor<1x?x4x16xf32>, tensor<1x?x4x16xf32>, tensor<1x?x4x16xf32>
+      -> tensor<1x?x4x16xf32>, tensor<1x4x?xf32>
+  return %0#0, %0#1 : tensor<1x?x4x16xf32>, tensor<1x4x?xf32>
 }

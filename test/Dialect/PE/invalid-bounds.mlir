@@ -11,8 +11,9 @@
 
 // Formerly divided by zero in convert-pe-to-vector (SIGFPE).
 func.func @zero_query_heads(%q: tensor<1x0x16x16xf32>, %k: tensor<1x1x16x16xf32>) {
+  %attn_init0 = tensor.empty() : tensor<1x0x16x16xf32>
   // expected-error@+1 {{expects query heads H >= 1, got 0}}
-  %0 = pe.attention %q, %k, %k {causal} : tensor<1x0x16x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x0x16x16xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init0 : tensor<1x0x16x16xf32>) {causal} : tensor<1x0x16x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x0x16x16xf32>
   return
 }
 
@@ -21,8 +22,9 @@ func.func @zero_query_heads(%q: tensor<1x0x16x16xf32>, %k: tensor<1x1x16x16xf32>
 // Decode (Tq = 1): formerly SIGFPE in the decode kernel and `floordiv 0` in
 // convert-pe-to-linalg.
 func.func @zero_query_heads_decode(%q: tensor<1x0x1x16xf32>, %k: tensor<1x1x16x16xf32>) {
+  %attn_init1 = tensor.empty() : tensor<1x0x1x16xf32>
   // expected-error@+1 {{expects query heads H >= 1, got 0}}
-  %0 = pe.attention %q, %k, %k : tensor<1x0x1x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x0x1x16xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init1 : tensor<1x0x1x16xf32>) : tensor<1x0x1x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x0x1x16xf32>
   return
 }
 
@@ -30,16 +32,20 @@ func.func @zero_query_heads_decode(%q: tensor<1x0x1x16xf32>, %k: tensor<1x1x16x1
 
 // Hkv = 0 with a dynamic H was not caught by the divisibility check.
 func.func @zero_kv_heads(%q: tensor<1x?x16x16xf32>, %k: tensor<1x0x16x16xf32>) {
+  %attn_c1_2 = arith.constant 1 : index
+  %attn_d0_1_2 = tensor.dim %q, %attn_c1_2 : tensor<1x?x16x16xf32>
+  %attn_init2 = tensor.empty(%attn_d0_1_2) : tensor<1x?x16x16xf32>
   // expected-error@+1 {{expects key/value heads Hkv >= 1, got 0}}
-  %0 = pe.attention %q, %k, %k : tensor<1x?x16x16xf32>, tensor<1x0x16x16xf32>, tensor<1x0x16x16xf32> -> tensor<1x?x16x16xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init2 : tensor<1x?x16x16xf32>) : tensor<1x?x16x16xf32>, tensor<1x0x16x16xf32>, tensor<1x0x16x16xf32> -> tensor<1x?x16x16xf32>
   return
 }
 
 // -----
 
 func.func @zero_head_dim(%q: tensor<1x2x16x0xf32>, %v: tensor<1x2x16x16xf32>) {
+  %attn_init3 = tensor.empty() : tensor<1x2x16x16xf32>
   // expected-error@+1 {{expects head dimension D >= 1, got 0}}
-  %0 = pe.attention %q, %q, %v {scale = 1.0 : f64} : tensor<1x2x16x0xf32>, tensor<1x2x16x0xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
+  %0 = pe.attention %q, %q, %v outs(%attn_init3 : tensor<1x2x16x16xf32>) {scale = 1.0 : f64} : tensor<1x2x16x0xf32>, tensor<1x2x16x0xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
   return
 }
 
@@ -47,8 +53,9 @@ func.func @zero_head_dim(%q: tensor<1x2x16x0xf32>, %v: tensor<1x2x16x16xf32>) {
 
 // A dynamic query head dimension does not hide a key head dimension of 0.
 func.func @zero_key_head_dim(%q: tensor<1x2x16x?xf32>, %k: tensor<1x2x16x0xf32>, %v: tensor<1x2x16x16xf32>) {
+  %attn_init4 = tensor.empty() : tensor<1x2x16x16xf32>
   // expected-error@+1 {{expects key head dimension >= 1, got 0}}
-  %0 = pe.attention %q, %k, %v {scale = 1.0 : f64} : tensor<1x2x16x?xf32>, tensor<1x2x16x0xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init4 : tensor<1x2x16x16xf32>) {scale = 1.0 : f64} : tensor<1x2x16x?xf32>, tensor<1x2x16x0xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
   return
 }
 
@@ -56,8 +63,9 @@ func.func @zero_key_head_dim(%q: tensor<1x2x16x?xf32>, %k: tensor<1x2x16x0xf32>,
 
 // ALiBi slopes are compile-time constants: the head count is bounded.
 func.func @attention_alibi_too_many_heads(%q: tensor<1x65537x1x16xf32>) {
+  %attn_init5 = tensor.empty() : tensor<1x65537x1x16xf32>
   // expected-error@+1 {{expects at most 65536 heads with ALiBi and no alibi_slopes operand (the slopes are computed at compile time), got 65537}}
-  %0 = pe.attention %q, %q, %q alibi <symmetric> : tensor<1x65537x1x16xf32>, tensor<1x65537x1x16xf32>, tensor<1x65537x1x16xf32> -> tensor<1x65537x1x16xf32>
+  %0 = pe.attention %q, %q, %q alibi <symmetric> outs(%attn_init5 : tensor<1x65537x1x16xf32>) : tensor<1x65537x1x16xf32>, tensor<1x65537x1x16xf32>, tensor<1x65537x1x16xf32> -> tensor<1x65537x1x16xf32>
   return
 }
 
@@ -159,16 +167,18 @@ func.func @sinusoidal_zero_channels(%x: tensor<1x4x0xf32>) {
 // pe.attention's rope encoding reads the cache at the same static positions
 // as the pe.rope ops it decomposes into, so it has the same range check.
 func.func @attention_rope_cache_query_range(%q: tensor<1x2x4x16xf32>, %c: tensor<16x8xf32>) {
+  %attn_init6 = tensor.empty() : tensor<1x2x4x16xf32>
   // expected-error@+1 {{reads query rope positions [100, 104) but the cache has 16 rows}}
-  %0 = pe.attention %q, %q, %q rope <half, query_offset = 100> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half, query_offset = 100> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) outs(%attn_init6 : tensor<1x2x4x16xf32>) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
   return
 }
 
 // -----
 
 func.func @attention_rope_cache_key_overflow(%q: tensor<1x2x4x16xf32>, %c: tensor<16x8xf32>) {
+  %attn_init7 = tensor.empty() : tensor<1x2x4x16xf32>
   // expected-error@+1 {{reads key rope positions from 9223372036854775807 past INT64_MAX but the cache has 16 rows}}
-  %0 = pe.attention %q, %q, %q rope <half, key_offset = 9223372036854775807> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half, key_offset = 9223372036854775807> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) outs(%attn_init7 : tensor<1x2x4x16xf32>) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
   return
 }
 
@@ -176,6 +186,7 @@ func.func @attention_rope_cache_key_overflow(%q: tensor<1x2x4x16xf32>, %c: tenso
 
 // A dynamic offset is clamped at run time: no error.
 func.func @attention_rope_cache_dynamic_offset(%q: tensor<1x2x4x16xf32>, %c: tensor<16x8xf32>, %o: index) {
-  %0 = pe.attention %q, %q, %q rope <half, query_offset = 100> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) query_offset(%o : index) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
+  %attn_init8 = tensor.empty() : tensor<1x2x4x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half, query_offset = 100> cache(%c, %c : tensor<16x8xf32>, tensor<16x8xf32>) query_offset(%o : index) outs(%attn_init8 : tensor<1x2x4x16xf32>) : tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x16xf32> -> tensor<1x2x4x16xf32>
   return
 }

@@ -579,8 +579,9 @@ func.func @alibi_max_bias() {
 //===----------------------------------------------------------------------===//
 
 func.func @attention_rank(%q: tensor<4x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
+  %attn_init0 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects a rank-4 query [B, heads, T, D], got rank 3}}
-  %0 = pe.attention %q, %k, %k : tensor<4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init0 : tensor<1x4x16x64xf32>) : tensor<4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -588,8 +589,9 @@ func.func @attention_rank(%q: tensor<4x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
 
 // An f16 key with a bf16 value: key and value must share a type.
 func.func @attention_element_types(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf16>, %v: tensor<1x4x16x64xbf16>) {
+  %attn_init1 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, or an f32 result of f16/bf16 query, key and value, got 'f32', 'f16', 'bf16' and 'f32'}}
-  %0 = pe.attention %q, %k, %v : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init1 : tensor<1x4x16x64xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -597,8 +599,9 @@ func.func @attention_element_types(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x
 
 // A half-precision cache is read by an f32 query only (not f64).
 func.func @attention_half_cache_f64(%q: tensor<1x4x16x64xf64>, %k: tensor<1x4x16x64xf16>) {
+  %attn_init2 = tensor.empty() : tensor<1x4x16x64xf64>
   // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, or an f32 result of f16/bf16 query, key and value, got 'f64', 'f16', 'f16' and 'f64'}}
-  %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf64>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf64>
+  %0 = pe.attention %q, %k, %k outs(%attn_init2 : tensor<1x4x16x64xf64>) : tensor<1x4x16x64xf64>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf64>
   return
 }
 
@@ -606,8 +609,9 @@ func.func @attention_half_cache_f64(%q: tensor<1x4x16x64xf64>, %k: tensor<1x4x16
 
 // The result has the query's type.
 func.func @attention_half_cache_result(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf16>) {
+  %attn_init3 = tensor.empty() : tensor<1x4x16x64xf16>
   // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, or an f32 result of f16/bf16 query, key and value, got 'f32', 'f16', 'f16' and 'f16'}}
-  %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>
+  %0 = pe.attention %q, %k, %k outs(%attn_init3 : tensor<1x4x16x64xf16>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>
   return
 }
 
@@ -615,104 +619,119 @@ func.func @attention_half_cache_result(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4
 
 // A bf16 attention gives a bf16 or an f32 result, not f16.
 func.func @attention_bf16_result(%q: tensor<1x4x16x64xbf16>) {
+  %attn_init4 = tensor.empty() : tensor<1x4x16x64xf16>
   // expected-error@+1 {{expects query, key, value and result of one element type, or f16/bf16 key and value with an f32 query and result, or an f32 result of f16/bf16 query, key and value, got 'bf16', 'bf16', 'bf16' and 'f16'}}
-  %0 = pe.attention %q, %q, %q : tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xf16>
+  %0 = pe.attention %q, %q, %q outs(%attn_init4 : tensor<1x4x16x64xf16>) : tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16>, tensor<1x4x16x64xbf16> -> tensor<1x4x16x64xf16>
   return
 }
 
 // -----
 
 func.func @attention_batch(%q: tensor<2x4x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
+  %attn_init5 = tensor.empty() : tensor<2x4x16x64xf32>
   // expected-error@+1 {{expects query, key and value of one batch size}}
-  %0 = pe.attention %q, %k, %k : tensor<2x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<2x4x16x64xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init5 : tensor<2x4x16x64xf32>) : tensor<2x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<2x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_head_dim(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x32xf32>) {
+  %attn_init6 = tensor.empty() : tensor<1x4x16x32xf32>
   // expected-error@+1 {{expects query and key of one head dimension, got 64 and 32}}
-  %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf32>, tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32> -> tensor<1x4x16x32xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init6 : tensor<1x4x16x32xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32> -> tensor<1x4x16x32xf32>
   return
 }
 
 // -----
 
 func.func @attention_kv_shape(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>, %v: tensor<1x4x8x64xf32>) {
+  %attn_init7 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects key and value of one shape in the heads and sequence dimensions}}
-  %0 = pe.attention %q, %k, %v : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x8x64xf32> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init7 : tensor<1x4x16x64xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x8x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_gqa(%q: tensor<1x6x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
+  %attn_init8 = tensor.empty() : tensor<1x6x16x64xf32>
   // expected-error@+1 {{expects the query heads (6) to be a multiple of the key/value heads (4)}}
-  %0 = pe.attention %q, %k, %k : tensor<1x6x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x6x16x64xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init8 : tensor<1x6x16x64xf32>) : tensor<1x6x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x6x16x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_result(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>) {
+  %attn_init9 = tensor.empty() : tensor<1x4x8x64xf32>
   // expected-error@+1 {{expects a result of shape [1, 4, 16, 64], got 'tensor<1x4x8x64xf32>'}}
-  %0 = pe.attention %q, %k, %k : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x8x64xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init9 : tensor<1x4x8x64xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x8x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_bias_rank(%q: tensor<1x4x16x64xf32>, %b: tensor<16xf32>) {
+  %attn_init10 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects a bias of rank 2 to 4 (broadcast to [B, H, Tq, Tk]), got rank 1}}
-  %0 = pe.attention %q, %q, %q bias(%b : tensor<16xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %q, %q bias(%b : tensor<16xf32>) outs(%attn_init10 : tensor<1x4x16x64xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_bias_dim(%q: tensor<1x4x16x64xf32>, %b: tensor<3x16x16xf32>) {
+  %attn_init11 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects bias dimension 0 to be 1 or 4, got 3}}
-  %0 = pe.attention %q, %q, %q bias(%b : tensor<3x16x16xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %q, %q bias(%b : tensor<3x16x16xf32>) outs(%attn_init11 : tensor<1x4x16x64xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_mask_dim(%q: tensor<1x4x16x64xf32>, %m: tensor<16x8xi1>) {
+  %attn_init12 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects mask dimension 1 to be 1 or 16, got 8}}
-  %0 = pe.attention %q, %q, %q mask(%m : tensor<16x8xi1>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %q, %q mask(%m : tensor<16x8xi1>) outs(%attn_init12 : tensor<1x4x16x64xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_mask_type(%q: tensor<1x4x16x64xf32>, %m: tensor<16x16xi8>) {
+  %attn_init13 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{must be ranked tensor of 1-bit signless integer values}}
-  %0 = pe.attention %q, %q, %q mask(%m : tensor<16x16xi8>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %q, %q mask(%m : tensor<16x16xi8>) outs(%attn_init13 : tensor<1x4x16x64xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_scale(%q: tensor<1x4x16x64xf32>) {
+  %attn_init14 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects a finite, non-zero scale, got 0}}
-  %0 = pe.attention %q, %q, %q {scale = 0.0 : f64} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init14 : tensor<1x4x16x64xf32>) {scale = 0.0 : f64} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
 
 // -----
 
 func.func @attention_dynamic_head_dim(%q: tensor<1x4x16x?xf32>) {
+  %attn_c3_15 = arith.constant 3 : index
+  %attn_d0_3_15 = tensor.dim %q, %attn_c3_15 : tensor<1x4x16x?xf32>
+  %attn_init15 = tensor.empty(%attn_d0_3_15) : tensor<1x4x16x?xf32>
   // expected-error@+1 {{expects an explicit scale when the head dimension is dynamic}}
-  %0 = pe.attention %q, %q, %q : tensor<1x4x16x?xf32>, tensor<1x4x16x?xf32>, tensor<1x4x16x?xf32> -> tensor<1x4x16x?xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init15 : tensor<1x4x16x?xf32>) : tensor<1x4x16x?xf32>, tensor<1x4x16x?xf32>, tensor<1x4x16x?xf32> -> tensor<1x4x16x?xf32>
   return
 }
 
 // -----
 
 func.func @attention_softcap(%q: tensor<1x4x16x64xf32>) {
+  %attn_init16 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects softcap to be positive and finite, got -5}}
-  %0 = pe.attention %q, %q, %q {softcap = -5.0 : f64} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init16 : tensor<1x4x16x64xf32>) {softcap = -5.0 : f64} : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
   return
 }
 
@@ -723,80 +742,94 @@ func.func @attention_softcap(%q: tensor<1x4x16x64xf32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @rope_frequencies(%q: tensor<1x4x8x16xf32>, %f: tensor<4xf32>) {
+  %attn_init17 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects inv_freq of length rotary_dim / 2 = 8, got 4}}
-  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<4xf32>) outs(%attn_init17 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @rope_no_frequency(%q: tensor<1x4x8x16xf32>) {
+  %attn_init18 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects exactly one frequency source: inv_freq or cache}}
-  %0 = pe.attention %q, %q, %q rope <half> : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half> outs(%attn_init18 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @rope_rotary_dim_too_large(%q: tensor<1x4x8x16xf32>, %f: tensor<16xf32>) {
+  %attn_init19 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects rotary_dim <= head dimension 16, got 32}}
-  %0 = pe.attention %q, %q, %q rope <half, rotary_dim = 32> inv_freq(%f : tensor<16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half, rotary_dim = 32> inv_freq(%f : tensor<16xf32>) outs(%attn_init19 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @rope_dynamic_head_dim(%q: tensor<1x4x8x?xf32>, %f: tensor<8xf32>) {
+  %attn_c3_20 = arith.constant 3 : index
+  %attn_d0_3_20 = tensor.dim %q, %attn_c3_20 : tensor<1x4x8x?xf32>
+  %attn_init20 = tensor.empty(%attn_d0_3_20) : tensor<1x4x8x?xf32>
   // expected-error@+1 {{expects a static head dimension with RoPE}}
-  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) {scale = 1.0 : f64} : tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32> -> tensor<1x4x8x?xf32>
+  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) outs(%attn_init20 : tensor<1x4x8x?xf32>) {scale = 1.0 : f64} : tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32>, tensor<1x4x8x?xf32> -> tensor<1x4x8x?xf32>
   return
 }
 
 // -----
 
 func.func @frequencies_without_rope(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) {
+  %attn_init21 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has RoPE operands but no rope encoding}}
-  %0 = pe.attention %q, %q, %q inv_freq(%f : tensor<8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q inv_freq(%f : tensor<8xf32>) outs(%attn_init21 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @query_offset_without_rope(%q: tensor<1x4x8x16xf32>, %o: index) {
+  %attn_init22 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has RoPE operands but no rope encoding}}
-  %0 = pe.attention %q, %q, %q query_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q query_offset(%o : index) outs(%attn_init22 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @key_offset_query_only(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %o: index) {
+  %attn_init23 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has a key_offset operand but its rope encoding is query_only}}
-  %0 = pe.attention %q, %q, %q rope <half, query_only> inv_freq(%f : tensor<8xf32>) key_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half, query_only> inv_freq(%f : tensor<8xf32>) key_offset(%o : index) outs(%attn_init23 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @alibi_dynamic_heads(%q: tensor<1x?x8x16xf32>) {
+  %attn_c1_24 = arith.constant 1 : index
+  %attn_d0_1_24 = tensor.dim %q, %attn_c1_24 : tensor<1x?x8x16xf32>
+  %attn_init24 = tensor.empty(%attn_d0_1_24) : tensor<1x?x8x16xf32>
   // expected-error@+1 {{expects a static head count with ALiBi}}
-  %0 = pe.attention %q, %q, %q alibi <signed> : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
+  %0 = pe.attention %q, %q, %q alibi <signed> outs(%attn_init24 : tensor<1x?x8x16xf32>) : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
   return
 }
 
 // -----
 
 func.func @alibi_and_bias(%q: tensor<1x4x8x16xf32>, %b: tensor<8x8xf32>) {
+  %attn_init25 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects either a bias operand or an alibi encoding, not both}}
-  %0 = pe.attention %q, %q, %q alibi <signed> bias(%b : tensor<8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q alibi <signed> bias(%b : tensor<8x8xf32>) outs(%attn_init25 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @alibi_offset_without_alibi(%q: tensor<1x4x8x16xf32>, %o: index) {
+  %attn_init26 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has ALiBi operands but no alibi encoding}}
-  %0 = pe.attention %q, %q, %q alibi_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q alibi_offset(%o : index) outs(%attn_init26 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
@@ -866,80 +899,90 @@ func.func @alibi_unknown_parameter() attributes {enc = #pe.alibi<key, slopes = 3
 // -----
 
 func.func @causal_offset_not_causal(%q: tensor<1x4x8x16xf32>, %o: index) {
+  %attn_init27 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has a causal_offset operand but is not causal}}
-  %0 = pe.attention %q, %q, %q causal_offset(%o : index) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q causal_offset(%o : index) outs(%attn_init27 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @alignment_not_causal(%q: tensor<1x4x8x16xf32>) {
+  %attn_init28 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has a causal_alignment but is not causal}}
-  %0 = pe.attention %q, %q, %q {causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init28 : tensor<1x4x8x16xf32>) {causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @window_not_causal(%q: tensor<1x4x8x16xf32>) {
+  %attn_init29 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has a sliding window but is not causal}}
-  %0 = pe.attention %q, %q, %q {window = 4 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init29 : tensor<1x4x8x16xf32>) {window = 4 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @window_zero(%q: tensor<1x4x8x16xf32>) {
+  %attn_init30 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects a window of at least 1 key, got 0}}
-  %0 = pe.attention %q, %q, %q {causal, window = 0 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init30 : tensor<1x4x8x16xf32>) {causal, window = 0 : i64} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @kv_lengths_batch(%q: tensor<1x4x8x16xf32>, %l: tensor<2xi32>) {
+  %attn_init31 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects one kv_lengths entry per batch (1), got 2}}
-  %0 = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q kv_lengths(%l : tensor<2xi32>) outs(%attn_init31 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @kv_lengths_type(%q: tensor<1x4x8x16xf32>, %l: tensor<1xf32>) {
+  %attn_init32 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{operand #3 must be 1D tensor of 32-bit signless integer or 64-bit signless integer values}}
-  %0 = pe.attention %q, %q, %q kv_lengths(%l : tensor<1xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q kv_lengths(%l : tensor<1xf32>) outs(%attn_init32 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @alibi_slopes_count(%q: tensor<1x4x8x16xf32>, %s: tensor<3xf32>) {
+  %attn_init33 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects one ALiBi slope per query head (4), got 3}}
-  %0 = pe.attention %q, %q, %q alibi <key> alibi_slopes(%s : tensor<3xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q alibi <key> alibi_slopes(%s : tensor<3xf32>) outs(%attn_init33 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @alibi_slopes_without_alibi(%q: tensor<1x4x8x16xf32>, %s: tensor<4xf32>) {
+  %attn_init34 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has ALiBi operands but no alibi encoding}}
-  %0 = pe.attention %q, %q, %q alibi_slopes(%s : tensor<4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q alibi_slopes(%s : tensor<4xf32>) outs(%attn_init34 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
 // -----
 
 func.func @bshd_heads(%q: tensor<1x8x6x16xf32>, %k: tensor<1x8x4x16xf32>) {
+  %attn_init35 = tensor.empty() : tensor<1x8x6x16xf32>
   // expected-error@+1 {{expects the query heads (6) to be a multiple of the key/value heads (4)}}
-  %0 = pe.attention %q, %k, %k {layout = #pe<attention_layout bshd>} : tensor<1x8x6x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32> -> tensor<1x8x6x16xf32>
+  %0 = pe.attention %q, %k, %k outs(%attn_init35 : tensor<1x8x6x16xf32>) {layout = #pe<attention_layout bshd>} : tensor<1x8x6x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32> -> tensor<1x8x6x16xf32>
   return
 }
 
 // -----
 
 func.func @bshd_result(%q: tensor<1x8x4x16xf32>) {
+  %attn_init36 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects a result of shape [1, 8, 4, 16], got 'tensor<1x4x8x16xf32>'}}
-  %0 = pe.attention %q, %q, %q {layout = #pe<attention_layout bshd>} : tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q outs(%attn_init36 : tensor<1x4x8x16xf32>) {layout = #pe<attention_layout bshd>} : tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
@@ -978,8 +1021,9 @@ func.func @cache_rank4(%x: tensor<2x3x5x16xf32>, %c: tensor<1x2x5x8xf32>) {
 // -----
 
 func.func @attention_per_token_cache(%q: tensor<1x4x8x16xf32>, %c: tensor<1x8x8xf32>) {
+  %attn_init37 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{expects rank-2 caches [P, rotary_dim / 2] in the rope encoding (per-token caches belong to a separate pe.rope)}}
-  %0 = pe.attention %q, %q, %q rope <half> cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %0 = pe.attention %q, %q, %q rope <half> cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) outs(%attn_init37 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }
 
@@ -1010,15 +1054,88 @@ func.func @rope_sequence_dim_positions_length(%x: tensor<2x8x4x16xf32>, %f: tens
 // -----
 
 func.func @lse_shape(%q: tensor<1x4x8x16xf32>) {
+  %attn_init38 = tensor.empty() : tensor<1x4x8x16xf32>
+  %attn_lse_init38 = tensor.empty() : tensor<1x8x4xf32>
   // expected-error@+1 {{expects an lse result of shape [1, 4, 8] and element type 'f32', got 'tensor<1x8x4xf32>'}}
-  %0:2 = pe.attention %q, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x8x4xf32>
+  %0:2 = pe.attention %q, %q, %q outs(%attn_init38, %attn_lse_init38 : tensor<1x4x8x16xf32>, tensor<1x8x4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x8x4xf32>
   return
 }
 
 // -----
 
 func.func @lse_type(%q: tensor<1x4x8x16xf16>) {
+  %attn_init39 = tensor.empty() : tensor<1x4x8x16xf16>
+  %attn_lse_init39 = tensor.empty() : tensor<1x4x8xf64>
   // expected-error@+1 {{expects an lse result of shape [1, 4, 8] and element type 'f32', got 'tensor<1x4x8xf64>'}}
-  %0:2 = pe.attention %q, %q, %q : tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16> -> tensor<1x4x8x16xf16>, tensor<1x4x8xf64>
+  %0:2 = pe.attention %q, %q, %q outs(%attn_init39, %attn_lse_init39 : tensor<1x4x8x16xf16>, tensor<1x4x8xf64>) : tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16>, tensor<1x4x8x16xf16> -> tensor<1x4x8x16xf16>, tensor<1x4x8xf64>
+  return
+}
+
+// -----
+
+// Destinations (DestinationStyleOpInterface): one per result, of the
+// result's type.
+func.func @dps_out_type(%q: tensor<1x4x8x16xf32>) {
+  %init = tensor.empty() : tensor<1x4x8x8xf32>
+  // expected-error@+1 {{expected type of operand #3 ('tensor<1x4x8x8xf32>') to match type of corresponding result ('tensor<1x4x8x16xf32>')}}
+  %0 = pe.attention %q, %q, %q outs(%init : tensor<1x4x8x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+// A destination as static as the result, not more.
+func.func @dps_out_static(%q: tensor<1x4x?x16xf32>, %init: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{expected type of operand #3 ('tensor<1x4x8x16xf32>') to match type of corresponding result ('tensor<1x4x?x16xf32>')}}
+  %0 = pe.attention %q, %q, %q outs(%init : tensor<1x4x8x16xf32>) {scale = 0.25 : f64} : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @dps_out_element_type(%q: tensor<1x4x8x16xf32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf16>
+  // expected-error@+1 {{expected type of operand #3 ('tensor<1x4x8x16xf16>') to match type of corresponding result ('tensor<1x4x8x16xf32>')}}
+  %0 = pe.attention %q, %q, %q outs(%init : tensor<1x4x8x16xf16>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @dps_lse_type(%q: tensor<1x4x8x16xf32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  %lse = tensor.empty() : tensor<1x4x4xf32>
+  // expected-error@+1 {{expected type of operand #4 ('tensor<1x4x4xf32>') to match type of corresponding result ('tensor<1x4x8xf32>')}}
+  %0:2 = pe.attention %q, %q, %q outs(%init, %lse : tensor<1x4x8x16xf32>, tensor<1x4x4xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+// The lse result needs its destination.
+func.func @dps_lse_missing(%q: tensor<1x4x8x16xf32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  // expected-error@+1 {{expected the number of tensor results (2) to be equal to the number of output tensors (1)}}
+  %0:2 = pe.attention %q, %q, %q outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+// An lse destination without the lse result.
+func.func @dps_lse_extra(%q: tensor<1x4x8x16xf32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  %lse = tensor.empty() : tensor<1x4x8xf32>
+  // expected-error@+1 {{expected the number of tensor results (1) to be equal to the number of output tensors (2)}}
+  %0 = pe.attention %q, %q, %q outs(%init, %lse : tensor<1x4x8x16xf32>, tensor<1x4x8xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+// The destination is not optional.
+func.func @dps_outs_missing(%q: tensor<1x4x8x16xf32>) {
+  // expected-error@+1 {{expected 'outs'}}
+  %0 = pe.attention %q, %q, %q : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return
 }

@@ -83,17 +83,26 @@ func.func @attention(%q: tensor<1x32x?x128xf16>, %k: tensor<1x8x?x128xf16>,
                      %q32: tensor<2x4x16x32xf32>, %k32: tensor<2x4x16x32xf32>,
                      %bb: tensor<16x16xbf16>, %qb: tensor<1x4x64x32xbf16>,
                      %kb: tensor<1x2x64x32xbf16>) {
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
-  %0 = pe.attention %q, %k, %v : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<32x?x?xf32>) mask(%{{.*}} : tensor<1x1x?x?xi1>) {causal, scale = 1.250000e-01 : f64} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x64xf16> -> tensor<1x32x?x64xf16>
-  %1 = pe.attention %q, %k, %vd bias(%b : tensor<32x?x?xf32>) mask(%m : tensor<1x1x?x?xi1>) {causal, scale = 0.125 : f64} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x64xf16> -> tensor<1x32x?x64xf16>
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<16x16xbf16>) {softcap = 5.000000e+01 : f64} : tensor<2x4x16x32xf32>
-  %2 = pe.attention %q32, %k32, %k32 bias(%bb : tensor<16x16xbf16>) {softcap = 50.0 : f64} : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x16x32xf32>
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<16x16xbf16>) {softcap = 5.000000e+01 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x16x32xf32>
-  %3 = pe.attention %q32, %k32, %k32 bias(%bb : tensor<16x16xbf16>) {softcap = 50.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x16x32xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} outs({{[^)]*}}) : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x32x?x128xf16>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x32x?x128xf16>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x32x?x128xf16>) : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<32x?x?xf32>) mask(%{{.*}} : tensor<1x1x?x?xi1>) outs({{[^)]*}}) {causal, scale = 1.250000e-01 : f64} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x64xf16> -> tensor<1x32x?x64xf16>
+  %attn_c2_1 = arith.constant 2 : index
+  %attn_d0_2_1 = tensor.dim %q, %attn_c2_1 : tensor<1x32x?x128xf16>
+  %attn_init1 = tensor.empty(%attn_d0_2_1) : tensor<1x32x?x64xf16>
+  %1 = pe.attention %q, %k, %vd bias(%b : tensor<32x?x?xf32>) mask(%m : tensor<1x1x?x?xi1>) outs(%attn_init1 : tensor<1x32x?x64xf16>) {causal, scale = 0.125 : f64} : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>, tensor<1x8x?x64xf16> -> tensor<1x32x?x64xf16>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<16x16xbf16>) outs({{[^)]*}}) {softcap = 5.000000e+01 : f64} : tensor<2x4x16x32xf32>
+  %attn_init2 = tensor.empty() : tensor<2x4x16x32xf32>
+  %2 = pe.attention %q32, %k32, %k32 bias(%bb : tensor<16x16xbf16>) outs(%attn_init2 : tensor<2x4x16x32xf32>) {softcap = 50.0 : f64} : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x16x32xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}} : tensor<16x16xbf16>) outs({{[^)]*}}) {softcap = 5.000000e+01 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x16x32xf32>
+  %attn_init3 = tensor.empty() : tensor<2x4x16x32xf32>
+  %3 = pe.attention %q32, %k32, %k32 bias(%bb : tensor<16x16xbf16>) outs(%attn_init3 : tensor<2x4x16x32xf32>) {softcap = 50.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32> -> tensor<2x4x16x32xf32>
   // bf16 query, key and value with an f32 result.
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : tensor<1x4x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x4x64x32xf32>
-  %4 = pe.attention %qb, %kb, %kb {causal} : tensor<1x4x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x4x64x32xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} outs({{[^)]*}}) {causal} : tensor<1x4x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x4x64x32xf32>
+  %attn_init4 = tensor.empty() : tensor<1x4x64x32xf32>
+  %4 = pe.attention %qb, %kb, %kb outs(%attn_init4 : tensor<1x4x64x32xf32>) {causal} : tensor<1x4x64x32xbf16>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x4x64x32xf32>
   return
 }
 
@@ -107,33 +116,66 @@ func.func @rope_bshd(%x: tensor<2x?x8x64xf32>, %f: tensor<32xf32>, %o: index) ->
 // CHECK-LABEL: func @masks
 func.func @masks(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %l: tensor<2xi32>, %o: index,
                  %qs: tensor<2x?x8x64xf32>, %ks: tensor<2x?x2x64xf32>) {
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%{{.*}} : tensor<2xi32>) causal_offset(%{{.*}} : index) {causal, window = 4096 : i64}
-  %0 = pe.attention %q, %k, %k kv_lengths(%l : tensor<2xi32>) causal_offset(%o : index) {causal, window = 4096 : i64} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, causal_alignment = #pe<causal_alignment top_left>}
-  %1 = pe.attention %q, %k, %k {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
-  %3 = pe.attention %qs, %ks, %ks {causal, layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
-  // CHECK: %{{.*}}, %{{.*}} = pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>, tensor<2x8x?xf32>
-  %4:2 = pe.attention %q, %k, %k {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>, tensor<2x8x?xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%{{.*}} : tensor<2xi32>) causal_offset(%{{.*}} : index) outs({{[^)]*}}) {causal, window = 4096 : i64}
+  %attn_c2_5 = arith.constant 2 : index
+  %attn_d0_2_5 = tensor.dim %q, %attn_c2_5 : tensor<2x8x?x64xf32>
+  %attn_init5 = tensor.empty(%attn_d0_2_5) : tensor<2x8x?x64xf32>
+  %0 = pe.attention %q, %k, %k kv_lengths(%l : tensor<2xi32>) causal_offset(%o : index) outs(%attn_init5 : tensor<2x8x?x64xf32>) {causal, window = 4096 : i64} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} outs({{[^)]*}}) {causal, causal_alignment = #pe<causal_alignment top_left>}
+  %attn_c2_6 = arith.constant 2 : index
+  %attn_d0_2_6 = tensor.dim %q, %attn_c2_6 : tensor<2x8x?x64xf32>
+  %attn_init6 = tensor.empty(%attn_d0_2_6) : tensor<2x8x?x64xf32>
+  %1 = pe.attention %q, %k, %k outs(%attn_init6 : tensor<2x8x?x64xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} outs({{[^)]*}}) {causal, layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
+  %attn_c1_7 = arith.constant 1 : index
+  %attn_d0_1_7 = tensor.dim %qs, %attn_c1_7 : tensor<2x?x8x64xf32>
+  %attn_init7 = tensor.empty(%attn_d0_1_7) : tensor<2x?x8x64xf32>
+  %3 = pe.attention %qs, %ks, %ks outs(%attn_init7 : tensor<2x?x8x64xf32>) {causal, layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
+  // CHECK: %{{.*}}, %{{.*}} = pe.attention %{{.*}}, %{{.*}}, %{{.*}} outs({{[^)]*}}) {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>, tensor<2x8x?xf32>
+  %attn_c2_8 = arith.constant 2 : index
+  %attn_d0_2_8 = tensor.dim %q, %attn_c2_8 : tensor<2x8x?x64xf32>
+  %attn_init8 = tensor.empty(%attn_d0_2_8) : tensor<2x8x?x64xf32>
+  %attn_d1_2_8 = tensor.dim %q, %attn_c2_8 : tensor<2x8x?x64xf32>
+  %attn_lse_init8 = tensor.empty(%attn_d1_2_8) : tensor<2x8x?xf32>
+  %4:2 = pe.attention %q, %k, %k outs(%attn_init8, %attn_lse_init8 : tensor<2x8x?x64xf32>, tensor<2x8x?xf32>) {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>, tensor<2x8x?xf32>
   // The default alignment is not printed.
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} {causal} :
-  %2 = pe.attention %q, %k, %k {causal, causal_alignment = #pe<causal_alignment bottom_right>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} outs({{[^)]*}}) {causal} :
+  %attn_c2_9 = arith.constant 2 : index
+  %attn_d0_2_9 = tensor.dim %q, %attn_c2_9 : tensor<2x8x?x64xf32>
+  %attn_init9 = tensor.empty(%attn_d0_2_9) : tensor<2x8x?x64xf32>
+  %2 = pe.attention %q, %k, %k outs(%attn_init9 : tensor<2x8x?x64xf32>) {causal, causal_alignment = #pe<causal_alignment bottom_right>} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
   return
 }
 
 // CHECK-LABEL: func @encodings
 func.func @encodings(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: tensor<32xf64>,
                      %c: tensor<128x16xf32>, %m: f32, %o: index, %o32: i32, %mask: tensor<1x1x?x?xi1>) {
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_offset = 2, key_offset = 1> inv_freq(%{{.*}} : tensor<32xf64>) attention_scaling(%{{.*}}) query_offset(%{{.*}} : index) key_offset(%{{.*}} : i32) {causal}
-  %0 = pe.attention %q, %k, %k rope <half, query_offset = 2, key_offset = 1> inv_freq(%f : tensor<32xf64>) attention_scaling(%m) query_offset(%o : index) key_offset(%o32 : i32) {causal} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <interleaved, rotary_dim = 32, query_only> cache(%{{.*}}, %{{.*}} : tensor<128x16xf32>, tensor<128x16xf32>) :
-  %1 = pe.attention %q, %k, %k rope <interleaved, rotary_dim = 32, query_only> cache(%c, %c : tensor<128x16xf32>, tensor<128x16xf32>) : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <key, max_bias = 4.000000e+00, query_offset = 5> alibi_offset(%{{.*}} : index) {scale = 1.000000e+00 : f64, softcap = 3.000000e+01 : f64, softcap_order = #pe<softcap_order after_bias>}
-  %2 = pe.attention %q, %k, %k alibi <key, max_bias = 4.0, query_offset = 5> alibi_offset(%o : index) {scale = 1.0 : f64, softcap = 30.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
-  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq(%{{.*}} : tensor<32xf64>) alibi <signed> mask(%{{.*}} : tensor<1x1x?x?xi1>) {causal}
-  %3 = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<32xf64>) alibi <signed> mask(%mask : tensor<1x1x?x?xi1>) {causal} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_offset = 2, key_offset = 1> inv_freq(%{{.*}} : tensor<32xf64>) attention_scaling(%{{.*}}) query_offset(%{{.*}} : index) key_offset(%{{.*}} : i32) outs({{[^)]*}}) {causal}
+  %attn_c2_10 = arith.constant 2 : index
+  %attn_d0_2_10 = tensor.dim %q, %attn_c2_10 : tensor<1x8x?x64xf32>
+  %attn_init10 = tensor.empty(%attn_d0_2_10) : tensor<1x8x?x64xf32>
+  %0 = pe.attention %q, %k, %k rope <half, query_offset = 2, key_offset = 1> inv_freq(%f : tensor<32xf64>) attention_scaling(%m) query_offset(%o : index) key_offset(%o32 : i32) outs(%attn_init10 : tensor<1x8x?x64xf32>) {causal} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <interleaved, rotary_dim = 32, query_only> cache(%{{.*}}, %{{.*}} : tensor<128x16xf32>, tensor<128x16xf32>) outs({{[^)]*}}) :
+  %attn_c2_11 = arith.constant 2 : index
+  %attn_d0_2_11 = tensor.dim %q, %attn_c2_11 : tensor<1x8x?x64xf32>
+  %attn_init11 = tensor.empty(%attn_d0_2_11) : tensor<1x8x?x64xf32>
+  %1 = pe.attention %q, %k, %k rope <interleaved, rotary_dim = 32, query_only> cache(%c, %c : tensor<128x16xf32>, tensor<128x16xf32>) outs(%attn_init11 : tensor<1x8x?x64xf32>) : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} alibi <key, max_bias = 4.000000e+00, query_offset = 5> alibi_offset(%{{.*}} : index) outs({{[^)]*}}) {scale = 1.000000e+00 : f64, softcap = 3.000000e+01 : f64, softcap_order = #pe<softcap_order after_bias>}
+  %attn_c2_12 = arith.constant 2 : index
+  %attn_d0_2_12 = tensor.dim %q, %attn_c2_12 : tensor<1x8x?x64xf32>
+  %attn_init12 = tensor.empty(%attn_d0_2_12) : tensor<1x8x?x64xf32>
+  %2 = pe.attention %q, %k, %k alibi <key, max_bias = 4.0, query_offset = 5> alibi_offset(%o : index) outs(%attn_init12 : tensor<1x8x?x64xf32>) {scale = 1.0 : f64, softcap = 30.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq(%{{.*}} : tensor<32xf64>) alibi <signed> mask(%{{.*}} : tensor<1x1x?x?xi1>) outs({{[^)]*}}) {causal}
+  %attn_c2_13 = arith.constant 2 : index
+  %attn_d0_2_13 = tensor.dim %q, %attn_c2_13 : tensor<1x8x?x64xf32>
+  %attn_init13 = tensor.empty(%attn_d0_2_13) : tensor<1x8x?x64xf32>
+  %3 = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<32xf64>) alibi <signed> mask(%mask : tensor<1x1x?x?xi1>) outs(%attn_init13 : tensor<1x8x?x64xf32>) {causal} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
   // The encodings as attributes in the generic form.
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, rotary_dim = 64> inv_freq
-  %4 = "pe.attention"(%q, %k, %k, %f) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>) -> tensor<1x8x?x64xf32>
+  // The destination is the operand after alibi_slopes (segments 16 and 17).
+  %g_c2 = arith.constant 2 : index
+  %g_d2 = tensor.dim %q, %g_c2 : tensor<1x8x?x64xf32>
+  %g_init = tensor.empty(%g_d2) : tensor<1x8x?x64xf32>
+  %4 = "pe.attention"(%q, %k, %k, %f, %g_init) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>, tensor<1x8x?x64xf32>) -> tensor<1x8x?x64xf32>
   return
 }

@@ -25,10 +25,13 @@
 // CHECK: %[[SLOPES:.*]] = arith.constant dense<[5.000000e-01, 2.500000e-01, 1.250000e-01, 6.250000e-02, 3.125000e-02, 1.562500e-02, 7.812500e-03, 3.906250e-03]> : tensor<8xf64>
 // CHECK: %[[SS:.*]] = tensor.extract_slice %[[SLOPES]][%[[H]]] [4] [1]
 // CHECK: %[[CO:.*]] = affine.apply #[[CAUSAL]]()[%[[R]]]
-// CHECK: %[[T:.*]] = pe.attention %[[QS]], %[[KS]], %{{.*}} causal_offset(%[[CO]] : index) rope <half> inv_freq(%[[F]] : tensor<8xf64>) query_offset(%[[RO]] : index) alibi <key> alibi_offset(%[[R]] : index) alibi_slopes(%[[SS]] : tensor<4xf64>) {causal} : tensor<1x4x16x16xf32>, tensor<1x1x64x16xf32>, tensor<1x1x64x16xf32> -> tensor<1x4x16x16xf32>
+// The destination is the loop's iter_arg's tile.
+// CHECK: %[[OS:.*]] = tensor.extract_slice %[[ACC]][%[[B]], %[[H]], %[[R]], 0] [1, 4, 16, 16] [1, 1, 1, 1]
+// CHECK: %[[T:.*]] = pe.attention %[[QS]], %[[KS]], %{{.*}} causal_offset(%[[CO]] : index) rope <half> inv_freq(%[[F]] : tensor<8xf64>) query_offset(%[[RO]] : index) alibi <key> alibi_offset(%[[R]] : index) alibi_slopes(%[[SS]] : tensor<4xf64>) outs(%[[OS]] : tensor<1x4x16x16xf32>) {causal} : tensor<1x4x16x16xf32>, tensor<1x1x64x16xf32>, tensor<1x1x64x16xf32> -> tensor<1x4x16x16xf32>
 // CHECK: tensor.insert_slice %[[T]] into %[[ACC]][%[[B]], %[[H]], %[[R]], 0] [1, 4, 16, 16]
 func.func @attention(%q: tensor<2x8x64x16xf32>, %k: tensor<2x2x64x16xf32>, %f: tensor<8xf64>, %p: index) -> tensor<2x8x64x16xf32> {
-  %o = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<8xf64>) query_offset(%p : index) alibi <key> {causal} : tensor<2x8x64x16xf32>, tensor<2x2x64x16xf32>, tensor<2x2x64x16xf32> -> tensor<2x8x64x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x8x64x16xf32>
+  %o = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<8xf64>) query_offset(%p : index) alibi <key> outs(%attn_init0 : tensor<2x8x64x16xf32>) {causal} : tensor<2x8x64x16xf32>, tensor<2x2x64x16xf32>, tensor<2x2x64x16xf32> -> tensor<2x8x64x16xf32>
   return %o : tensor<2x8x64x16xf32>
 }
 module attributes {transform.with_named_sequence} {
@@ -55,9 +58,10 @@ module attributes {transform.with_named_sequence} {
 // CHECK-DAG: %[[LS:.*]] = tensor.extract_slice %[[L]][%[[B]]] [1] [1]
 // CHECK-DAG: %[[OI:.*]] = arith.index_cast %[[O]] : i32 to index
 // CHECK: %[[CO:.*]] = affine.apply #{{.*}}()[%[[OI]], %[[R]]]
-// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%[[LS]] : tensor<1xi64>) causal_offset(%[[CO]] : index) bias(%[[BS]] : tensor<8x32xf32>) mask(%[[MS]] : tensor<1x1x1x32xi1>) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 5 : i64} : tensor<1x2x8x16xf32>, tensor<1x2x32x16xf32>, tensor<1x2x32x8xf32> -> tensor<1x2x8x8xf32>
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%[[LS]] : tensor<1xi64>) causal_offset(%[[CO]] : index) bias(%[[BS]] : tensor<8x32xf32>) mask(%[[MS]] : tensor<1x1x1x32xi1>) outs({{[^)]*}}) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 5 : i64} : tensor<1x2x8x16xf32>, tensor<1x2x32x16xf32>, tensor<1x2x32x8xf32> -> tensor<1x2x8x8xf32>
 func.func @attention_top_left(%q: tensor<2x2x32x16xf32>, %v: tensor<2x2x32x16xf32>, %b: tensor<32x32xf32>, %m: tensor<2x1x1x32xi1>, %l: tensor<2xi64>, %o: i32) -> tensor<2x2x32x16xf32> {
-  %r = pe.attention %q, %q, %v kv_lengths(%l : tensor<2xi64>) causal_offset(%o : i32) bias(%b : tensor<32x32xf32>) mask(%m : tensor<2x1x1x32xi1>) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 5 : i64} : tensor<2x2x32x16xf32>, tensor<2x2x32x16xf32>, tensor<2x2x32x16xf32> -> tensor<2x2x32x16xf32>
+  %attn_init1 = tensor.empty() : tensor<2x2x32x16xf32>
+  %r = pe.attention %q, %q, %v kv_lengths(%l : tensor<2xi64>) causal_offset(%o : i32) bias(%b : tensor<32x32xf32>) mask(%m : tensor<2x1x1x32xi1>) outs(%attn_init1 : tensor<2x2x32x16xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 5 : i64} : tensor<2x2x32x16xf32>, tensor<2x2x32x16xf32>, tensor<2x2x32x16xf32> -> tensor<2x2x32x16xf32>
   return %r : tensor<2x2x32x16xf32>
 }
 module attributes {transform.with_named_sequence} {
@@ -106,9 +110,10 @@ module attributes {transform.with_named_sequence} {
 // Must not tile: a head tile that splits a GQA group (8 heads over 2 KV
 // heads, groups of 4, tiles of 2).
 func.func @split_group(%q: tensor<1x8x16x16xf32>, %k: tensor<1x2x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %attn_init2 = tensor.empty() : tensor<1x8x16x16xf32>
   // expected-error@+2 {{faild to tile operation}}
   // expected-error@+1 {{failed to generate tiling loops}}
-  %o = pe.attention %q, %k, %k : tensor<1x8x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x8x16x16xf32>
+  %o = pe.attention %q, %k, %k outs(%attn_init2 : tensor<1x8x16x16xf32>) : tensor<1x8x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x8x16x16xf32>
   return %o : tensor<1x8x16x16xf32>
 }
 module attributes {transform.with_named_sequence} {
@@ -186,7 +191,9 @@ module attributes {transform.with_named_sequence} {
 // CHECK: tensor.insert_slice %[[T]] into %[[ACC]][0, %[[R]], 0, 0] [1, 4, 2, 16]
 // CHECK: tensor.insert_slice %[[TL]] into %[[LACC]][0, 0, %[[R]]] [1, 2, 4]
 func.func @lse(%q: tensor<1x16x2x16xf32>) -> (tensor<1x16x2x16xf32>, tensor<1x2x16xf32>) {
-  %o, %l = pe.attention %q, %q, %q {causal, layout = #pe<attention_layout bshd>} : tensor<1x16x2x16xf32>, tensor<1x16x2x16xf32>, tensor<1x16x2x16xf32> -> tensor<1x16x2x16xf32>, tensor<1x2x16xf32>
+  %attn_init3 = tensor.empty() : tensor<1x16x2x16xf32>
+  %attn_lse_init3 = tensor.empty() : tensor<1x2x16xf32>
+  %o, %l = pe.attention %q, %q, %q outs(%attn_init3, %attn_lse_init3 : tensor<1x16x2x16xf32>, tensor<1x2x16xf32>) {causal, layout = #pe<attention_layout bshd>} : tensor<1x16x2x16xf32>, tensor<1x16x2x16xf32>, tensor<1x16x2x16xf32> -> tensor<1x16x2x16xf32>, tensor<1x2x16xf32>
   return %o, %l : tensor<1x16x2x16xf32>, tensor<1x2x16xf32>
 }
 module attributes {transform.with_named_sequence} {

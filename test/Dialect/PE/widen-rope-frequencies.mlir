@@ -42,7 +42,8 @@ func.func @rope_uses(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>) -> (tenso
 // LINALG-NOT: tensor<2xf32>
 func.func @attention_use(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>, %v: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32> {
   %f, %m = pe.rope_frequencies : tensor<2xf32>
-  %o = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<2xf32>) {causal} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x3x4xf32>
+  %o = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<2xf32>) outs(%attn_init0 : tensor<1x2x3x4xf32>) {causal} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
   return %o : tensor<1x2x3x4xf32>
 }
 

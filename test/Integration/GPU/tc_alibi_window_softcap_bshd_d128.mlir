@@ -24,6 +24,7 @@
 // KERNEL-NOT: pe.attention
 
 func.func @tc_alibi_window_softcap_bshd_d128(%q: tensor<2x45x4x128xf16>, %k: tensor<2x77x2x128xf16>, %v: tensor<2x77x2x128xf16>) -> tensor<2x45x4x128xf16> {
-  %0 = pe.attention %q, %k, %v alibi <symmetric, query_offset = 32> {causal, window = 24 : i64, softcap = 2.0, layout = #pe<attention_layout bshd>} : tensor<2x45x4x128xf16>, tensor<2x77x2x128xf16>, tensor<2x77x2x128xf16> -> tensor<2x45x4x128xf16>
+  %attn_init0 = tensor.empty() : tensor<2x45x4x128xf16>
+  %0 = pe.attention %q, %k, %v alibi <symmetric, query_offset = 32> outs(%attn_init0 : tensor<2x45x4x128xf16>) {causal, window = 24 : i64, softcap = 2.0, layout = #pe<attention_layout bshd>} : tensor<2x45x4x128xf16>, tensor<2x77x2x128xf16>, tensor<2x77x2x128xf16> -> tensor<2x45x4x128xf16>
   return %0 : tensor<2x45x4x128xf16>
 }

@@ -25,6 +25,7 @@
 // KERNEL-NOT: pe.attention
 
 func.func @tc_bf16_rope_causal_gqa_d64(%q: tensor<1x4x70x64xbf16>, %k: tensor<1x2x90x64xbf16>, %v: tensor<1x2x90x64xbf16>, %f: tensor<32xf64>) -> tensor<1x4x70x64xf32> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<32xf64>) {causal} : tensor<1x4x70x64xbf16>, tensor<1x2x90x64xbf16>, tensor<1x2x90x64xbf16> -> tensor<1x4x70x64xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x70x64xf32>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<32xf64>) outs(%attn_init0 : tensor<1x4x70x64xf32>) {causal} : tensor<1x4x70x64xbf16>, tensor<1x2x90x64xbf16>, tensor<1x2x90x64xbf16> -> tensor<1x4x70x64xf32>
   return %0 : tensor<1x4x70x64xf32>
 }

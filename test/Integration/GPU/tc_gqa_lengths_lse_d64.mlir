@@ -29,6 +29,8 @@
 
 func.func @tc_gqa_lengths_lse_d64(%q: tensor<3x8x37x64xf16>, %k: tensor<3x2x83x64xf16>, %v: tensor<3x2x83x64xf16>, %f: tensor<16xf64>, %l: tensor<3xi32>) -> (tensor<3x8x37x64xf16>, tensor<3x8x37xf32>) {
   %c40 = arith.constant 40 : index
-  %0, %1 = pe.attention %q, %k, %v kv_lengths(%l : tensor<3xi32>) causal_offset(%c40 : index) rope <interleaved, rotary_dim = 32, query_offset = 40> inv_freq(%f : tensor<16xf64>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<3x8x37x64xf16>, tensor<3x2x83x64xf16>, tensor<3x2x83x64xf16> -> tensor<3x8x37x64xf16>, tensor<3x8x37xf32>
+  %attn_init0 = tensor.empty() : tensor<3x8x37x64xf16>
+  %attn_lse_init0 = tensor.empty() : tensor<3x8x37xf32>
+  %0, %1 = pe.attention %q, %k, %v kv_lengths(%l : tensor<3xi32>) causal_offset(%c40 : index) rope <interleaved, rotary_dim = 32, query_offset = 40> inv_freq(%f : tensor<16xf64>) outs(%attn_init0, %attn_lse_init0 : tensor<3x8x37x64xf16>, tensor<3x8x37xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<3x8x37x64xf16>, tensor<3x2x83x64xf16>, tensor<3x2x83x64xf16> -> tensor<3x8x37x64xf16>, tensor<3x8x37xf32>
   return %0, %1 : tensor<3x8x37x64xf16>, tensor<3x8x37xf32>
 }

@@ -21,6 +21,7 @@
 // KERNEL-NOT: pe.attention
 
 func.func @tc_mqa_d128_dv64(%q: tensor<1x4x20x128xf16>, %k: tensor<1x1x45x128xf16>, %v: tensor<1x1x45x64xf16>) -> tensor<1x4x20x64xf16> {
-  %0 = pe.attention %q, %k, %v {scale = 0.1 : f64} : tensor<1x4x20x128xf16>, tensor<1x1x45x128xf16>, tensor<1x1x45x64xf16> -> tensor<1x4x20x64xf16>
+  %attn_init0 = tensor.empty() : tensor<1x4x20x64xf16>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x20x64xf16>) {scale = 0.1 : f64} : tensor<1x4x20x128xf16>, tensor<1x1x45x128xf16>, tensor<1x1x45x64xf16> -> tensor<1x4x20x64xf16>
   return %0 : tensor<1x4x20x64xf16>
 }

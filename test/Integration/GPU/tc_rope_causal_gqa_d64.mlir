@@ -23,6 +23,7 @@
 // KERNEL-NOT: pe.attention
 
 func.func @tc_rope_causal_gqa_d64(%q: tensor<1x4x70x64xf16>, %k: tensor<1x2x90x64xf16>, %v: tensor<1x2x90x64xf16>, %f: tensor<32xf64>) -> tensor<1x4x70x64xf16> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<32xf64>) {causal} : tensor<1x4x70x64xf16>, tensor<1x2x90x64xf16>, tensor<1x2x90x64xf16> -> tensor<1x4x70x64xf16>
+  %attn_init0 = tensor.empty() : tensor<1x4x70x64xf16>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<32xf64>) outs(%attn_init0 : tensor<1x4x70x64xf16>) {causal} : tensor<1x4x70x64xf16>, tensor<1x2x90x64xf16>, tensor<1x2x90x64xf16> -> tensor<1x4x70x64xf16>
   return %0 : tensor<1x4x70x64xf16>
 }

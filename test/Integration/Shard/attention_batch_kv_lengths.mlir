@@ -22,7 +22,8 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 func.func @attention_batch_kv_lengths(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x4x8x16xf32>, %l: tensor<2xi32>) -> tensor<2x4x8x16xf32> {
   %batch = shard.sharding @grid split_axes = [[0]] : !shard.sharding
   %qs = shard.shard %q to %batch : tensor<2x4x8x16xf32>
-  %o = pe.attention %qs, %k, %v kv_lengths(%l : tensor<2xi32>) {causal} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x8x16xf32>
+  %o = pe.attention %qs, %k, %v kv_lengths(%l : tensor<2xi32>) outs(%attn_init0 : tensor<2x4x8x16xf32>) {causal} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
   %os = shard.shard %o to %batch : tensor<2x4x8x16xf32>
   return %os : tensor<2x4x8x16xf32>
 }

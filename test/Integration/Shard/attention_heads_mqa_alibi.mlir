@@ -28,7 +28,8 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 func.func @attention_heads_mqa_alibi(%q: tensor<1x4x8x16xf32>, %k: tensor<1x1x16x16xf32>, %v: tensor<1x1x16x16xf32>) -> tensor<1x4x8x16xf32> {
   %heads = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
   %qs = shard.shard %q to %heads : tensor<1x4x8x16xf32>
-  %o = pe.attention %qs, %k, %v alibi <symmetric, query_offset = 8> {causal} : tensor<1x4x8x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %qs, %k, %v alibi <symmetric, query_offset = 8> outs(%attn_init0 : tensor<1x4x8x16xf32>) {causal} : tensor<1x4x8x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x4x8x16xf32>
   %os = shard.shard %o to %heads : tensor<1x4x8x16xf32>
   return %os : tensor<1x4x8x16xf32>
 }

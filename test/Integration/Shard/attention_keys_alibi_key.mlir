@@ -31,7 +31,8 @@ func.func @attention_keys_alibi_key(%q: tensor<1x6x16x32xf32>, %k: tensor<1x2x16
   %qs = shard.shard %q to %rep : tensor<1x6x16x32xf32>
   %ks = shard.shard %k to %keys : tensor<1x2x16x32xf32>
   %vs = shard.shard %v to %keys : tensor<1x2x16x32xf32>
-  %o = pe.attention %qs, %ks, %vs alibi <key> {causal} : tensor<1x6x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32> -> tensor<1x6x16x32xf32>
+  %attn_init0 = tensor.empty() : tensor<1x6x16x32xf32>
+  %o = pe.attention %qs, %ks, %vs alibi <key> outs(%attn_init0 : tensor<1x6x16x32xf32>) {causal} : tensor<1x6x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32> -> tensor<1x6x16x32xf32>
   %os = shard.shard %o to %rep : tensor<1x6x16x32xf32>
   return %os : tensor<1x6x16x32xf32>
 }

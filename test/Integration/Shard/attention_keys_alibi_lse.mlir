@@ -30,7 +30,9 @@ func.func @attention_keys_alibi_lse(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x16x
   %ks = shard.shard %k to %keys : tensor<1x4x16x16xf32>
   %vs = shard.shard %v to %keys : tensor<1x4x16x16xf32>
   %c3 = arith.constant 3 : index
-  %o, %l = pe.attention %qs, %ks, %vs causal_offset(%c3 : index) alibi <symmetric, query_offset = 3> {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x8x16xf32>, tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x4x8xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x8x16xf32>
+  %attn_lse_init0 = tensor.empty() : tensor<1x4x8xf32>
+  %o, %l = pe.attention %qs, %ks, %vs causal_offset(%c3 : index) alibi <symmetric, query_offset = 3> outs(%attn_init0, %attn_lse_init0 : tensor<1x4x8x16xf32>, tensor<1x4x8xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x8x16xf32>, tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x4x8xf32>
   %os = shard.shard %o to %rep : tensor<1x4x8x16xf32>
   %ls = shard.shard %l to %rep : tensor<1x4x8xf32>
   return %os, %ls : tensor<1x4x8x16xf32>, tensor<1x4x8xf32>

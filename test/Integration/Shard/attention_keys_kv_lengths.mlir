@@ -29,7 +29,9 @@ func.func @attention_keys_kv_lengths(%q: tensor<2x4x8x16xf32>, %k: tensor<2x2x16
   %ks = shard.shard %k to %keys : tensor<2x2x16x16xf32>
   %vs = shard.shard %v to %keys : tensor<2x2x16x16xf32>
   %c8 = arith.constant 8 : index
-  %o, %lse = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<2xi64>) causal_offset(%c8 : index) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x4x8x16xf32>, tensor<2x2x16x16xf32>, tensor<2x2x16x16xf32> -> tensor<2x4x8x16xf32>, tensor<2x4x8xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x8x16xf32>
+  %attn_lse_init0 = tensor.empty() : tensor<2x4x8xf32>
+  %o, %lse = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<2xi64>) causal_offset(%c8 : index) outs(%attn_init0, %attn_lse_init0 : tensor<2x4x8x16xf32>, tensor<2x4x8xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x4x8x16xf32>, tensor<2x2x16x16xf32>, tensor<2x2x16x16xf32> -> tensor<2x4x8x16xf32>, tensor<2x4x8xf32>
   %os = shard.shard %o to %rep : tensor<2x4x8x16xf32>
   %ls = shard.shard %lse to %rep : tensor<2x4x8xf32>
   return %os, %ls : tensor<2x4x8x16xf32>, tensor<2x4x8xf32>

@@ -31,7 +31,8 @@ func.func @attention_keys_split(%q: tensor<1x4x16x32xf32>, %k: tensor<1x2x16x32x
   %f, %m = pe.rope_frequencies : tensor<16xf64>
   %qr = pe.rope half %qs inv_freq(%f : tensor<16xf64>) : tensor<1x4x16x32xf32>
   %kr = pe.rope half %ks inv_freq(%f : tensor<16xf64>) : tensor<1x2x16x32xf32>
-  %o = pe.attention %qr, %kr, %vs {causal} : tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32> -> tensor<1x4x16x32xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x16x32xf32>
+  %o = pe.attention %qr, %kr, %vs outs(%attn_init0 : tensor<1x4x16x32xf32>) {causal} : tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32> -> tensor<1x4x16x32xf32>
   %os = shard.shard %o to %rep : tensor<1x4x16x32xf32>
   return %os : tensor<1x4x16x32xf32>
 }

@@ -28,7 +28,8 @@ func.func @attention_rows_keys_alibi(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x16
   %ks = shard.shard %k to %keys : tensor<1x2x16x16xf32>
   %vs = shard.shard %v to %keys : tensor<1x2x16x16xf32>
   %b = pe.alibi_bias signed {static_offset = 8 : i64} : tensor<4x8x16xf32>
-  %o = pe.attention %qs, %ks, %vs bias(%b : tensor<4x8x16xf32>) {causal} : tensor<1x4x8x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x4x8x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %qs, %ks, %vs bias(%b : tensor<4x8x16xf32>) outs(%attn_init0 : tensor<1x4x8x16xf32>) {causal} : tensor<1x4x8x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x4x8x16xf32>
   %os = shard.shard %o to %rows : tensor<1x4x8x16xf32>
   return %os : tensor<1x4x8x16xf32>
 }

@@ -18,6 +18,7 @@ func.func @block(%q: tensor<1x2x16x16xf32>, %k: tensor<1x2x16x16xf32>) -> tensor
   %f, %m = pe.rope_frequencies : tensor<8xf32>
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) : tensor<1x2x16x16xf32>
   %kr = pe.rope half %k inv_freq(%f : tensor<8xf32>) : tensor<1x2x16x16xf32>
-  %o = pe.attention %qr, %kr, %k {causal} : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x16x16xf32>
+  %o = pe.attention %qr, %kr, %k outs(%attn_init0 : tensor<1x2x16x16xf32>) {causal} : tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32> -> tensor<1x2x16x16xf32>
   return %o : tensor<1x2x16x16xf32>
 }

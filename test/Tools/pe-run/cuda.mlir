@@ -7,6 +7,7 @@
 // NODRIVER: pe-cuda-runtime: error: cannot load {{.*}}libcuda.so.1 (the NVIDIA driver): {{.*}}No such file or directory
 // NODRIVER-NOT: pe-run: check result
 func.func @attn(%q: tensor<1x4x40x16xf32>, %k: tensor<1x2x40x16xf32>, %v: tensor<1x2x40x16xf32>) -> tensor<1x4x40x16xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x40x16xf32>, tensor<1x2x40x16xf32>, tensor<1x2x40x16xf32> -> tensor<1x4x40x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x40x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x40x16xf32>) {causal} : tensor<1x4x40x16xf32>, tensor<1x2x40x16xf32>, tensor<1x2x40x16xf32> -> tensor<1x4x40x16xf32>
   return %0 : tensor<1x4x40x16xf32>
 }

@@ -42,6 +42,7 @@
 // HELP: argument 0: tensor<1x4x40x16xf16>
 
 func.func @attn(%q: tensor<1x4x40x16xf16>, %k: tensor<1x2x40x16xf16>, %v: tensor<1x2x40x16xf16>, %f: tensor<8xf64>) -> tensor<1x4x40x16xf16> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<8xf64>) {causal} : tensor<1x4x40x16xf16>, tensor<1x2x40x16xf16>, tensor<1x2x40x16xf16> -> tensor<1x4x40x16xf16>
+  %attn_init0 = tensor.empty() : tensor<1x4x40x16xf16>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<8xf64>) outs(%attn_init0 : tensor<1x4x40x16xf16>) {causal} : tensor<1x4x40x16xf16>, tensor<1x2x40x16xf16>, tensor<1x2x40x16xf16> -> tensor<1x4x40x16xf16>
   return %0 : tensor<1x4x40x16xf16>
 }

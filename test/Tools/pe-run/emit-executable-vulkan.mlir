@@ -40,11 +40,13 @@
 // LDD-NOT: {{libMLIR|libLLVM|libstdc\+\+|libc\+\+|libmlir}}
 
 func.func @attn(%q: tensor<1x4x40x16xf32>, %k: tensor<1x2x40x16xf32>, %v: tensor<1x2x40x16xf32>, %f: tensor<8xf64>) -> tensor<1x4x40x16xf32> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<8xf64>) {causal} : tensor<1x4x40x16xf32>, tensor<1x2x40x16xf32>, tensor<1x2x40x16xf32> -> tensor<1x4x40x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x40x16xf32>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<8xf64>) outs(%attn_init0 : tensor<1x4x40x16xf32>) {causal} : tensor<1x4x40x16xf32>, tensor<1x2x40x16xf32>, tensor<1x2x40x16xf32> -> tensor<1x4x40x16xf32>
   return %0 : tensor<1x4x40x16xf32>
 }
 
 func.func @attn_f16(%q: tensor<1x4x40x16xf16>, %k: tensor<1x2x40x16xf16>, %v: tensor<1x2x40x16xf16>, %f: tensor<8xf64>) -> tensor<1x4x40x16xf16> {
-  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<8xf64>) {causal} : tensor<1x4x40x16xf16>, tensor<1x2x40x16xf16>, tensor<1x2x40x16xf16> -> tensor<1x4x40x16xf16>
+  %attn_init1 = tensor.empty() : tensor<1x4x40x16xf16>
+  %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<8xf64>) outs(%attn_init1 : tensor<1x4x40x16xf16>) {causal} : tensor<1x4x40x16xf16>, tensor<1x2x40x16xf16>, tensor<1x2x40x16xf16> -> tensor<1x4x40x16xf16>
   return %0 : tensor<1x4x40x16xf16>
 }

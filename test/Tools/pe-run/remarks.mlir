@@ -18,8 +18,10 @@
 
 func.func @masked(%q: tensor<1x2x8x16xf32>, %p: tensor<1x2x8x24xf32>, %m: tensor<8x8xi1>, %f: tensor<8xf32>)
     -> (tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
-  %o = pe.attention %p, %p, %p mask(%m : tensor<8x8xi1>) : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x8x24xf32>
+  %o = pe.attention %p, %p, %p mask(%m : tensor<8x8xi1>) outs(%attn_init0 : tensor<1x2x8x24xf32>) : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
   %qr = pe.rope interleaved %q inv_freq(%f : tensor<8xf32>) : tensor<1x2x8x16xf32>
-  %r = pe.attention %qr, %q, %q : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init1 = tensor.empty() : tensor<1x2x8x16xf32>
+  %r = pe.attention %qr, %q, %q outs(%attn_init1 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return %o, %r, %qr : tensor<1x2x8x24xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
 }

@@ -27,10 +27,13 @@
 // RUN: not pe-run %s -e attention --input=%t/q.npy --input=%t/k8.npy --input=%t/v4.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=KV
 // RUN: not pe-run %s -e attention --pipeline=cpu --input=%t/q.npy --input=%t/k8.npy --input=%t/v4.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=KV
 // RUN: not pe-run %s -e attention --pipeline=cpu --input=%t/q.npy --input=%t/k4096.npy --input=%t/v1.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=KV
-// KV: pe-run: error: run-time check failed: {{.*}}runtime-checks.mlir:[[@LINE+3]]:{{[0-9]+}}: 'pe.attention' op expects key and value of one sequence length
+// KV: pe-run: error: run-time check failed: {{.*}}runtime-checks.mlir:[[@LINE+6]]:{{[0-9]+}}: 'pe.attention' op expects key and value of one sequence length
 // KV-NOT: error
 func.func @attention(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>) -> tensor<1x4x?x16xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x4x?x16xf32>
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x4x?x16xf32>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x4x?x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x?x16xf32>) {causal} : tensor<1x4x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x4x?x16xf32>
   return %0 : tensor<1x4x?x16xf32>
 }
 
@@ -39,7 +42,10 @@ func.func @attention(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: ten
 // RUN: not pe-run %s -e attention_d --pipeline=cpu --input=%t/qd64.npy --input=%t/kd16.npy --input=%t/vd16.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=D
 // D: pe-run: error: run-time check failed: {{.*}}'pe.attention' op expects query and key of one head dimension
 func.func @attention_d(%q: tensor<1x4x3x?xf32>, %k: tensor<1x2x8x?xf32>, %v: tensor<1x2x8x?xf32>) -> tensor<1x4x3x?xf32> {
-  %0 = pe.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x4x3x?xf32>, tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32> -> tensor<1x4x3x?xf32>
+  %attn_c3_1 = arith.constant 3 : index
+  %attn_d0_3_1 = tensor.dim %v, %attn_c3_1 : tensor<1x2x8x?xf32>
+  %attn_init1 = tensor.empty(%attn_d0_3_1) : tensor<1x4x3x?xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init1 : tensor<1x4x3x?xf32>) {scale = 0.125 : f64} : tensor<1x4x3x?xf32>, tensor<1x2x8x?xf32>, tensor<1x2x8x?xf32> -> tensor<1x4x3x?xf32>
   return %0 : tensor<1x4x3x?xf32>
 }
 
@@ -115,13 +121,31 @@ func.func @alibi(%tq: index, %tk: index) -> tensor<4x?x?xf32> {
 // RUN: not pe-run %s -e alibi_attention --pipeline=cpu --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/five.npy --input=%t/eight.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=ALIBISIZE
 // ALIBISIZE: pe-run: error: run-time check failed: {{.*}}'pe.attention' op expects bias dimension 1 to be 1 or the score dimension [B, H, Tq, Tk]
 // RUN: pe-run %s -e alibi_attention --pipeline=cpu --check=reference --input=%t/q4.npy --input=%t/k48.npy --input=%t/k48.npy --input=%t/three.npy --input=%t/eight.npy --output=%t/o.npy
-// FUSED: pe-run: error: run-time check failed: {{.*}}runtime-checks.mlir:[[@LINE+4]]:{{[0-9]+}}: 'pe.attention' op has a fused pe.alibi_bias, which must have one row per query
+// FUSED: pe-run: error: run-time check failed: {{.*}}runtime-checks.mlir:[[@LINE+7]]:{{[0-9]+}}: 'pe.attention' op has a fused pe.alibi_bias, which must have one row per query
 // FUSED-NOT: error
 func.func @alibi_attention(%q: tensor<1x4x?x16xf32>, %k: tensor<1x4x?x16xf32>, %v: tensor<1x4x?x16xf32>, %tq: index, %tk: index) -> tensor<1x4x?x16xf32> {
   %b = pe.alibi_bias symmetric [%tq, %tk] : tensor<4x?x?xf32>
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x?x?xf32>) {causal} : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x?x16xf32>
+  %attn_c2_2 = arith.constant 2 : index
+  %attn_d0_2_2 = tensor.dim %q, %attn_c2_2 : tensor<1x4x?x16xf32>
+  %attn_init2 = tensor.empty(%attn_d0_2_2) : tensor<1x4x?x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x?x?xf32>) outs(%attn_init2 : tensor<1x4x?x16xf32>) {causal} : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x?x16xf32>
   return %0 : tensor<1x4x?x16xf32>
 }
 
 // Sizes that agree run (and agree between the pipelines).
 // RUN: pe-run %s -e attention --input=%t/q.npy --input=%t/k8.npy --input=%t/v8.npy --output=%t/ok.npy --pipeline=cpu --check=reference --rtol=1e-5 --atol=1e-6
+
+// A destination of 5 rows for 3 queries (the result's size at run time is
+// the destination's) stops both pipelines at the destination check; 3 rows
+// run.
+// RUN: %python %S/Inputs/npy.py %t 'five=np.int64(5)' 'three=np.int64(3)'
+// RUN: not pe-run %s -e attention_destination --input=%t/q4.npy --input=%t/five.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=DEST
+// RUN: not pe-run %s -e attention_destination --pipeline=cpu --input=%t/q4.npy --input=%t/five.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefix=DEST
+// RUN: pe-run %s -e attention_destination --pipeline=cpu --check=reference --input=%t/q4.npy --input=%t/three.npy --output=%t/o.npy
+// DEST: pe-run: error: run-time check failed: {{.*}}'pe.attention' op expects the result destination's dimension 2 to match the operands
+// DEST-NOT: error
+func.func @attention_destination(%q: tensor<1x4x?x16xf32>, %n: index) -> tensor<1x4x?x16xf32> {
+  %init = tensor.empty(%n) : tensor<1x4x?x16xf32>
+  %0 = pe.attention %q, %q, %q outs(%init : tensor<1x4x?x16xf32>) {causal} : tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x?x16xf32>
+  return %0 : tensor<1x4x?x16xf32>
+}

@@ -21,6 +21,7 @@
 // RUN:   --check=reference --rtol=1e-3 --atol=1e-4 | FileCheck %s
 // CHECK: pe-run: check result 0: max_abs_err={{.*}}: PASS
 func.func @long_keys(%q: tensor<1x1x1x64xf32>, %k: tensor<1x1x512x64xf32>, %v: tensor<1x1x512x64xf32>) -> tensor<1x1x1x64xf32> {
-  %0 = pe.attention %q, %k, %v : tensor<1x1x1x64xf32>, tensor<1x1x512x64xf32>, tensor<1x1x512x64xf32> -> tensor<1x1x1x64xf32>
+  %attn_init0 = tensor.empty() : tensor<1x1x1x64xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x1x1x64xf32>) : tensor<1x1x1x64xf32>, tensor<1x1x512x64xf32>, tensor<1x1x512x64xf32> -> tensor<1x1x1x64xf32>
   return %0 : tensor<1x1x1x64xf32>
 }

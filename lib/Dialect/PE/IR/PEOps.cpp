@@ -12,6 +12,7 @@
 #include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -613,6 +614,51 @@ LogicalResult AlibiBiasOp::verify() {
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
+SmallVector<Value> AttentionOp::buildInits(OpBuilder &b, Location loc,
+                                           Type resultType, Type lseType,
+                                           Value query, Value value,
+                                           AttentionLayout layout) {
+  // The query's sizes with the value's channel count; lse has the query's
+  // batch, heads and rows whatever the layout.
+  SmallVector<OpFoldResult> dims = tensor::getMixedSizes(b, loc, query);
+  dims[3] = tensor::getMixedSizes(b, loc, value)[3];
+  auto empty = [&](Type type, ArrayRef<OpFoldResult> sizes) -> Value {
+    auto tensorType = cast<RankedTensorType>(type);
+    SmallVector<Value> dynamic;
+    for (auto [i, size] : llvm::enumerate(sizes))
+      if (tensorType.isDynamicDim(i))
+        dynamic.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+    return tensor::EmptyOp::create(b, loc, tensorType, dynamic);
+  };
+  SmallVector<Value> inits = {empty(resultType, dims)};
+  if (lseType) {
+    int64_t hA = layout == AttentionLayout::BSHD ? 2 : 1;
+    inits.push_back(empty(lseType, {dims[0], dims[hA], dims[3 - hA]}));
+  }
+  return inits;
+}
+
+void AttentionOp::build(OpBuilder &b, OperationState &state, Type resultType,
+                        Type lseType, Value query, Value key, Value value,
+                        AttentionLayout layout) {
+  SmallVector<Value> inits =
+      buildInits(b, state.location, resultType, lseType, query, value, layout);
+  build(b, state, resultType, lseType, query, key, value, /*bias=*/Value(),
+        /*mask=*/Value(), /*kv_lengths=*/Value(), /*causal_offset=*/Value(),
+        /*inv_freq=*/Value(), /*cos_cache=*/Value(), /*sin_cache=*/Value(),
+        /*attention_scaling=*/Value(), /*query_offset=*/Value(),
+        /*key_offset=*/Value(), /*alibi_offset=*/Value(),
+        /*alibi_slopes=*/Value(), inits[0], lseType ? inits[1] : Value(),
+        /*rope=*/RopeEncodingAttr(),
+        /*alibi=*/AlibiEncodingAttr(), /*scale=*/FloatAttr(),
+        /*causal=*/UnitAttr(),
+        CausalAlignmentAttr::get(b.getContext(), CausalAlignment::BottomRight),
+        /*window=*/IntegerAttr(),
+        AttentionLayoutAttr::get(b.getContext(), layout),
+        /*softcap=*/FloatAttr(),
+        SoftcapOrderAttr::get(b.getContext(), SoftcapOrder::BeforeBias));
+}
+
 double AttentionOp::getScaleOrDefault() {
   if (auto scale = getScale())
     return scale->convertToDouble();
@@ -981,7 +1027,7 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
       /*cos_cache=*/Value(), /*sin_cache=*/Value(),
       /*attention_scaling=*/Value(), /*query_offset=*/Value(),
       /*key_offset=*/Value(), /*alibi_offset=*/Value(),
-      /*alibi_slopes=*/Value(),
+      /*alibi_slopes=*/Value(), getOutInit(), getLseInit(),
       /*rope=*/RopeEncodingAttr(), /*alibi=*/AlibiEncodingAttr(),
       getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(),
       getWindowAttr(), getLayoutAttr(), getSoftcapAttr(),

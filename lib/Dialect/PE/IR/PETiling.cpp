@@ -574,26 +574,47 @@ tileAttention(AttentionOp op, OpBuilder &b,
     }
   }
 
-  SmallVector<int64_t> shape;
-  SmallVector<Value> dynamic;
-  dispatchIndexOpFoldResults(layoutSizes.take_front(4), dynamic, shape);
-  tiled->getResult(0).setType(op.getResult().getType().clone(shape));
   // lse [B, H, Tq] by meaning, whatever the layout.
   SmallVector<int64_t> lseShape;
   SmallVector<Value> lseDynamic;
   dispatchIndexOpFoldResults({sizes[0], sizes[1], sizes[2]}, lseDynamic,
                              lseShape);
-  if (Value lse = op.getLse()) {
-    tiled->getResult(1).setType(
-        cast<RankedTensorType>(lse.getType()).clone(lseShape));
+  // The destinations. A tile of the op writes the tile of the op's own (the
+  // result's loops (b, h, i, e) in the layout's order, lse's (b, h, i) by
+  // meaning). A key tile (withLse) writes new tensors: its result is merged
+  // into the running state, which the tiling driver may have made the
+  // op's destinations.
+  Value outInit, lseInit;
+  if (withLse) {
+    SmallVector<int64_t> shape;
+    SmallVector<Value> dynamic;
+    dispatchIndexOpFoldResults(layoutSizes.take_front(4), dynamic, shape);
+    outInit = tensor::EmptyOp::create(
+        b, loc, op.getResult().getType().clone(shape), dynamic);
+    lseInit = tensor::EmptyOp::create(
+        b, loc, RankedTensorType::get(lseShape, attentionMathType(op)),
+        lseDynamic);
+  } else {
+    outInit = slice(b, loc, op.getOutInit(), layoutOffsets.take_front(4),
+                    layoutSizes.take_front(4), result.generatedSlices);
+    if (op.getLse())
+      lseInit =
+          slice(b, loc, op.getLseInit(), {offsets[0], offsets[1], offsets[2]},
+                {sizes[0], sizes[1], sizes[2]}, result.generatedSlices);
+  }
+  tiledOp.getOutInitMutable().assign(outInit);
+  tiled->getResult(0).setType(outInit.getType());
+  if (op.getLse()) {
+    tiledOp.getLseInitMutable().assign(lseInit);
+    tiled->getResult(1).setType(lseInit.getType());
   } else if (withLse) {
     // The same op with an lse result.
-    auto lseType = RankedTensorType::get(lseShape, attentionMathType(op));
+    tiledOp.getLseInitMutable().assign(lseInit);
     OperationState state(loc, tiled->getName());
     state.addOperands(tiled->getOperands());
     state.addAttributes(llvm::to_vector(tiled->getDiscardableAttrs()));
     state.propertiesAttr = tiled->getPropertiesAsAttribute();
-    state.addTypes({tiled->getResult(0).getType(), lseType});
+    state.addTypes({tiled->getResult(0).getType(), lseInit.getType()});
     Operation *withLseOp = b.create(state);
     tiled->erase();
     tiled = withLseOp;
@@ -871,15 +892,13 @@ AttentionOp::mergeReductions(OpBuilder &b, Location loc,
   if (partialReduce.size() != 2)
     return failure();
   // The state is the attention of all keys: round acc to the result type.
+  // The op's destination receives it.
   Value acc = partialReduce[0];
-  auto accType = cast<RankedTensorType>(acc.getType());
   Type elementType = getResult().getType().getElementType();
-  Value empty =
-      tensor::EmptyOp::create(b, loc, getDims(b, loc, acc), elementType);
   AffineMap id = b.getMultiDimIdentityMap(4);
   auto round = linalg::GenericOp::create(
-      b, loc, TypeRange{accType.clone(elementType)}, ValueRange{acc},
-      ValueRange{empty}, {id, id},
+      b, loc, TypeRange{getOutInit().getType()}, ValueRange{acc},
+      ValueRange{getOutInit()}, {id, id},
       SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value x = args[0];

@@ -53,6 +53,23 @@ bool sameRotation(RopeOp a, RopeOp b) {
          a.getAttentionScaling() == b.getAttentionScaling();
 }
 
+/// True when the result of `rope` has one use besides tensor.dim ops (the
+/// sizes of an attention's destination, say), which the rope's input
+/// answers as well: a rotation keeps the shape.
+bool hasOneValueUse(RopeOp rope) {
+  return llvm::count_if(rope->getUses(), [](OpOperand &use) {
+           return !isa<tensor::DimOp>(use.getOwner());
+         }) == 1;
+}
+
+/// Makes the tensor.dim users of `rope` ask its input instead.
+void redirectDims(PatternRewriter &rewriter, RopeOp rope) {
+  for (OpOperand &use : llvm::make_early_inc_range(rope->getUses()))
+    if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
+      rewriter.modifyOpInPlace(
+          dim, [&] { dim.getSourceMutable().assign(rope.getInput()); });
+}
+
 /// Why the pe.rope producer `rope` (of the query or key) cannot move into
 /// the attention; empty when it can.
 std::string ropeProducerProblem(RopeOp rope, StringRef which) {
@@ -64,7 +81,7 @@ std::string ropeProducerProblem(RopeOp rope, StringRef which) {
     return (which + " pe.rope takes an explicit positions tensor; the rope "
                     "encoding takes offset positions only")
         .str();
-  if (!rope->hasOneUse())
+  if (!hasOneValueUse(rope))
     return (which + " pe.rope result has other users, so it must exist "
                     "anyway")
         .str();
@@ -145,9 +162,12 @@ struct FuseRope : OpRewritePattern<AttentionOp> {
           op.getKeyOffsetMutable().assign(o);
       op.setRopeAttr(encoding);
     });
+    redirectDims(rewriter, q);
     rewriter.eraseOp(q);
-    if (k)
+    if (k) {
+      redirectDims(rewriter, k);
       rewriter.eraseOp(k);
+    }
     return success();
   }
 };

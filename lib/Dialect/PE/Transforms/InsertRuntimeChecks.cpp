@@ -302,6 +302,28 @@ void checkOp(CheckBuilder &c, AttentionOp op) {
   checkResult(op.getResult(), out, "result");
   if (Value lse = op.getLse())
     checkResult(lse, {batch, heads, tq}, "lse");
+  // The destinations' dynamic sizes (the results' sizes at run time). A
+  // tensor.empty sized by tensor.dim of the very operand dimension (what
+  // the builder and utils/attention-dps-rewrite.py make) needs no check.
+  auto sameSize = [](Value init, int64_t d, const Size &size) {
+    auto empty = init.getDefiningOp<tensor::EmptyOp>();
+    if (!empty || !size.value || size.dim < 0)
+      return false;
+    auto dim = empty.getDynamicSize(d).getDefiningOp<tensor::DimOp>();
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    return dim && dim.getSource() == size.value && index == size.dim;
+  };
+  auto checkInit = [&](Value init, ArrayRef<Size> expected, StringRef name) {
+    auto type = cast<RankedTensorType>(init.getType());
+    for (auto [d, size] : llvm::enumerate(expected))
+      if (type.isDynamicDim(d) && !sameSize(init, d, size))
+        c.equal(Size::of(init, d), size,
+                "expects the " + name + " destination's dimension " + Twine(d) +
+                    " to match the operands");
+  };
+  checkInit(op.getOutInit(), out, "result");
+  if (Value lseInit = op.getLseInit())
+    checkInit(lseInit, {batch, heads, tq}, "lse");
 
   SmallVector<Size> scores = {batch, heads, tq, tk};
   for (auto [name, operand] : {std::make_pair("bias", op.getBias()),

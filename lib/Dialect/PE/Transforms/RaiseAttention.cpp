@@ -630,15 +630,17 @@ LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
       bias = alibiBias;
     }
   }
-  auto op = AttentionOp::create(
-      rewriter, loc, type, /*lse=*/Type(), q, k, v, bias,
-      /*mask=*/Value(), /*kv_lengths=*/Value(), causalOffsetValue,
-      /*inv_freq=*/Value(), Value(), Value(), Value(), Value(), Value(),
-      Value(), Value(), /*rope=*/RopeEncodingAttr(), AlibiEncodingAttr(),
-      scaleAttr, causalOffset ? UnitAttr::get(ctx) : UnitAttr(),
-      CausalAlignmentAttr::get(ctx, alignment), IntegerAttr(),
-      AttentionLayoutAttr::get(ctx, AttentionLayout::BHSD), FloatAttr(),
-      SoftcapOrderAttr::get(ctx, SoftcapOrder::BeforeBias));
+  // Into a tensor.empty destination (the convenience builder).
+  auto op = AttentionOp::create(rewriter, loc, type, /*lseType=*/Type(), q, k,
+                                v, AttentionLayout::BHSD);
+  if (bias)
+    op.getBiasMutable().assign(bias);
+  if (causalOffsetValue)
+    op.getCausalOffsetMutable().assign(causalOffsetValue);
+  op.setScaleAttr(scaleAttr);
+  if (causalOffset)
+    op.setCausal(true);
+  op.setCausalAlignment(alignment);
   Value result = op.getResult();
   if (rank3) {
     SmallVector<ReassociationIndices> groups = {{0, 1}, {2}, {3}};

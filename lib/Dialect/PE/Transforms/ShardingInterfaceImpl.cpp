@@ -628,6 +628,11 @@ struct AttentionSharding
         maps.push_back(loopsMap(ctx, NumLoops, {B}));
       else if (isOperand(att.getAlibiSlopesMutable(), n))
         maps.push_back(loopsMap(ctx, NumLoops, {H}));
+      // The destinations are indexed like the results they are tied to.
+      else if (isOperand(att.getOutInitMutable(), n))
+        maps.push_back(layoutMap(H, I, E));
+      else if (isOperand(att.getLseInitMutable(), n))
+        maps.push_back(loopsMap(ctx, NumLoops, {B, H, I}));
       else
         maps.push_back(privateMap(ctx, NumLoops, P, v.getType()));
     }
@@ -740,9 +745,15 @@ struct AttentionSharding
                              ? builder.getF64Type()
                              : builder.getF32Type();
       types.push_back(RankedTensorType::get(rows, computeType));
+      // Its lse destination.
+      Value lseInit =
+          AttentionOp::buildInits(builder, op->getLoc(), types[0], types[1],
+                                  operands[0], operands[2], att.getLayout())
+              .back();
       OperationState state(op->getLoc(), op->getName(), operands, types,
                            op->getAttrs());
       local = cast<AttentionOp>(builder.create(state));
+      local.getLseInitMutable().assign(lseInit);
     }
 
     OpBuilder::InsertionGuard guard(builder);

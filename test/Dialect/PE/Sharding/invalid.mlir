@@ -46,8 +46,11 @@ func.func @attention_keys_kv_lengths(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8
   %ks = shard.shard %k0 to %s annotate_for_users : tensor<1x2x8x8xf32>
   %vs = shard.shard %v0 to %s annotate_for_users : tensor<1x2x8x8xf32>
   %ls = shard.shard %l0 to %r annotate_for_users : tensor<1xi32>
+  %init = tensor.empty() : tensor<1x2x8x8xf32>
+  %i0 = shard.shard %init to %r : tensor<1x2x8x8xf32>
+  %is = shard.shard %i0 to %r annotate_for_users : tensor<1x2x8x8xf32>
   // expected-error@+1 {{'pe.attention' op cannot be partitioned with these shardings: the key sequence is not split with kv_lengths and bottom-right causal alignment}}
-  %o = pe.attention %qs, %ks, %vs kv_lengths(%ls : tensor<1xi32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  %o = pe.attention %qs, %ks, %vs kv_lengths(%ls : tensor<1xi32>) outs(%is : tensor<1x2x8x8xf32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
   %os = shard.shard %o to %r : tensor<1x2x8x8xf32>
   return %os : tensor<1x2x8x8xf32>
 }
@@ -67,8 +70,12 @@ func.func @attention_gqa_heads_uneven(%q: tensor<1x8x8x8xf32>, %k: tensor<1x2x8x
   %qs = shard.shard %q0 to %s annotate_for_users : tensor<1x8x8x8xf32>
   %ks = shard.shard %k0 to %r annotate_for_users : tensor<1x2x8x8xf32>
   %vs = shard.shard %v0 to %r annotate_for_users : tensor<1x2x8x8xf32>
+  %init = tensor.empty() : tensor<1x8x8x8xf32>
+  %i0 = shard.shard %init to %s : tensor<1x8x8x8xf32>
+  %is = shard.shard %i0 to %s annotate_for_users : tensor<1x8x8x8xf32>
   // expected-error@+1 {{'pe.attention' op cannot be partitioned with these shardings: a head split must also split the key/value heads evenly (GQA groups stay on one process)}}
-  %o = pe.attention %qs, %ks, %vs : tensor<1x8x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x8x8x8xf32>
+  %o = pe.attention %qs, %ks, %vs outs(%is : tensor<1x8x8x8xf32>) : tensor<1x8x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x8x8x8xf32>
   %os = shard.shard %o to %s : tensor<1x8x8x8xf32>
   return %os : tensor<1x8x8x8xf32>
 }
+

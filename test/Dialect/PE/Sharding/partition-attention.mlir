@@ -16,11 +16,12 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK: %[[IDX:.*]] = shard.process_multi_index on @grid axes = [0] : index
 // CHECK: %[[START:.*]] = arith.muli %[[IDX]], %[[C4]] : index
 // CHECK: %[[SLOPES:.*]] = tensor.extract_slice %[[TABLE]][%[[START]]] [4] [1]
-// CHECK: pe.attention %[[Q]], %[[K]], %[[V]] alibi <symmetric> alibi_slopes(%[[SLOPES]] : tensor<4xf64>) {causal}
+// CHECK: pe.attention %[[Q]], %[[K]], %[[V]] alibi <symmetric> alibi_slopes(%[[SLOPES]] : tensor<4xf64>) outs(%{{.*}} : tensor<1x4x4x8xf32>) {causal}
 func.func @heads_gqa_alibi(%q: tensor<1x8x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x8x4x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
   %qs = shard.shard %q to %s : tensor<1x8x4x8xf32>
-  %o = pe.attention %qs, %k, %v alibi <symmetric> {causal} : tensor<1x8x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x8x4x8xf32>
+  %attn_init0 = tensor.empty() : tensor<1x8x4x8xf32>
+  %o = pe.attention %qs, %k, %v alibi <symmetric> outs(%attn_init0 : tensor<1x8x4x8xf32>) {causal} : tensor<1x8x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x8x4x8xf32>
   %os = shard.shard %o to %s : tensor<1x8x4x8xf32>
   return %os : tensor<1x8x4x8xf32>
 }
@@ -38,11 +39,12 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK: %[[IDX:.*]] = shard.process_multi_index on @grid axes = [0] : index
 // CHECK: %[[START:.*]] = arith.muli %[[IDX]], %[[C4]] : index
 // CHECK: %[[CAUSAL:.*]] = arith.addi %[[START]], %[[CM4]] : index
-// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} causal_offset(%[[CAUSAL]] : index) rope <half> inv_freq(%{{.*}} : tensor<4xf32>) query_offset(%[[START]] : index) {causal} : tensor<1x2x4x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x4x8xf32>
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} causal_offset(%[[CAUSAL]] : index) rope <half> inv_freq(%{{.*}} : tensor<4xf32>) query_offset(%[[START]] : index) outs({{[^)]*}}) {causal} : tensor<1x2x4x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x4x8xf32>
 func.func @rows_causal_rope(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>, %f: tensor<4xf32>) -> tensor<1x2x8x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %qs = shard.shard %q to %s : tensor<1x2x8x8xf32>
-  %o = pe.attention %qs, %k, %v rope <half> inv_freq(%f : tensor<4xf32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  %attn_init1 = tensor.empty() : tensor<1x2x8x8xf32>
+  %o = pe.attention %qs, %k, %v rope <half> inv_freq(%f : tensor<4xf32>) outs(%attn_init1 : tensor<1x2x8x8xf32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
   %os = shard.shard %o to %s : tensor<1x2x8x8xf32>
   return %os : tensor<1x2x8x8xf32>
 }
@@ -69,7 +71,8 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK: %[[START:.*]] = arith.muli %[[IDX]], %[[C4]] : index
 // CHECK: %[[AO:.*]] = arith.subi %[[C0]], %[[START]] : index
 // CHECK: %[[CO:.*]] = arith.subi %[[C4]], %[[START]] : index
-// CHECK: %[[O:.*]], %[[L:.*]] = pe.attention %{{.*}}, %{{.*}}, %{{.*}} causal_offset(%[[CO]] : index) alibi <signed> alibi_offset(%[[AO]] : index) {causal, layout = #pe<attention_layout bshd>} : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32> -> tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
+// The local op's destinations: the local result's, and a new lse one.
+// CHECK: %[[O:.*]], %[[L:.*]] = pe.attention %{{.*}}, %{{.*}}, %{{.*}} causal_offset(%[[CO]] : index) alibi <signed> alibi_offset(%[[AO]] : index) outs(%{{.*}}, %{{.*}} : tensor<1x4x2x8xf32>, tensor<1x2x4xf32>) {causal, layout = #pe<attention_layout bshd>} : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32> -> tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
 // CHECK: %[[M:.*]] = shard.all_reduce %[[L]] on @grid grid_axes = [0] reduction = max : tensor<1x2x4xf32> -> tensor<1x2x4xf32>
 // CHECK: %[[W:.*]] = linalg.generic {indexing_maps = [#[[ID3]], #[[ID3]], #[[ID3]]]{{.*}} ins(%[[L]], %[[M]] :
 // CHECK: ^bb0(%[[LI:.*]]: f32, %[[MI:.*]]: f32, %{{.*}}: f32):
@@ -94,7 +97,9 @@ func.func @keys_bshd_lse(%q: tensor<1x4x2x8xf32>, %k: tensor<1x8x2x8xf32>, %v: t
   %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
   %ks = shard.shard %k to %s : tensor<1x8x2x8xf32>
   %vs = shard.shard %v to %s : tensor<1x8x2x8xf32>
-  %o, %l = pe.attention %q, %ks, %vs alibi <signed> {causal, layout = #pe<attention_layout bshd>} : tensor<1x4x2x8xf32>, tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32> -> tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
+  %attn_init2 = tensor.empty() : tensor<1x4x2x8xf32>
+  %attn_lse_init2 = tensor.empty() : tensor<1x2x4xf32>
+  %o, %l = pe.attention %q, %ks, %vs alibi <signed> outs(%attn_init2, %attn_lse_init2 : tensor<1x4x2x8xf32>, tensor<1x2x4xf32>) {causal, layout = #pe<attention_layout bshd>} : tensor<1x4x2x8xf32>, tensor<1x8x2x8xf32>, tensor<1x8x2x8xf32> -> tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
   return %o, %l : tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
 }
 
@@ -107,11 +112,12 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK-LABEL: func @heads_mqa
 // CHECK-SAME: (%[[Q:.*]]: tensor<1x2x8x8xf32>, %[[K:.*]]: tensor<1x1x8x8xf32>, %[[V:.*]]: tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
 // CHECK-NOT: shard.all
-// CHECK: pe.attention %[[Q]], %[[K]], %[[V]] : tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x2x8x8xf32>
+// CHECK: pe.attention %[[Q]], %[[K]], %[[V]] outs({{[^)]*}}) : tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x2x8x8xf32>
 func.func @heads_mqa(%q: tensor<1x4x8x8xf32>, %k: tensor<1x1x8x8xf32>, %v: tensor<1x1x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
   %qs = shard.shard %q to %s : tensor<1x4x8x8xf32>
-  %o = pe.attention %qs, %k, %v : tensor<1x4x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x4x8x8xf32>
+  %attn_init3 = tensor.empty() : tensor<1x4x8x8xf32>
+  %o = pe.attention %qs, %k, %v outs(%attn_init3 : tensor<1x4x8x8xf32>) : tensor<1x4x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x1x8x8xf32> -> tensor<1x4x8x8xf32>
   %os = shard.shard %o to %s : tensor<1x4x8x8xf32>
   return %os : tensor<1x4x8x8xf32>
 }
@@ -131,13 +137,14 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK: %[[NL:.*]] = linalg.generic {{.*}} ins(%[[L]] : tensor<1xi64>)
 // CHECK:   arith.subi %{{.*}}, %[[D]] : i64
 // CHECK: %[[CO:.*]] = arith.subi %{{.*}}, %[[START]] : index
-// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%[[NL]] : tensor<1xi64>) causal_offset(%[[CO]] : index) {causal, causal_alignment = #pe<causal_alignment top_left>}
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} kv_lengths(%[[NL]] : tensor<1xi64>) causal_offset(%[[CO]] : index) outs({{[^)]*}}) {causal, causal_alignment = #pe<causal_alignment top_left>}
 // CHECK: shard.all_reduce {{.*}} reduction = max
 func.func @keys_kv_lengths_top_left(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x16x8xf32>, %v: tensor<1x2x16x8xf32>, %l: tensor<1xi64>) -> tensor<1x2x8x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %ks = shard.shard %k to %s : tensor<1x2x16x8xf32>
   %vs = shard.shard %v to %s : tensor<1x2x16x8xf32>
-  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi64>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x2x8x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x8x8xf32>
+  %attn_init4 = tensor.empty() : tensor<1x2x8x8xf32>
+  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi64>) outs(%attn_init4 : tensor<1x2x8x8xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x2x8x8xf32>, tensor<1x2x16x8xf32>, tensor<1x2x16x8xf32> -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
 }
 
@@ -166,6 +173,7 @@ func.func @keys_alibi_key(%q: tensor<1x4x8x8xf32>, %k: tensor<1x4x16x8xf32>, %v:
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %ks = shard.shard %k to %s : tensor<1x4x16x8xf32>
   %vs = shard.shard %v to %s : tensor<1x4x16x8xf32>
-  %o = pe.attention %q, %ks, %vs alibi <key> : tensor<1x4x8x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32> -> tensor<1x4x8x8xf32>
+  %attn_init5 = tensor.empty() : tensor<1x4x8x8xf32>
+  %o = pe.attention %q, %ks, %vs alibi <key> outs(%attn_init5 : tensor<1x4x8x8xf32>) : tensor<1x4x8x8xf32>, tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32> -> tensor<1x4x8x8xf32>
   return %o : tensor<1x4x8x8xf32>
 }

@@ -51,12 +51,15 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK: %[[H:.*]] = shard.sharding @grid split_axes = {{\[\[}}], [0]] : !shard.sharding
 // CHECK: %[[K:.*]] = shard.shard %{{.*}} to %[[H]] annotate_for_users : tensor<1x2x8x8xf32>
 // CHECK: %[[V:.*]] = shard.shard %{{.*}} to %[[H]] annotate_for_users : tensor<1x2x8x8xf32>
-// CHECK: %[[O:.*]] = pe.attention %{{.*}}, %[[K]], %[[V]]
+// The destination is sharded like the result.
+// CHECK: %[[I:.*]] = shard.shard %{{.*}} to %[[H]] annotate_for_users : tensor<1x8x8x8xf32>
+// CHECK: %[[O:.*]] = pe.attention %{{.*}}, %[[K]], %[[V]] outs(%[[I]] : tensor<1x8x8x8xf32>)
 // CHECK: shard.shard %[[O]] to %[[H]] : tensor<1x8x8x8xf32>
 func.func @attention_gqa_heads(%q: tensor<1x8x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [0]] : !shard.sharding
   %qs = shard.shard %q to %s : tensor<1x8x8x8xf32>
-  %o = pe.attention %qs, %k, %v : tensor<1x8x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x8x8x8xf32>
+  %attn_init0 = tensor.empty() : tensor<1x8x8x8xf32>
+  %o = pe.attention %qs, %k, %v outs(%attn_init0 : tensor<1x8x8x8xf32>) : tensor<1x8x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x8x8x8xf32>
   return %o : tensor<1x8x8x8xf32>
 }
 
@@ -72,13 +75,15 @@ shard.grid @grid(shape = 2) {sym_visibility = "private"}
 // CHECK: %[[Q:.*]] = shard.shard %{{.*}} to %[[REP]] annotate_for_users : tensor<1x2x8x8xf32>
 // CHECK: %[[K:.*]] = shard.shard %{{.*}} to %[[SEQ]] annotate_for_users : tensor<1x2x8x8xf32>
 // CHECK: %[[V:.*]] = shard.shard %{{.*}} to %[[SEQ]] annotate_for_users : tensor<1x2x8x8xf32>
-// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]]
+// CHECK: %[[I:.*]] = shard.shard %{{.*}} to %[[REP]] annotate_for_users : tensor<1x2x8x8xf32>
+// CHECK: %[[O:.*]] = pe.attention %[[Q]], %[[K]], %[[V]] outs(%[[I]] : tensor<1x2x8x8xf32>)
 // CHECK: shard.shard %[[O]] to %[[REP]] : tensor<1x2x8x8xf32>
 func.func @attention_keys(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %ks = shard.shard %k to %s : tensor<1x2x8x8xf32>
   %vs = shard.shard %v to %s : tensor<1x2x8x8xf32>
-  %o = pe.attention %q, %ks, %vs {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  %attn_init1 = tensor.empty() : tensor<1x2x8x8xf32>
+  %o = pe.attention %q, %ks, %vs outs(%attn_init1 : tensor<1x2x8x8xf32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
 }
 
@@ -98,7 +103,8 @@ func.func @attention_keys_kv_lengths(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %ks = shard.shard %k to %s : tensor<1x2x8x8xf32>
   %vs = shard.shard %v to %s : tensor<1x2x8x8xf32>
-  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  %attn_init2 = tensor.empty() : tensor<1x2x8x8xf32>
+  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi32>) outs(%attn_init2 : tensor<1x2x8x8xf32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
 }
 

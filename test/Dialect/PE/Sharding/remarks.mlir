@@ -23,8 +23,9 @@ func.func @attention_keys_kv_lengths(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding
   %ks = shard.shard %k to %s : tensor<1x2x8x8xf32>
   %vs = shard.shard %v to %s : tensor<1x2x8x8xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x8x8xf32>
   // expected-remark@+1 {{Reason="the key sequence is not split with kv_lengths and bottom-right causal alignment; the op computes on resharded (gathered or whole) values instead"}}
-  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
+  %o = pe.attention %q, %ks, %vs kv_lengths(%l : tensor<1xi32>) outs(%attn_init0 : tensor<1x2x8x8xf32>) {causal} : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
 }
 

@@ -14,6 +14,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bf16(%q: tensor<1x4x6x16xbf16>, %k: tensor<1x4x6x16xbf16>, %v: tensor<1x4x6x16xbf16>, %b: tensor<6x6xf32>) -> tensor<1x4x6x16xbf16> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<6x6xf32>) : tensor<1x4x6x16xbf16>, tensor<1x4x6x16xbf16>, tensor<1x4x6x16xbf16> -> tensor<1x4x6x16xbf16>
+  %attn_init0 = tensor.empty() : tensor<1x4x6x16xbf16>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<6x6xf32>) outs(%attn_init0 : tensor<1x4x6x16xbf16>) : tensor<1x4x6x16xbf16>, tensor<1x4x6x16xbf16>, tensor<1x4x6x16xbf16> -> tensor<1x4x6x16xbf16>
   return %0 : tensor<1x4x6x16xbf16>
 }

@@ -19,6 +19,7 @@
 
 func.func @attn_bf16_alibi(%q: tensor<1x4x130x32xbf16>, %k: tensor<1x4x130x32xbf16>, %v: tensor<1x4x130x32xbf16>) -> tensor<1x4x130x32xf32> {
   %b = pe.alibi_bias symmetric : tensor<4x130x130xf32>
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x130x130xf32>) {causal} : tensor<1x4x130x32xbf16>, tensor<1x4x130x32xbf16>, tensor<1x4x130x32xbf16> -> tensor<1x4x130x32xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x130x32xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x130x130xf32>) outs(%attn_init0 : tensor<1x4x130x32xf32>) {causal} : tensor<1x4x130x32xbf16>, tensor<1x4x130x32xbf16>, tensor<1x4x130x32xbf16> -> tensor<1x4x130x32xf32>
   return %0 : tensor<1x4x130x32xf32>
 }

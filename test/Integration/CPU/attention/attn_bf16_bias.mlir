@@ -18,6 +18,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bf16_bias(%q: tensor<1x2x80x64xbf16>, %k: tensor<1x2x80x64xbf16>, %v: tensor<1x2x80x64xbf16>, %b: tensor<80x80xf32>) -> tensor<1x2x80x64xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<80x80xf32>) {causal} : tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16> -> tensor<1x2x80x64xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x80x64xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<80x80xf32>) outs(%attn_init0 : tensor<1x2x80x64xf32>) {causal} : tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16>, tensor<1x2x80x64xbf16> -> tensor<1x2x80x64xf32>
   return %0 : tensor<1x2x80x64xf32>
 }

@@ -17,6 +17,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bf16_prefill_gqa(%q: tensor<1x8x150x64xbf16>, %k: tensor<1x2x150x64xbf16>, %v: tensor<1x2x150x64xbf16>) -> tensor<1x8x150x64xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x8x150x64xbf16>, tensor<1x2x150x64xbf16>, tensor<1x2x150x64xbf16> -> tensor<1x8x150x64xf32>
+  %attn_init0 = tensor.empty() : tensor<1x8x150x64xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x8x150x64xf32>) {causal} : tensor<1x8x150x64xbf16>, tensor<1x2x150x64xbf16>, tensor<1x2x150x64xbf16> -> tensor<1x8x150x64xf32>
   return %0 : tensor<1x8x150x64xf32>
 }

@@ -17,6 +17,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bf16_prefill_lengths(%q: tensor<2x4x70x32xbf16>, %k: tensor<2x1x133x32xbf16>, %v: tensor<2x1x133x48xbf16>, %l: tensor<2xi32>) -> tensor<2x4x70x48xbf16> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<2xi32>) : tensor<2x4x70x32xbf16>, tensor<2x1x133x32xbf16>, tensor<2x1x133x48xbf16> -> tensor<2x4x70x48xbf16>
+  %attn_init0 = tensor.empty() : tensor<2x4x70x48xbf16>
+  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<2xi32>) outs(%attn_init0 : tensor<2x4x70x48xbf16>) : tensor<2x4x70x32xbf16>, tensor<2x1x133x32xbf16>, tensor<2x1x133x48xbf16> -> tensor<2x4x70x48xbf16>
   return %0 : tensor<2x4x70x48xbf16>
 }

@@ -22,6 +22,7 @@
 func.func @attn_bf16_rope(%q: tensor<1x4x100x64xbf16>, %k: tensor<1x2x100x64xbf16>, %v: tensor<1x2x100x64xbf16>, %f: tensor<32xf64>) -> tensor<1x4x100x64xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<32xf64>) {static_offset = 3 : i64} : tensor<1x4x100x64xbf16>
   %kr = pe.rope half %k inv_freq(%f : tensor<32xf64>) {static_offset = 3 : i64} : tensor<1x2x100x64xbf16>
-  %0 = pe.attention %qr, %kr, %v {causal} : tensor<1x4x100x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x4x100x64xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x100x64xf32>
+  %0 = pe.attention %qr, %kr, %v outs(%attn_init0 : tensor<1x4x100x64xf32>) {causal} : tensor<1x4x100x64xbf16>, tensor<1x2x100x64xbf16>, tensor<1x2x100x64xbf16> -> tensor<1x4x100x64xf32>
   return %0 : tensor<1x4x100x64xf32>
 }

@@ -17,6 +17,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bias_decode(%q: tensor<2x8x1x64xf32>, %k: tensor<2x2x200x64xf32>, %v: tensor<2x2x200x64xf32>, %b: tensor<2x1x1x200xbf16>) -> tensor<2x8x1x64xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<2x1x1x200xbf16>) : tensor<2x8x1x64xf32>, tensor<2x2x200x64xf32>, tensor<2x2x200x64xf32> -> tensor<2x8x1x64xf32>
+  %attn_init0 = tensor.empty() : tensor<2x8x1x64xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<2x1x1x200xbf16>) outs(%attn_init0 : tensor<2x8x1x64xf32>) : tensor<2x8x1x64xf32>, tensor<2x2x200x64xf32>, tensor<2x2x200x64xf32> -> tensor<2x8x1x64xf32>
   return %0 : tensor<2x8x1x64xf32>
 }

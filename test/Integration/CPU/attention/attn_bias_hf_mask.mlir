@@ -19,6 +19,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bias_hf_mask(%q: tensor<2x4x70x32xf32>, %k: tensor<2x2x150x32xf32>, %v: tensor<2x2x150x32xf32>, %b: tensor<2x1x70x150xf32>) -> tensor<2x4x70x32xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<2x1x70x150xf32>) : tensor<2x4x70x32xf32>, tensor<2x2x150x32xf32>, tensor<2x2x150x32xf32> -> tensor<2x4x70x32xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x70x32xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<2x1x70x150xf32>) outs(%attn_init0 : tensor<2x4x70x32xf32>) : tensor<2x4x70x32xf32>, tensor<2x2x150x32xf32>, tensor<2x2x150x32xf32> -> tensor<2x4x70x32xf32>
   return %0 : tensor<2x4x70x32xf32>
 }

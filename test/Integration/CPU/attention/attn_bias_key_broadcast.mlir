@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bias_key_broadcast(%q: tensor<1x4x20x16xf32>, %k: tensor<1x4x40x16xf32>, %v: tensor<1x4x40x16xf32>, %b: tensor<1x4x20x1xf32>) -> tensor<1x4x20x16xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<1x4x20x1xf32>) {softcap = 4.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x4x20x16xf32>, tensor<1x4x40x16xf32>, tensor<1x4x40x16xf32> -> tensor<1x4x20x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x20x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<1x4x20x1xf32>) outs(%attn_init0 : tensor<1x4x20x16xf32>) {softcap = 4.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x4x20x16xf32>, tensor<1x4x40x16xf32>, tensor<1x4x40x16xf32> -> tensor<1x4x20x16xf32>
   return %0 : tensor<1x4x20x16xf32>
 }

@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bias_rank2(%q: tensor<2x4x6x16xf32>, %k: tensor<2x2x8x16xf32>, %v: tensor<2x2x8x16xf32>, %b: tensor<6x8xf32>) -> tensor<2x4x6x16xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<6x8xf32>) : tensor<2x4x6x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x4x6x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x6x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<6x8xf32>) outs(%attn_init0 : tensor<2x4x6x16xf32>) : tensor<2x4x6x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x4x6x16xf32>
   return %0 : tensor<2x4x6x16xf32>
 }

@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bias_rank4(%q: tensor<2x4x5x16xf32>, %k: tensor<2x4x7x16xf32>, %v: tensor<2x4x7x16xf32>, %b: tensor<2x1x5x7xf16>) -> tensor<2x4x5x16xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<2x1x5x7xf16>) : tensor<2x4x5x16xf32>, tensor<2x4x7x16xf32>, tensor<2x4x7x16xf32> -> tensor<2x4x5x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x5x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<2x1x5x7xf16>) outs(%attn_init0 : tensor<2x4x5x16xf32>) : tensor<2x4x5x16xf32>, tensor<2x4x7x16xf32>, tensor<2x4x7x16xf32> -> tensor<2x4x5x16xf32>
   return %0 : tensor<2x4x5x16xf32>
 }

@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bias_rank4_full(%q: tensor<1x4x5x8xf32>, %k: tensor<1x2x7x8xf32>, %v: tensor<1x2x7x8xf32>, %b: tensor<1x4x5x7xf32>) -> tensor<1x4x5x8xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<1x4x5x7xf32>) {causal} : tensor<1x4x5x8xf32>, tensor<1x2x7x8xf32>, tensor<1x2x7x8xf32> -> tensor<1x4x5x8xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x5x8xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<1x4x5x7xf32>) outs(%attn_init0 : tensor<1x4x5x8xf32>) {causal} : tensor<1x4x5x8xf32>, tensor<1x2x7x8xf32>, tensor<1x2x7x8xf32> -> tensor<1x4x5x8xf32>
   return %0 : tensor<1x4x5x8xf32>
 }

@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bshd_decode_alibi(%q: tensor<2x1x4x16xf32>, %k: tensor<2x16x1x16xf32>, %v: tensor<2x16x1x16xf32>, %lengths: tensor<2xi32>) -> tensor<2x1x4x16xf32> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) alibi <symmetric, query_offset = 15> {layout = #pe<attention_layout bshd>} : tensor<2x1x4x16xf32>, tensor<2x16x1x16xf32>, tensor<2x16x1x16xf32> -> tensor<2x1x4x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x1x4x16xf32>
+  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) alibi <symmetric, query_offset = 15> outs(%attn_init0 : tensor<2x1x4x16xf32>) {layout = #pe<attention_layout bshd>} : tensor<2x1x4x16xf32>, tensor<2x16x1x16xf32>, tensor<2x16x1x16xf32> -> tensor<2x1x4x16xf32>
   return %0 : tensor<2x1x4x16xf32>
 }

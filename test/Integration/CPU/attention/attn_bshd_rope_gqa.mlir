@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_bshd_rope_gqa(%q: tensor<2x40x8x32xf32>, %k: tensor<2x72x2x32xf32>, %v: tensor<2x72x2x32xf32>, %f: tensor<16xf64>) -> tensor<2x40x8x32xf32> {
-  %0 = pe.attention %q, %k, %v rope <half, query_offset = 7> inv_freq(%f : tensor<16xf64>) {causal, layout = #pe<attention_layout bshd>} : tensor<2x40x8x32xf32>, tensor<2x72x2x32xf32>, tensor<2x72x2x32xf32> -> tensor<2x40x8x32xf32>
+  %attn_init0 = tensor.empty() : tensor<2x40x8x32xf32>
+  %0 = pe.attention %q, %k, %v rope <half, query_offset = 7> inv_freq(%f : tensor<16xf64>) outs(%attn_init0 : tensor<2x40x8x32xf32>) {causal, layout = #pe<attention_layout bshd>} : tensor<2x40x8x32xf32>, tensor<2x72x2x32xf32>, tensor<2x72x2x32xf32> -> tensor<2x40x8x32xf32>
   return %0 : tensor<2x40x8x32xf32>
 }

@@ -16,6 +16,9 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_causal_dynamic(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>) -> tensor<1x4x?x16xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x4x?x16xf32>
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x4x?x16xf32>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x4x?x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x?x16xf32>) {causal} : tensor<1x4x?x16xf32>, tensor<1x2x?x16xf32>, tensor<1x2x?x16xf32> -> tensor<1x4x?x16xf32>
   return %0 : tensor<1x4x?x16xf32>
 }

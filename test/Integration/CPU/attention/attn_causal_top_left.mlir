@@ -18,6 +18,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_causal_top_left(%q: tensor<1x4x5x16xf32>, %k: tensor<1x2x9x16xf32>, %v: tensor<1x2x9x16xf32>) -> tensor<1x4x5x16xf32> {
-  %0 = pe.attention %q, %k, %v {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x5x16xf32>, tensor<1x2x9x16xf32>, tensor<1x2x9x16xf32> -> tensor<1x4x5x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x5x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x5x16xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x5x16xf32>, tensor<1x2x9x16xf32>, tensor<1x2x9x16xf32> -> tensor<1x4x5x16xf32>
   return %0 : tensor<1x4x5x16xf32>
 }

@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_causal_tq_gt_tk(%q: tensor<1x2x6x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x6x8xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x2x6x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x6x8xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x6x8xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x2x6x8xf32>) {causal} : tensor<1x2x6x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x6x8xf32>
   return %0 : tensor<1x2x6x8xf32>
 }

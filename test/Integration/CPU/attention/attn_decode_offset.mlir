@@ -17,6 +17,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_decode_offset(%q: tensor<1x4x1x16xf32>, %k: tensor<1x1x16x16xf32>, %v: tensor<1x1x16x16xf32>, %offset: index) -> tensor<1x4x1x16xf32> {
-  %0 = pe.attention %q, %k, %v causal_offset(%offset : index) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x1x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x4x1x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x1x16xf32>
+  %0 = pe.attention %q, %k, %v causal_offset(%offset : index) outs(%attn_init0 : tensor<1x4x1x16xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<1x4x1x16xf32>, tensor<1x1x16x16xf32>, tensor<1x1x16x16xf32> -> tensor<1x4x1x16xf32>
   return %0 : tensor<1x4x1x16xf32>
 }

@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_dv(%q: tensor<2x4x5x16xf32>, %k: tensor<2x2x9x16xf32>, %v: tensor<2x2x9x8xf32>) -> tensor<2x4x5x8xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<2x4x5x16xf32>, tensor<2x2x9x16xf32>, tensor<2x2x9x8xf32> -> tensor<2x4x5x8xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x5x8xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<2x4x5x8xf32>) {causal} : tensor<2x4x5x16xf32>, tensor<2x2x9x16xf32>, tensor<2x2x9x8xf32> -> tensor<2x4x5x8xf32>
   return %0 : tensor<2x4x5x8xf32>
 }

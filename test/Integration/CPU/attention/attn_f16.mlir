@@ -14,6 +14,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_f16(%q: tensor<1x8x8x16xf16>, %k: tensor<1x2x8x16xf16>, %v: tensor<1x2x8x16xf16>) -> tensor<1x8x8x16xf16> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x8x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x8x8x16xf16>
+  %attn_init0 = tensor.empty() : tensor<1x8x8x16xf16>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x8x8x16xf16>) {causal} : tensor<1x8x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16> -> tensor<1x8x8x16xf16>
   return %0 : tensor<1x8x8x16xf16>
 }

@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_f16_cache_decode(%q: tensor<2x8x1x64xf32>, %k: tensor<2x2x200x64xf16>, %v: tensor<2x2x200x64xf16>, %l: tensor<2xi32>) -> tensor<2x8x1x64xf32> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<2xi32>) {causal} : tensor<2x8x1x64xf32>, tensor<2x2x200x64xf16>, tensor<2x2x200x64xf16> -> tensor<2x8x1x64xf32>
+  %attn_init0 = tensor.empty() : tensor<2x8x1x64xf32>
+  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<2xi32>) outs(%attn_init0 : tensor<2x8x1x64xf32>) {causal} : tensor<2x8x1x64xf32>, tensor<2x2x200x64xf16>, tensor<2x2x200x64xf16> -> tensor<2x8x1x64xf32>
   return %0 : tensor<2x8x1x64xf32>
 }

@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_f16_cache_prefill(%q: tensor<1x4x80x32xf32>, %k: tensor<1x2x80x32xf16>, %v: tensor<1x2x80x32xf16>) -> tensor<1x4x80x32xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x80x32xf32>, tensor<1x2x80x32xf16>, tensor<1x2x80x32xf16> -> tensor<1x4x80x32xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x80x32xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x80x32xf32>) {causal} : tensor<1x4x80x32xf32>, tensor<1x2x80x32xf16>, tensor<1x2x80x32xf16> -> tensor<1x4x80x32xf32>
   return %0 : tensor<1x4x80x32xf32>
 }

@@ -14,6 +14,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_f64(%q: tensor<1x4x6x16xf64>, %k: tensor<1x2x8x16xf64>, %v: tensor<1x2x8x16xf64>, %b: tensor<4x6x8xf32>, %m: tensor<1x1x6x8xi1>) -> tensor<1x4x6x16xf64> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x6x8xf32>) mask(%m : tensor<1x1x6x8xi1>) {causal, softcap = 3.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x4x6x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x4x6x16xf64>
+  %attn_init0 = tensor.empty() : tensor<1x4x6x16xf64>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x6x8xf32>) mask(%m : tensor<1x1x6x8xi1>) outs(%attn_init0 : tensor<1x4x6x16xf64>) {causal, softcap = 3.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x4x6x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x4x6x16xf64>
   return %0 : tensor<1x4x6x16xf64>
 }

@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_gqa_decode_d128(%q: tensor<2x8x1x128xf32>, %k: tensor<2x2x200x128xf32>, %v: tensor<2x2x200x128xf32>, %l: tensor<2xi32>) -> tensor<2x8x1x128xf32> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<2xi32>) {causal} : tensor<2x8x1x128xf32>, tensor<2x2x200x128xf32>, tensor<2x2x200x128xf32> -> tensor<2x8x1x128xf32>
+  %attn_init0 = tensor.empty() : tensor<2x8x1x128xf32>
+  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<2xi32>) outs(%attn_init0 : tensor<2x8x1x128xf32>) {causal} : tensor<2x8x1x128xf32>, tensor<2x2x200x128xf32>, tensor<2x2x200x128xf32> -> tensor<2x8x1x128xf32>
   return %0 : tensor<2x8x1x128xf32>
 }

@@ -18,6 +18,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_kv_lengths(%q: tensor<3x2x4x16xf32>, %k: tensor<3x1x9x16xf32>, %v: tensor<3x1x9x16xf32>, %lengths: tensor<3xi32>) -> tensor<3x2x4x16xf32> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<3xi32>) : tensor<3x2x4x16xf32>, tensor<3x1x9x16xf32>, tensor<3x1x9x16xf32> -> tensor<3x2x4x16xf32>
+  %attn_init0 = tensor.empty() : tensor<3x2x4x16xf32>
+  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<3xi32>) outs(%attn_init0 : tensor<3x2x4x16xf32>) : tensor<3x2x4x16xf32>, tensor<3x1x9x16xf32>, tensor<3x1x9x16xf32> -> tensor<3x2x4x16xf32>
   return %0 : tensor<3x2x4x16xf32>
 }

@@ -18,6 +18,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_kv_lengths_causal(%q: tensor<2x4x3x16xf32>, %k: tensor<2x2x10x16xf32>, %v: tensor<2x2x10x16xf32>, %lengths: tensor<2xi32>) -> tensor<2x4x3x16xf32> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) {causal} : tensor<2x4x3x16xf32>, tensor<2x2x10x16xf32>, tensor<2x2x10x16xf32> -> tensor<2x4x3x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x3x16xf32>
+  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) outs(%attn_init0 : tensor<2x4x3x16xf32>) {causal} : tensor<2x4x3x16xf32>, tensor<2x2x10x16xf32>, tensor<2x2x10x16xf32> -> tensor<2x4x3x16xf32>
   return %0 : tensor<2x4x3x16xf32>
 }

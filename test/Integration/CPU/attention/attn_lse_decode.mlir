@@ -17,6 +17,8 @@
 
 func.func @attn_lse_decode(%q: tensor<3x8x1x16xf32>, %k: tensor<3x2x32x16xf32>, %v: tensor<3x2x32x16xf32>, %l: tensor<3xi32>)
     -> (tensor<3x8x1x16xf32>, tensor<3x8x1xf32>) {
-  %o, %s = pe.attention %q, %k, %v kv_lengths(%l : tensor<3xi32>) {causal, window = 8 : i64} : tensor<3x8x1x16xf32>, tensor<3x2x32x16xf32>, tensor<3x2x32x16xf32> -> tensor<3x8x1x16xf32>, tensor<3x8x1xf32>
+  %attn_init0 = tensor.empty() : tensor<3x8x1x16xf32>
+  %attn_lse_init0 = tensor.empty() : tensor<3x8x1xf32>
+  %o, %s = pe.attention %q, %k, %v kv_lengths(%l : tensor<3xi32>) outs(%attn_init0, %attn_lse_init0 : tensor<3x8x1x16xf32>, tensor<3x8x1xf32>) {causal, window = 8 : i64} : tensor<3x8x1x16xf32>, tensor<3x2x32x16xf32>, tensor<3x2x32x16xf32> -> tensor<3x8x1x16xf32>, tensor<3x8x1xf32>
   return %o, %s : tensor<3x8x1x16xf32>, tensor<3x8x1xf32>
 }

@@ -24,7 +24,11 @@ func.func @attn_lse_split(%q: tensor<2x4x20x16xf32>, %k1: tensor<2x2x24x16xf32>,
                           %k2: tensor<2x2x24x16xf32>, %v2: tensor<2x2x24x16xf32>, %l2: tensor<2xi32>)
     -> (tensor<2x4x20x16xf32>, tensor<2x4x20xf32>, tensor<2x4x20x16xf32>, tensor<2x4x20xf32>) {
   %c24 = arith.constant 24 : index
-  %o1, %s1 = pe.attention %q, %k1, %v1 kv_lengths(%l1 : tensor<2xi32>) causal_offset(%c24 : index) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x4x20x16xf32>, tensor<2x2x24x16xf32>, tensor<2x2x24x16xf32> -> tensor<2x4x20x16xf32>, tensor<2x4x20xf32>
-  %o2, %s2 = pe.attention %q, %k2, %v2 kv_lengths(%l2 : tensor<2xi32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x4x20x16xf32>, tensor<2x2x24x16xf32>, tensor<2x2x24x16xf32> -> tensor<2x4x20x16xf32>, tensor<2x4x20xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x20x16xf32>
+  %attn_lse_init0 = tensor.empty() : tensor<2x4x20xf32>
+  %o1, %s1 = pe.attention %q, %k1, %v1 kv_lengths(%l1 : tensor<2xi32>) causal_offset(%c24 : index) outs(%attn_init0, %attn_lse_init0 : tensor<2x4x20x16xf32>, tensor<2x4x20xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x4x20x16xf32>, tensor<2x2x24x16xf32>, tensor<2x2x24x16xf32> -> tensor<2x4x20x16xf32>, tensor<2x4x20xf32>
+  %attn_init1 = tensor.empty() : tensor<2x4x20x16xf32>
+  %attn_lse_init1 = tensor.empty() : tensor<2x4x20xf32>
+  %o2, %s2 = pe.attention %q, %k2, %v2 kv_lengths(%l2 : tensor<2xi32>) outs(%attn_init1, %attn_lse_init1 : tensor<2x4x20x16xf32>, tensor<2x4x20xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x4x20x16xf32>, tensor<2x2x24x16xf32>, tensor<2x2x24x16xf32> -> tensor<2x4x20x16xf32>, tensor<2x4x20xf32>
   return %o1, %s1, %o2, %s2 : tensor<2x4x20x16xf32>, tensor<2x4x20xf32>, tensor<2x4x20x16xf32>, tensor<2x4x20xf32>
 }

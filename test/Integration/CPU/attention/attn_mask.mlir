@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_mask(%q: tensor<2x4x6x16xf32>, %k: tensor<2x2x8x16xf32>, %v: tensor<2x2x8x16xf32>, %m: tensor<2x1x6x8xi1>) -> tensor<2x4x6x16xf32> {
-  %0 = pe.attention %q, %k, %v mask(%m : tensor<2x1x6x8xi1>) : tensor<2x4x6x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x4x6x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x6x16xf32>
+  %0 = pe.attention %q, %k, %v mask(%m : tensor<2x1x6x8xi1>) outs(%attn_init0 : tensor<2x4x6x16xf32>) : tensor<2x4x6x16xf32>, tensor<2x2x8x16xf32>, tensor<2x2x8x16xf32> -> tensor<2x4x6x16xf32>
   return %0 : tensor<2x4x6x16xf32>
 }

@@ -19,6 +19,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_mask_blocks(%q: tensor<2x4x70x32xf32>, %k: tensor<2x2x150x32xf32>, %v: tensor<2x2x150x32xf32>, %b: tensor<70x150xf32>, %m: tensor<2x1x70x150xi1>) -> tensor<2x4x70x32xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<70x150xf32>) mask(%m : tensor<2x1x70x150xi1>) {softcap = 5.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x70x32xf32>, tensor<2x2x150x32xf32>, tensor<2x2x150x32xf32> -> tensor<2x4x70x32xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x70x32xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<70x150xf32>) mask(%m : tensor<2x1x70x150xi1>) outs(%attn_init0 : tensor<2x4x70x32xf32>) {softcap = 5.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<2x4x70x32xf32>, tensor<2x2x150x32xf32>, tensor<2x2x150x32xf32> -> tensor<2x4x70x32xf32>
   return %0 : tensor<2x4x70x32xf32>
 }

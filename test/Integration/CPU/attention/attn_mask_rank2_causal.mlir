@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_mask_rank2_causal(%q: tensor<1x4x6x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>, %m: tensor<6x8xi1>) -> tensor<1x4x6x16xf32> {
-  %0 = pe.attention %q, %k, %v mask(%m : tensor<6x8xi1>) {causal} : tensor<1x4x6x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x6x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x6x16xf32>
+  %0 = pe.attention %q, %k, %v mask(%m : tensor<6x8xi1>) outs(%attn_init0 : tensor<1x4x6x16xf32>) {causal} : tensor<1x4x6x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x6x16xf32>
   return %0 : tensor<1x4x6x16xf32>
 }

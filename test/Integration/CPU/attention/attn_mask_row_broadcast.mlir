@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_mask_row_broadcast(%q: tensor<1x4x1x16xf32>, %k: tensor<1x2x90x16xf32>, %v: tensor<1x2x90x16xf32>, %m: tensor<1x4x1x1xi1>) -> tensor<1x4x1x16xf32> {
-  %0 = pe.attention %q, %k, %v mask(%m : tensor<1x4x1x1xi1>) : tensor<1x4x1x16xf32>, tensor<1x2x90x16xf32>, tensor<1x2x90x16xf32> -> tensor<1x4x1x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x1x16xf32>
+  %0 = pe.attention %q, %k, %v mask(%m : tensor<1x4x1x1xi1>) outs(%attn_init0 : tensor<1x4x1x16xf32>) : tensor<1x4x1x16xf32>, tensor<1x2x90x16xf32>, tensor<1x2x90x16xf32> -> tensor<1x4x1x16xf32>
   return %0 : tensor<1x4x1x16xf32>
 }

@@ -16,6 +16,9 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_mha_scale(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8xf32>, %v: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
-  %0 = pe.attention %q, %k, %v {scale = 0.5 : f64} : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
+  %attn_c2_0 = arith.constant 2 : index
+  %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x2x?x8xf32>
+  %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x2x?x8xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x2x?x8xf32>) {scale = 0.5 : f64} : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32> -> tensor<1x2x?x8xf32>
   return %0 : tensor<1x2x?x8xf32>
 }

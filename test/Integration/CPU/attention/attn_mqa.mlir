@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_mqa(%q: tensor<2x4x5x16xf32>, %k: tensor<2x1x9x16xf32>, %v: tensor<2x1x9x16xf32>) -> tensor<2x4x5x16xf32> {
-  %0 = pe.attention %q, %k, %v : tensor<2x4x5x16xf32>, tensor<2x1x9x16xf32>, tensor<2x1x9x16xf32> -> tensor<2x4x5x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x5x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<2x4x5x16xf32>) : tensor<2x4x5x16xf32>, tensor<2x1x9x16xf32>, tensor<2x1x9x16xf32> -> tensor<2x4x5x16xf32>
   return %0 : tensor<2x4x5x16xf32>
 }

@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_nan_bias(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x10x16xf32>, %v: tensor<1x2x10x16xf32>, %b: tensor<1x8x10xf32>) -> tensor<1x2x8x16xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<1x8x10xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x8x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<1x8x10xf32>) outs(%attn_init0 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32> -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
 }

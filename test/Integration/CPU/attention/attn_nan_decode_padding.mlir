@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_nan_decode_padding(%q: tensor<2x4x1x16xf32>, %k: tensor<2x2x100x16xf32>, %v: tensor<2x2x100x16xf32>, %l: tensor<2xi32>) -> tensor<2x4x1x16xf32> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<2xi32>) : tensor<2x4x1x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32> -> tensor<2x4x1x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x1x16xf32>
+  %0 = pe.attention %q, %k, %v kv_lengths(%l : tensor<2xi32>) outs(%attn_init0 : tensor<2x4x1x16xf32>) : tensor<2x4x1x16xf32>, tensor<2x2x100x16xf32>, tensor<2x2x100x16xf32> -> tensor<2x4x1x16xf32>
   return %0 : tensor<2x4x1x16xf32>
 }

@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_nan_q(%q: tensor<1x4x80x16xf32>, %k: tensor<1x2x80x16xf32>, %v: tensor<1x2x80x16xf32>) -> tensor<1x4x80x16xf32> {
-  %0 = pe.attention %q, %k, %v {causal} : tensor<1x4x80x16xf32>, tensor<1x2x80x16xf32>, tensor<1x2x80x16xf32> -> tensor<1x4x80x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x80x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x80x16xf32>) {causal} : tensor<1x4x80x16xf32>, tensor<1x2x80x16xf32>, tensor<1x2x80x16xf32> -> tensor<1x4x80x16xf32>
   return %0 : tensor<1x4x80x16xf32>
 }

@@ -16,6 +16,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_softcap_after(%q: tensor<1x4x6x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %b: tensor<4x6x8xf32>) -> tensor<1x4x6x16xf32> {
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x6x8xf32>) {scale = 1.5 : f64, softcap = 5.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x4x6x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x6x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x6x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x6x8xf32>) outs(%attn_init0 : tensor<1x4x6x16xf32>) {scale = 1.5 : f64, softcap = 5.0 : f64, softcap_order = #pe<softcap_order after_bias>} : tensor<1x4x6x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x6x16xf32>
   return %0 : tensor<1x4x6x16xf32>
 }

@@ -15,6 +15,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_softcap_nobias(%q: tensor<1x2x6x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x6x16xf32> {
-  %0 = pe.attention %q, %k, %v {scale = 1.0 : f64, softcap = 2.0 : f64, causal} : tensor<1x2x6x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x6x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x6x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x2x6x16xf32>) {scale = 1.0 : f64, softcap = 2.0 : f64, causal} : tensor<1x2x6x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x6x16xf32>
   return %0 : tensor<1x2x6x16xf32>
 }

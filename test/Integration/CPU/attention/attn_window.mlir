@@ -17,6 +17,7 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_window(%q: tensor<1x2x10x16xf32>, %k: tensor<1x2x10x16xf32>, %v: tensor<1x2x10x16xf32>) -> tensor<1x2x10x16xf32> {
-  %0 = pe.attention %q, %k, %v {causal, window = 3 : i64} : tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32> -> tensor<1x2x10x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x10x16xf32>
+  %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x2x10x16xf32>) {causal, window = 3 : i64} : tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32> -> tensor<1x2x10x16xf32>
   return %0 : tensor<1x2x10x16xf32>
 }

@@ -17,6 +17,7 @@
 
 func.func @e2e_alibi(%q: tensor<1x6x4x16xf32>, %k: tensor<1x6x10x16xf32>, %v: tensor<1x6x10x16xf32>) -> tensor<1x6x4x16xf32> {
   %b = pe.alibi_bias symmetric {static_offset = 6 : i64} : tensor<6x4x10xf32>
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<6x4x10xf32>) {causal} : tensor<1x6x4x16xf32>, tensor<1x6x10x16xf32>, tensor<1x6x10x16xf32> -> tensor<1x6x4x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x6x4x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<6x4x10xf32>) outs(%attn_init0 : tensor<1x6x4x16xf32>) {causal} : tensor<1x6x4x16xf32>, tensor<1x6x10x16xf32>, tensor<1x6x10x16xf32> -> tensor<1x6x4x16xf32>
   return %0 : tensor<1x6x4x16xf32>
 }

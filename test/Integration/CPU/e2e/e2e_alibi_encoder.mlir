@@ -17,6 +17,7 @@
 
 func.func @e2e_alibi_encoder(%q: tensor<1x6x7x16xf32>, %k: tensor<1x6x7x16xf32>, %v: tensor<1x6x7x16xf32>) -> tensor<1x6x7x16xf32> {
   %b = pe.alibi_bias signed : tensor<6x7x7xf32>
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<6x7x7xf32>) : tensor<1x6x7x16xf32>, tensor<1x6x7x16xf32>, tensor<1x6x7x16xf32> -> tensor<1x6x7x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x6x7x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<6x7x7xf32>) outs(%attn_init0 : tensor<1x6x7x16xf32>) : tensor<1x6x7x16xf32>, tensor<1x6x7x16xf32>, tensor<1x6x7x16xf32> -> tensor<1x6x7x16xf32>
   return %0 : tensor<1x6x7x16xf32>
 }

@@ -18,6 +18,7 @@
 
 func.func @e2e_alibi_slopes(%q: tensor<1x4x32x16xf32>, %k: tensor<1x4x48x16xf32>, %v: tensor<1x4x48x16xf32>, %s: tensor<4xf32>) -> tensor<1x4x32x16xf32> {
   %b = pe.alibi_bias key slopes(%s : tensor<4xf32>) : tensor<4x32x48xf32>
-  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x32x48xf32>) {causal} : tensor<1x4x32x16xf32>, tensor<1x4x48x16xf32>, tensor<1x4x48x16xf32> -> tensor<1x4x32x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x32x16xf32>
+  %0 = pe.attention %q, %k, %v bias(%b : tensor<4x32x48xf32>) outs(%attn_init0 : tensor<1x4x32x16xf32>) {causal} : tensor<1x4x32x16xf32>, tensor<1x4x48x16xf32>, tensor<1x4x48x16xf32> -> tensor<1x4x32x16xf32>
   return %0 : tensor<1x4x32x16xf32>
 }

@@ -17,6 +17,7 @@
 func.func @e2e_bshd_llama(%q: tensor<1x24x8x32xf32>, %k: tensor<1x24x2x32xf32>, %v: tensor<1x24x2x32xf32>, %f: tensor<16xf64>) -> tensor<1x24x8x32xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<16xf64>) {sequence_dim = 1 : i64} : tensor<1x24x8x32xf32>
   %kr = pe.rope half %k inv_freq(%f : tensor<16xf64>) {sequence_dim = 1 : i64} : tensor<1x24x2x32xf32>
-  %0 = pe.attention %qr, %kr, %v {causal, layout = #pe<attention_layout bshd>} : tensor<1x24x8x32xf32>, tensor<1x24x2x32xf32>, tensor<1x24x2x32xf32> -> tensor<1x24x8x32xf32>
+  %attn_init0 = tensor.empty() : tensor<1x24x8x32xf32>
+  %0 = pe.attention %qr, %kr, %v outs(%attn_init0 : tensor<1x24x8x32xf32>) {causal, layout = #pe<attention_layout bshd>} : tensor<1x24x8x32xf32>, tensor<1x24x2x32xf32>, tensor<1x24x2x32xf32> -> tensor<1x24x8x32xf32>
   return %0 : tensor<1x24x8x32xf32>
 }

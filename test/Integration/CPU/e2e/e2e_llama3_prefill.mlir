@@ -20,6 +20,7 @@ func.func @e2e_llama3_prefill(%q: tensor<1x8x16x32xf32>, %k: tensor<1x2x16x32xf3
   %f, %one = pe.llama3_scale {base = 500000.0 : f64, factor = 8.0 : f64, low_freq_factor = 1.0 : f64, high_freq_factor = 4.0 : f64, original_max_position_embeddings = 8192 : i64} : tensor<16xf32>
   %qr = pe.rope half %q inv_freq(%f : tensor<16xf32>) attention_scaling(%one) : tensor<1x8x16x32xf32>
   %kr = pe.rope half %k inv_freq(%f : tensor<16xf32>) attention_scaling(%one) : tensor<1x2x16x32xf32>
-  %0 = pe.attention %qr, %kr, %v {causal} : tensor<1x8x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32> -> tensor<1x8x16x32xf32>
+  %attn_init0 = tensor.empty() : tensor<1x8x16x32xf32>
+  %0 = pe.attention %qr, %kr, %v outs(%attn_init0 : tensor<1x8x16x32xf32>) {causal} : tensor<1x8x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32> -> tensor<1x8x16x32xf32>
   return %0 : tensor<1x8x16x32xf32>
 }

@@ -18,6 +18,7 @@
 func.func @e2e_rope_huge_offset(%q: tensor<1x2x4x32xf32>, %k: tensor<1x2x8x32xf32>, %v: tensor<1x2x8x32xf32>, %f: tensor<16xf64>, %qo: index, %ko: index) -> tensor<1x2x4x32xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<16xf64>) offset(%qo : index) : tensor<1x2x4x32xf32>
   %kr = pe.rope half %k inv_freq(%f : tensor<16xf64>) offset(%ko : index) : tensor<1x2x8x32xf32>
-  %0 = pe.attention %qr, %kr, %v {causal} : tensor<1x2x4x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32> -> tensor<1x2x4x32xf32>
+  %attn_init0 = tensor.empty() : tensor<1x2x4x32xf32>
+  %0 = pe.attention %qr, %kr, %v outs(%attn_init0 : tensor<1x2x4x32xf32>) {causal} : tensor<1x2x4x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32> -> tensor<1x2x4x32xf32>
   return %0 : tensor<1x2x4x32xf32>
 }

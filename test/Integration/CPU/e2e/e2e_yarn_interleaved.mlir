@@ -20,6 +20,7 @@ func.func @e2e_yarn_interleaved(%q: tensor<1x4x6x16xf32>, %k: tensor<1x1x6x16xf3
   %f, %m = pe.yarn_scale {factor = 8.0 : f64, original_max_position_embeddings = 64 : i64} : tensor<8xf32>
   %qr = pe.rope interleaved %q inv_freq(%f : tensor<8xf32>) attention_scaling(%m) positions(%p : tensor<6xi64>) : tensor<1x4x6x16xf32>
   %kr = pe.rope interleaved %k inv_freq(%f : tensor<8xf32>) attention_scaling(%m) positions(%p : tensor<6xi64>) : tensor<1x1x6x16xf32>
-  %0 = pe.attention %qr, %kr, %v : tensor<1x4x6x16xf32>, tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32> -> tensor<1x4x6x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x4x6x16xf32>
+  %0 = pe.attention %qr, %kr, %v outs(%attn_init0 : tensor<1x4x6x16xf32>) : tensor<1x4x6x16xf32>, tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32> -> tensor<1x4x6x16xf32>
   return %0 : tensor<1x4x6x16xf32>
 }

@@ -51,7 +51,8 @@ func.func @attention(%q: tensor<1x8x16x64xf32>, %k: tensor<1x2x16x64xf32>, %v: t
           offset(%qo : index) : tensor<1x8x16x64xf32>
   %kr = pe.rope half %k inv_freq(%inv_freq : tensor<32xf32>) attention_scaling(%mscale)
           offset(%ko : index) : tensor<1x2x16x64xf32>
-  %o = pe.attention %qr, %kr, %v {causal} : tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>,
+  %attn_init0 = tensor.empty() : tensor<1x8x16x64xf32>
+  %o = pe.attention %qr, %kr, %v outs(%attn_init0 : tensor<1x8x16x64xf32>) {causal} : tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>,
          tensor<1x2x16x64xf32> -> tensor<1x8x16x64xf32>
   return %o : tensor<1x8x16x64xf32>
 }

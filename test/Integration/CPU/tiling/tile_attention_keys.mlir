@@ -26,10 +26,11 @@
 
 func.func @key_tiled_attention(%q: tensor<2x8x12x16xf32>, %k: tensor<2x2x45x16xf32>, %v: tensor<2x2x45x16xf32>, %f: tensor<8xf64>, %lengths: tensor<2xi32>) -> tensor<2x8x12x16xf32> {
   %c30 = arith.constant 30 : index
-  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) causal_offset(%c30 : index) rope <half, query_offset = 5, key_offset = 3> inv_freq(%f : tensor<8xf64>) alibi <symmetric, query_offset = 2> {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x12x16xf32>, tensor<2x2x45x16xf32>, tensor<2x2x45x16xf32> -> tensor<2x8x12x16xf32>
+  %attn_init0 = tensor.empty() : tensor<2x8x12x16xf32>
+  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) causal_offset(%c30 : index) rope <half, query_offset = 5, key_offset = 3> inv_freq(%f : tensor<8xf64>) alibi <symmetric, query_offset = 2> outs(%attn_init0 : tensor<2x8x12x16xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x12x16xf32>, tensor<2x2x45x16xf32>, tensor<2x2x45x16xf32> -> tensor<2x8x12x16xf32>
   return %0 : tensor<2x8x12x16xf32>
 }
 // TILED: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // TILED: linalg.generic
 // TILED: arith.subi
-// TILED: pe.attention {{.*}} kv_lengths({{.*}} : tensor<2xi32>) causal_offset({{.*}}) rope <half, query_offset = 5, key_offset = 3> inv_freq({{.*}}) key_offset(%[[J]] : index) alibi <symmetric, query_offset = 2> alibi_offset({{.*}}) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x12x16xf32>, tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32> -> tensor<2x8x12x16xf32>, tensor<2x8x12xf32>
+// TILED: pe.attention {{.*}} kv_lengths({{.*}} : tensor<2xi32>) causal_offset({{.*}}) rope <half, query_offset = 5, key_offset = 3> inv_freq({{.*}}) key_offset(%[[J]] : index) alibi <symmetric, query_offset = 2> alibi_offset({{.*}}) outs({{[^)]*}}) {causal, causal_alignment = #pe<causal_alignment top_left>} : tensor<2x8x12x16xf32>, tensor<2x2x?x16xf32>, tensor<2x2x?x16xf32> -> tensor<2x8x12x16xf32>, tensor<2x8x12xf32>

@@ -19,10 +19,11 @@
 // CHECK: npycmp: PASS
 
 func.func @key_tiled_bshd_heads(%q: tensor<1x10x8x16xf32>, %k: tensor<1x29x2x16xf32>, %v: tensor<1x29x2x16xf32>, %s: tensor<8xf32>, %m: tensor<10x29xi1>) -> tensor<1x10x8x16xf32> {
-  %0 = pe.attention %q, %k, %v alibi <key> alibi_slopes(%s : tensor<8xf32>) mask(%m : tensor<10x29xi1>) {layout = #pe<attention_layout bshd>, softcap = 20.0 : f64} : tensor<1x10x8x16xf32>, tensor<1x29x2x16xf32>, tensor<1x29x2x16xf32> -> tensor<1x10x8x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x10x8x16xf32>
+  %0 = pe.attention %q, %k, %v alibi <key> alibi_slopes(%s : tensor<8xf32>) mask(%m : tensor<10x29xi1>) outs(%attn_init0 : tensor<1x10x8x16xf32>) {layout = #pe<attention_layout bshd>, softcap = 20.0 : f64} : tensor<1x10x8x16xf32>, tensor<1x29x2x16xf32>, tensor<1x29x2x16xf32> -> tensor<1x10x8x16xf32>
   return %0 : tensor<1x10x8x16xf32>
 }
 // TILED: scf.for
 // TILED: scf.for
-// TILED: pe.attention {{.*}} alibi <key> alibi_slopes({{.*}} : tensor<4xf32>) mask({{.*}} : tensor<10x?xi1>) {layout = #pe<attention_layout bshd>, softcap = 2.000000e+01 : f64} : tensor<1x10x4x16xf32>, tensor<1x?x1x16xf32>, tensor<1x?x1x16xf32> -> tensor<1x10x4x16xf32>, tensor<1x4x10xf32>
+// TILED: pe.attention {{.*}} alibi <key> alibi_slopes({{.*}} : tensor<4xf32>) mask({{.*}} : tensor<10x?xi1>) outs({{[^)]*}}) {layout = #pe<attention_layout bshd>, softcap = 2.000000e+01 : f64} : tensor<1x10x4x16xf32>, tensor<1x?x1x16xf32>, tensor<1x?x1x16xf32> -> tensor<1x10x4x16xf32>, tensor<1x4x10xf32>
 // TILED: arith.extf {{.*}} : f32 to f64

@@ -16,8 +16,9 @@
 // CHECK: npycmp: PASS
 
 func.func @tiled_rope_alibi_attention(%q: tensor<1x8x48x16xf32>, %k: tensor<1x2x48x16xf32>, %v: tensor<1x2x48x16xf32>, %f: tensor<8xf64>) -> tensor<1x8x48x16xf32> {
-  %0 = pe.attention %q, %k, %v rope <half, query_offset = 5, key_offset = 3> inv_freq(%f : tensor<8xf64>) alibi <symmetric, query_offset = 2> {causal} : tensor<1x8x48x16xf32>, tensor<1x2x48x16xf32>, tensor<1x2x48x16xf32> -> tensor<1x8x48x16xf32>
+  %attn_init0 = tensor.empty() : tensor<1x8x48x16xf32>
+  %0 = pe.attention %q, %k, %v rope <half, query_offset = 5, key_offset = 3> inv_freq(%f : tensor<8xf64>) alibi <symmetric, query_offset = 2> outs(%attn_init0 : tensor<1x8x48x16xf32>) {causal} : tensor<1x8x48x16xf32>, tensor<1x2x48x16xf32>, tensor<1x2x48x16xf32> -> tensor<1x8x48x16xf32>
   return %0 : tensor<1x8x48x16xf32>
 }
 // TILED: scf.forall
-// TILED: pe.attention {{.*}} causal_offset({{.*}}) rope <half, query_offset = 5, key_offset = 3> {{.*}} query_offset({{.*}}) alibi <symmetric, query_offset = 2> alibi_offset({{.*}}) alibi_slopes({{.*}} : tensor<4xf64>) {causal} : tensor<1x4x16x16xf32>, tensor<1x1x48x16xf32>
+// TILED: pe.attention {{.*}} causal_offset({{.*}}) rope <half, query_offset = 5, key_offset = 3> {{.*}} query_offset({{.*}}) alibi <symmetric, query_offset = 2> alibi_offset({{.*}}) alibi_slopes({{.*}} : tensor<4xf64>) outs({{[^)]*}}) {causal} : tensor<1x4x16x16xf32>, tensor<1x1x48x16xf32>

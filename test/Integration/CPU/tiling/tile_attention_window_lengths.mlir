@@ -16,8 +16,9 @@
 // CHECK: npycmp: PASS
 
 func.func @attn_window_long(%q: tensor<2x4x200x32xf32>, %k: tensor<2x2x200x32xf32>, %v: tensor<2x2x200x32xf32>, %lengths: tensor<2xi32>) -> tensor<2x4x200x32xf32> {
-  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 70 : i64} : tensor<2x4x200x32xf32>, tensor<2x2x200x32xf32>, tensor<2x2x200x32xf32> -> tensor<2x4x200x32xf32>
+  %attn_init0 = tensor.empty() : tensor<2x4x200x32xf32>
+  %0 = pe.attention %q, %k, %v kv_lengths(%lengths : tensor<2xi32>) outs(%attn_init0 : tensor<2x4x200x32xf32>) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 70 : i64} : tensor<2x4x200x32xf32>, tensor<2x2x200x32xf32>, tensor<2x2x200x32xf32> -> tensor<2x4x200x32xf32>
   return %0 : tensor<2x4x200x32xf32>
 }
 // TILED-COUNT-3: scf.for
-// TILED: pe.attention {{.*}} kv_lengths({{.*}} : tensor<1xi32>) causal_offset({{.*}}) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 70 : i64}
+// TILED: pe.attention {{.*}} kv_lengths({{.*}} : tensor<1xi32>) causal_offset({{.*}}) outs({{[^)]*}}) {causal, causal_alignment = #pe<causal_alignment top_left>, window = 70 : i64}

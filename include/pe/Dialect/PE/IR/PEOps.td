@@ -15,6 +15,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Dialect/Linalg/IR/LinalgInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/TilingInterface.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Type constraints
@@ -529,7 +530,7 @@ def PE_AlibiBiasOp : PE_Op<"alibi_bias",
 //===----------------------------------------------------------------------===//
 
 def PE_AttentionOp : PE_Op<"attention",
-    [Pure, AttrSizedOperandSegments,
+    [Pure, AttrSizedOperandSegments, DestinationStyleOpInterface,
      DeclareOpInterfaceMethods<AggregatedOpInterface, ["decomposeOperation"]>,
      DeclareOpInterfaceMethods<TilingInterface,
          ["getIterationDomain", "getLoopIteratorTypes", "getTiledImplementation",
@@ -594,6 +595,13 @@ def PE_AttentionOp : PE_Op<"attention",
       `lse = log(exp(lse1) + exp(lse2))`,
       `result = exp(lse1 - lse) * result1 + exp(lse2 - lse) * result2`:
       split-KV decoding and key-sequence sharding.
+    * **Destinations** (DestinationStyleOpInterface, like `linalg` ops and
+      `iree_linalg_ext.attention`): `outs(%init : T)`, or `outs(%init,
+      %lse_init : T, Tlse)` with the lse result, one per result and of the
+      result's type. The op overwrites every element and never reads them;
+      a tile of the op writes the tile of its destinations, and a lowering
+      may write into them or into a buffer of its own. The builder without
+      destinations creates `tensor.empty`s of the result types.
     * **Tiling** (TilingInterface, PartialReductionOpInterface): the loops
       are the result's dimensions in its layout's order (parallel), then the
       keys (a reduction). A tile of keys `[j0, j0 + n)` is this op on those
@@ -682,13 +690,16 @@ def PE_AttentionOp : PE_Op<"attention",
     with RoPE on Q and K):
 
     ```mlir
-    %o = pe.attention %q, %k, %v bias(%b : tensor<32x?x?xf32>) {causal}
+    %init = tensor.empty(%tq) : tensor<1x32x?x128xf16>
+    %o = pe.attention %q, %k, %v bias(%b : tensor<32x?x?xf32>)
+           outs(%init : tensor<1x32x?x128xf16>) {causal}
            : tensor<1x32x?x128xf16>, tensor<1x8x?x128xf16>,
              tensor<1x8x?x128xf16> -> tensor<1x32x?x128xf16>
-    %r = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>)
+    %r, %lse = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<64xf64>)
+           outs(%init32, %lse_init : tensor<1x32x?x128xf32>, tensor<1x32x?xf32>)
            {causal}
            : tensor<1x32x?x128xf32>, tensor<1x8x?x128xf32>,
-             tensor<1x8x?x128xf32> -> tensor<1x32x?x128xf32>
+             tensor<1x8x?x128xf32> -> tensor<1x32x?x128xf32>, tensor<1x32x?xf32>
     ```
   }];
   let arguments = (ins PE_FloatTensor:$query,
@@ -706,6 +717,8 @@ def PE_AttentionOp : PE_Op<"attention",
                        Optional<PE_IndexLike>:$key_offset,
                        Optional<PE_IndexLike>:$alibi_offset,
                        Optional<PE_FreqTensor>:$alibi_slopes,
+                       PE_FloatTensor:$out_init,
+                       Optional<RankedTensorOf<[F32, F64]>>:$lse_init,
                        OptionalAttr<PE_RopeEncodingAttr>:$rope,
                        OptionalAttr<PE_AlibiEncodingAttr>:$alibi,
                        OptionalAttr<F64Attr>:$scale,
@@ -738,12 +751,43 @@ def PE_AttentionOp : PE_Op<"attention",
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`mask` `(` $mask^ `:` type($mask) `)`)?
+    `outs` `(` $out_init (`,` $lse_init^)? `:` type($out_init)
+      (`,` type($lse_init)^)? `)`
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
     type($result) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+  let builders = [
+    // The plain attention of `query`, `key` and `value` in `layout` into
+    // `tensor.empty` destinations of the result types (buildInits);
+    // `lseType` null for no lse. Set the other operands and attributes on
+    // the op afterwards.
+    OpBuilder<(ins "Type":$resultType, "Type":$lseType, "Value":$query,
+      "Value":$key, "Value":$value,
+      CArg<"AttentionLayout", "AttentionLayout::BHSD">:$layout)>
+  ];
   let extraClassDeclaration = [{
+    /// The tensor.empty destinations for results of types `resultType` and
+    /// (when non-null) `lseType` of an attention on `query` and `value` in
+    /// `layout`: the query's sizes with the value's channel count, and the
+    /// query's batch, heads and rows for lse.
+    static SmallVector<Value> buildInits(OpBuilder &b, Location loc,
+                                         Type resultType, Type lseType,
+                                         Value query, Value value,
+                                         AttentionLayout layout);
+    /// DestinationStyleOpInterface: the result's init, then lse's (the
+    /// last operands). Values assigned beyond the result's init become the
+    /// lse init: the range grows or shrinks the lse_init operand segment.
+    MutableOperandRange getDpsInitsMutable() {
+      auto [start, length] = getODSOperandIndexAndLength(15);
+      return MutableOperandRange(
+          getOperation(), start, length + (getLseInit() ? 1 : 0),
+          MutableOperandRange::OperandSegment(
+              16u, {getOperandSegmentSizesAttrName(),
+                    DenseI32ArrayAttr::get(
+                        getContext(), getProperties().operandSegmentSizes)}));
+    }
     /// The softmax scale: the attribute, or 1/sqrt(D).
     double getScaleOrDefault();
     /// The axes of the heads and of the sequence in query, key, value and
