@@ -223,11 +223,12 @@ public:
   /// dimensions by index 0.
   Value loadBias(Value bias, Value bIdx, Value hIdx, Value i, Value j,
                  Value keysLeft);
-  /// The explicit mask (true = may attend) of the same row and keys as a
-  /// vector<16xi1>: 16 byte loads (a vector load of i1 would read packed
-  /// bits) at key indices clamped to the mask's last key, or a splat where
-  /// it broadcasts along the keys.
-  Value loadMask(Value mask, Value bIdx, Value hIdx, Value i, Value j);
+  /// The explicit mask (true = may attend; its i8 copy, see buildPrologue)
+  /// of the same row and keys as a vector<16xi1>: a masked byte vector load
+  /// (keys past `tk` read as 0, masked anyway), or a splat where it
+  /// broadcasts along the keys.
+  Value loadMask(Value mask, Value bIdx, Value hIdx, Value i, Value j,
+                 Value keysLeft);
 
   /// The attention kernel.
   Value build();
@@ -1201,7 +1202,8 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                     loadMask(maskMem, bIdx, hIdx,
                              arith::MinSIOp::create(
                                  b, i, arith::SubIOp::create(b, tq, idx(1))),
-                             addi(j0, idx(c * kLanes))));
+                             addi(j0, idx(c * kLanes)),
+                             arith::SubIOp::create(b, keys, idx(c * kLanes))));
               out.push_back(arith::SelectOp::create(
                   b, ok, raw[r * kBlockVecs + c], bcast(negInf)));
             }
@@ -1357,24 +1359,24 @@ static SmallVector<Value> broadcastIndices(MemRefType type, Value zero,
 }
 
 Value KernelBuilder::loadMask(Value mask, Value bIdx, Value hIdx, Value i,
-                              Value j) {
+                              Value j, Value keysLeft) {
   auto type = cast<MemRefType>(mask.getType());
   int64_t rank = type.getRank();
+  SmallVector<Value> at = broadcastIndices(type, idx(0), {bIdx, hIdx, i, j});
   auto vi1 = VectorType::get({kLanes}, b.getI1Type());
+  Value zero = arith::ConstantIntOp::create(b, 0, 8);
   if (type.getDimSize(rank - 1) == 1) {
-    SmallVector<Value> at = broadcastIndices(type, idx(0), {bIdx, hIdx, i, j});
-    return vector::BroadcastOp::create(b, vi1,
-                                       memref::LoadOp::create(b, mask, at));
+    Value byte = memref::LoadOp::create(b, mask, at);
+    return vector::BroadcastOp::create(
+        b, vi1, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, byte, zero));
   }
-  Value last = arith::SubIOp::create(b, dim(mask, rank - 1), idx(1));
-  SmallVector<Value> bits;
-  for (int64_t l = 0; l < kLanes; ++l) {
-    Value key = arith::MinSIOp::create(b, addi(j, idx(l)), last);
-    SmallVector<Value> at =
-        broadcastIndices(type, idx(0), {bIdx, hIdx, i, key});
-    bits.push_back(memref::LoadOp::create(b, mask, at));
-  }
-  return vector::FromElementsOp::create(b, vi1, bits);
+  auto vi8 = VectorType::get({kLanes}, b.getI8Type());
+  Value lanes = vector::CreateMaskOp::create(b, vi1, ValueRange{keysLeft});
+  Value zeros = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vi8, b.getI8IntegerAttr(0)));
+  Value bytes = vector::MaskedLoadOp::create(b, vi8, mask, at, lanes, zeros);
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bytes,
+                               vector::BroadcastOp::create(b, vi8, zero));
 }
 
 Value KernelBuilder::loadBias(Value bias, Value bIdx, Value hIdx, Value i,
@@ -1452,8 +1454,32 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
       attn.getCausalOffset() ? toIndex(attn.getCausalOffset()) : idx(0);
   if (Value bias = attn.getBias())
     pr.bias = toMemref(bias);
-  if (Value mask = attn.getMask())
-    pr.mask = toMemref(mask);
+  if (Value mask = attn.getMask()) {
+    // An i1 memref holds a byte per element, but a vector load of
+    // vector<16xi1> reads 16 packed bits: copy the mask once per call into
+    // an i8 buffer of its own (broadcast) shape, which the score tiles then
+    // read with byte vector loads.
+    Value bits = toMemref(mask);
+    auto type = cast<MemRefType>(bits.getType());
+    SmallVector<Value> sizes, dynamicSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      sizes.push_back(dim(bits, d));
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(sizes.back());
+    }
+    Value bytes = memref::AllocOp::create(
+        b, MemRefType::get(type.getShape(), b.getI8Type()), dynamicSizes,
+        b.getI64IntegerAttr(64));
+    SmallVector<Value> zeros(sizes.size(), idx(0)), ones(sizes.size(), idx(1));
+    scf::buildLoopNest(b, b.getLoc(), zeros, sizes, ones,
+                       [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                         Value bit = memref::LoadOp::create(nb, l, bits, ivs);
+                         Value byte =
+                             arith::ExtUIOp::create(nb, l, nb.getI8Type(), bit);
+                         memref::StoreOp::create(nb, l, byte, bytes, ivs);
+                       });
+    pr.mask = bytes;
+  }
   if (rotary) {
     Value queryRows = singleQuery ? idx(1) : dim(pr.qMem, 2);
     pr.qSin = buildTables(queryRows, offsetValue(qOff), pr.qCos);
