@@ -140,10 +140,9 @@ std::string unsupportedReason(AttentionOp op, const KernelOptions &options) {
   for (Type t : {q.getElementType(), k.getElementType(), v.getElementType()})
     if (std::string why = unsupportedElementReason(t, options); !why.empty())
       return why;
-  if (op.getBias())
-    return "explicit bias tensor (fuse a pe.alibi_bias into the op instead)";
-  if (op.getMask())
-    return "explicit mask tensor";
+  for (Value t : {op.getBias(), op.getMask()})
+    if (t && !cast<RankedTensorType>(t.getType()).hasStaticShape())
+      return "an explicit bias or mask tensor of dynamic shape";
   if (q.isDynamicDim(op.getHeadsAxis()) || k.isDynamicDim(op.getHeadsAxis()))
     return "dynamic head counts";
   if (q.isDynamicDim(3) || v.isDynamicDim(3))
@@ -187,6 +186,9 @@ std::optional<std::string> noTensorCoreReason(AttentionOp op,
   if (op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1)
     return std::string("decode (one query token): the SIMT kernel fills its "
                        "block with the GQA group");
+  if (op.getBias() || op.getMask())
+    return std::string("explicit bias or mask tensor (the SIMT kernel reads "
+                       "them)");
   if (options.keyTile % 16 != 0)
     return "key-tile " + std::to_string(options.keyTile) +
            " is not a multiple of 16";
@@ -475,8 +477,16 @@ private:
     bool bshd;
     Value batch, tq, tkAll, q, k, v, outBuffer, out, lseBuffer, lse, lengths;
     Value qCos, qSin, kCos, kSin, slopes, params;
+    // Explicit bias (f32 copy) and mask (i32 copy: SPIR-V storage buffers
+    // hold no i1), flat, with their static broadcast shapes.
+    Value bias, mask;
+    SmallVector<int64_t, 4> biasShape, maskShape;
   };
   AttentionHost prepareAttention(AttentionOp op);
+  /// The flat offset of [B, H, Tq, Tk] position (bIdx, hIdx, i, j) in a
+  /// bias or mask of static shape `shape` that broadcasts to it.
+  Value broadcastOffset(ArrayRef<int64_t> shape, Value bIdx, Value hIdx,
+                        Value i, Value j);
   /// Replaces the results of `op` by the kernel's buffers and erases it.
   void finishAttention(AttentionOp op, const AttentionHost &host);
   /// Element offset of (batch, head, token, 0) in an operand of the op's
@@ -716,9 +726,57 @@ GPUKernelBuilder::prepareAttention(AttentionOp op) {
     }
     alibiBase = offsetValue(op.getAlibiQueryOffset());
   }
+  // Bias and mask: flat copies on the host in a type every target reads
+  // (f32; i32 for the mask), in their own (broadcast) shapes.
+  auto flatCopy = [&](Value t, Type to) -> Value {
+    Value m = flatBuffer(t);
+    auto from = cast<MemRefType>(m.getType());
+    int64_t n = from.getDimSize(0);
+    Value copy = allocLike(MemRefType::get({n}, to), idx(n));
+    forLoop(idx(0), idx(n), idx(1), [&](Value e) {
+      Value x = memref::LoadOp::create(b, m, ValueRange{e});
+      Type et = from.getElementType();
+      if (isa<IntegerType>(to))
+        x = arith::ExtUIOp::create(b, to, x);
+      else if (et.getIntOrFloatBitWidth() < 32)
+        x = arith::ExtFOp::create(b, to, x);
+      else if (et.getIntOrFloatBitWidth() > 32)
+        x = arith::TruncFOp::create(b, to, x);
+      memref::StoreOp::create(b, x, copy, ValueRange{e});
+    });
+    return copy;
+  };
+  if (Value bias = op.getBias()) {
+    host.bias = flatCopy(bias, f32);
+    host.biasShape.assign(
+        cast<RankedTensorType>(bias.getType()).getShape().begin(),
+        cast<RankedTensorType>(bias.getType()).getShape().end());
+  }
+  if (Value mask = op.getMask()) {
+    host.mask = flatCopy(mask, b.getI32Type());
+    host.maskShape.assign(
+        cast<RankedTensorType>(mask.getType()).getShape().begin(),
+        cast<RankedTensorType>(mask.getType()).getShape().end());
+  }
   host.params =
       packScalars({tq, tkAll, causalOffset, alibiBase ? alibiBase : idx(0)});
   return host;
+}
+
+Value GPUKernelBuilder::broadcastOffset(ArrayRef<int64_t> shape, Value bIdx,
+                                        Value hIdx, Value i, Value j) {
+  // `shape` is aligned to the right of [B, H, Tq, Tk]; a dimension of size
+  // 1 broadcasts (index 0).
+  Value target[4] = {bIdx, hIdx, i, j};
+  int64_t rank = shape.size();
+  Value offset = idx(0);
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    if (shape[d] != 1)
+      offset = addi(offset, muli(target[4 - rank + d], idx(stride)));
+    stride *= shape[d];
+  }
+  return offset;
 }
 
 void GPUKernelBuilder::finishAttention(AttentionOp op,
@@ -951,8 +1009,37 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
                       scf::YieldOp::create(b, ValueRange{math::FmaOp::create(
                                                   b, qc, kc, sum[0])});
                     });
-                Value s = modifyScore(op, dot.getResult(0), qPos, j, slope);
-                s = select(keyAllowed(op, j, tk, limit), s, negInf);
+                // The explicit bias sits where ALiBi would (they are
+                // exclusive): after a before_bias softcap, before an
+                // after_bias one; modifyScore applies the softcap. Keys past
+                // Tk read key Tk - 1 (masked below anyway).
+                Value jSafe = minsi(j, subi(tkAll, idx(1)));
+                Value bias = host.bias
+                                 ? Value(memref::LoadOp::create(
+                                       b, host.bias,
+                                       ValueRange{broadcastOffset(
+                                           host.biasShape, bIdx, h, i, jSafe)}))
+                                 : Value();
+                bool biasFirst =
+                    op.getSoftcapOrder() == SoftcapOrder::AfterBias;
+                Value s = dot.getResult(0);
+                if (bias && biasFirst)
+                  s = arith::AddFOp::create(b, s, bias);
+                s = modifyScore(op, s, qPos, j, slope);
+                if (bias && !biasFirst)
+                  s = arith::AddFOp::create(b, s, bias);
+                Value allowed = keyAllowed(op, j, tk, limit);
+                if (host.mask) {
+                  Value m = memref::LoadOp::create(
+                      b, host.mask,
+                      ValueRange{
+                          broadcastOffset(host.maskShape, bIdx, h, i, jSafe)});
+                  allowed = arith::AndIOp::create(
+                      b, allowed,
+                      cmpi(arith::CmpIPredicate::ne, m,
+                           arith::ConstantIntOp::create(b, 0, 32)));
+                }
+                s = select(allowed, s, negInf);
                 memref::StoreOp::create(b, s, sp, ValueRange{jj});
                 scf::YieldOp::create(
                     b, ValueRange{arith::MaximumFOp::create(b, mx[0], s)});
