@@ -186,9 +186,6 @@ std::optional<std::string> noTensorCoreReason(AttentionOp op,
   if (op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1)
     return std::string("decode (one query token): the SIMT kernel fills its "
                        "block with the GQA group");
-  if (op.getBias() || op.getMask())
-    return std::string("explicit bias or mask tensor (the SIMT kernel reads "
-                       "them)");
   if (options.keyTile % 16 != 0)
     return "key-tile " + std::to_string(options.keyTile) +
            " is not a multiple of 16";
@@ -483,6 +480,14 @@ private:
     SmallVector<int64_t, 4> biasShape, maskShape;
   };
   AttentionHost prepareAttention(AttentionOp op);
+  /// The score of query token `i` of head `h` of batch `bIdx` and key `j`
+  /// from its raw value `s` (scale applied): the op's modifications with the
+  /// explicit bias between the softcap positions, then -inf unless the key
+  /// is allowed (index masks: valid length `tk`, causal `limit`, window; and
+  /// the explicit mask). Both attention kernels use it.
+  Value finalScore(AttentionOp op, const AttentionHost &host, Value s,
+                   Value qPos, Value slope, Value bIdx, Value h, Value i,
+                   Value j, Value tk, Value tkAll, Value limit);
   /// The flat offset of [B, H, Tq, Tk] position (bIdx, hIdx, i, j) in a
   /// bias or mask of static shape `shape` that broadcasts to it.
   Value broadcastOffset(ArrayRef<int64_t> shape, Value bIdx, Value hIdx,
@@ -763,6 +768,38 @@ GPUKernelBuilder::prepareAttention(AttentionOp op) {
   return host;
 }
 
+Value GPUKernelBuilder::finalScore(AttentionOp op, const AttentionHost &host,
+                                   Value s, Value qPos, Value slope, Value bIdx,
+                                   Value h, Value i, Value j, Value tk,
+                                   Value tkAll, Value limit) {
+  // The explicit bias sits where ALiBi would (they are exclusive): after a
+  // before_bias softcap, before an after_bias one; modifyScore applies the
+  // softcap. Keys past Tk read key Tk - 1 (masked below anyway).
+  Value jSafe = minsi(j, subi(tkAll, idx(1)));
+  Value bias;
+  if (host.bias)
+    bias = memref::LoadOp::create(
+        b, host.bias,
+        ValueRange{broadcastOffset(host.biasShape, bIdx, h, i, jSafe)});
+  bool biasFirst = op.getSoftcapOrder() == SoftcapOrder::AfterBias;
+  if (bias && biasFirst)
+    s = arith::AddFOp::create(b, s, bias);
+  s = modifyScore(op, s, qPos, j, slope);
+  if (bias && !biasFirst)
+    s = arith::AddFOp::create(b, s, bias);
+  Value allowed = keyAllowed(op, j, tk, limit);
+  if (host.mask) {
+    Value m = memref::LoadOp::create(
+        b, host.mask,
+        ValueRange{broadcastOffset(host.maskShape, bIdx, h, i, jSafe)});
+    allowed =
+        arith::AndIOp::create(b, allowed,
+                              cmpi(arith::CmpIPredicate::ne, m,
+                                   arith::ConstantIntOp::create(b, 0, 32)));
+  }
+  return select(allowed, s, cf(-std::numeric_limits<double>::infinity()));
+}
+
 Value GPUKernelBuilder::broadcastOffset(ArrayRef<int64_t> shape, Value bIdx,
                                         Value hIdx, Value i, Value j) {
   // `shape` is aligned to the right of [B, H, Tq, Tk]; a dimension of size
@@ -1009,37 +1046,8 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
                       scf::YieldOp::create(b, ValueRange{math::FmaOp::create(
                                                   b, qc, kc, sum[0])});
                     });
-                // The explicit bias sits where ALiBi would (they are
-                // exclusive): after a before_bias softcap, before an
-                // after_bias one; modifyScore applies the softcap. Keys past
-                // Tk read key Tk - 1 (masked below anyway).
-                Value jSafe = minsi(j, subi(tkAll, idx(1)));
-                Value bias = host.bias
-                                 ? Value(memref::LoadOp::create(
-                                       b, host.bias,
-                                       ValueRange{broadcastOffset(
-                                           host.biasShape, bIdx, h, i, jSafe)}))
-                                 : Value();
-                bool biasFirst =
-                    op.getSoftcapOrder() == SoftcapOrder::AfterBias;
-                Value s = dot.getResult(0);
-                if (bias && biasFirst)
-                  s = arith::AddFOp::create(b, s, bias);
-                s = modifyScore(op, s, qPos, j, slope);
-                if (bias && !biasFirst)
-                  s = arith::AddFOp::create(b, s, bias);
-                Value allowed = keyAllowed(op, j, tk, limit);
-                if (host.mask) {
-                  Value m = memref::LoadOp::create(
-                      b, host.mask,
-                      ValueRange{
-                          broadcastOffset(host.maskShape, bIdx, h, i, jSafe)});
-                  allowed = arith::AndIOp::create(
-                      b, allowed,
-                      cmpi(arith::CmpIPredicate::ne, m,
-                           arith::ConstantIntOp::create(b, 0, 32)));
-                }
-                s = select(allowed, s, negInf);
+                Value s = finalScore(op, host, dot.getResult(0), qPos, slope,
+                                     bIdx, h, i, j, tk, tkAll, limit);
                 memref::StoreOp::create(b, s, sp, ValueRange{jj});
                 scf::YieldOp::create(
                     b, ValueRange{arith::MaximumFOp::create(b, mx[0], s)});
@@ -1430,8 +1438,8 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
                 Value at = addi(muli(nt, idx(4)), idx(2 * half + j));
                 Value key = addi(j0, addi(muli(nt, idx(8)), addi(t2, idx(j))));
                 Value s = memref::LoadOp::create(b, sf, ValueRange{at});
-                s = modifyScore(op, mulf(s, scaleV), qr.qPos, key, qr.slope);
-                s = select(keyAllowed(op, key, tk, qr.limit), s, negInf);
+                s = finalScore(op, host, mulf(s, scaleV), qr.qPos, qr.slope,
+                               bIdx, qr.h, qr.i, key, tk, tkAll, qr.limit);
                 memref::StoreOp::create(b, s, sf, ValueRange{at});
                 Value mx =
                     memref::LoadOp::create(b, stat, ValueRange{idx(half)});

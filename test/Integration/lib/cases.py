@@ -1643,6 +1643,23 @@ def tc_bf16_rope_causal_gqa_d64(d):
 
 
 @case
+def tc_bias_mask_d64(d):
+    # f16 GQA 4/2, D 64, 70 x 90 with a [1, 1, Tq, Tk] bias (-inf for the
+    # padding keys >= 80) after a softcap of 8, a random [Tq, Tk] mask that
+    # always allows key 0, bottom-right causal.
+    rng = rng_for("tc_bias_mask_d64")
+    q = _f16(rng, (1, 4, 70, 64))
+    k = _f16(rng, (1, 2, 90, 64))
+    v = _f16(rng, (1, 2, 90, 64), uniform_values=True)
+    bias = rng.standard_normal((1, 1, 70, 90)).astype(F32)
+    bias[..., 80:] = -np.inf
+    mask = rng.random((70, 90)) < 0.7
+    mask[:, 0] = True
+    save(d, q=q, k=k, v=v, bias=bias, mask=mask)
+    save(d, expected=ref.attention(q, k, v, causal=True, bias=bias, mask=mask, softcap=8.0))
+
+
+@case
 def tc_alibi_window_softcap_bshd_d128(d):
     # [B, S, H, D] operands, D = 128: symmetric ALiBi (queries at 32 + i),
     # a softcap of 2 before the bias, bottom-right causal with a window of 24
