@@ -140,9 +140,6 @@ std::string unsupportedReason(AttentionOp op, const KernelOptions &options) {
   for (Type t : {q.getElementType(), k.getElementType(), v.getElementType()})
     if (std::string why = unsupportedElementReason(t, options); !why.empty())
       return why;
-  for (Value t : {op.getBias(), op.getMask()})
-    if (t && !cast<RankedTensorType>(t.getType()).hasStaticShape())
-      return "an explicit bias or mask tensor of dynamic shape";
   if (q.isDynamicDim(op.getHeadsAxis()) || k.isDynamicDim(op.getHeadsAxis()))
     return "dynamic head counts";
   if (q.isDynamicDim(3) || v.isDynamicDim(3))
@@ -487,11 +484,11 @@ private:
   /// the explicit mask). Both attention kernels use it.
   Value finalScore(AttentionOp op, const AttentionHost &host, Value s,
                    Value qPos, Value slope, Value bIdx, Value h, Value i,
-                   Value j, Value tk, Value tkAll, Value limit);
+                   Value j, Value tk, Value tq, Value tkAll, Value limit);
   /// The flat offset of [B, H, Tq, Tk] position (bIdx, hIdx, i, j) in a
   /// bias or mask of static shape `shape` that broadcasts to it.
-  Value broadcastOffset(ArrayRef<int64_t> shape, Value bIdx, Value hIdx,
-                        Value i, Value j);
+  Value broadcastOffset(ArrayRef<int64_t> shape, ArrayRef<Value> sizesHTqTk,
+                        Value bIdx, Value hIdx, Value i, Value j);
   /// Replaces the results of `op` by the kernel's buffers and erases it.
   void finishAttention(AttentionOp op, const AttentionHost &host);
   /// Element offset of (batch, head, token, 0) in an operand of the op's
@@ -736,9 +733,9 @@ GPUKernelBuilder::prepareAttention(AttentionOp op) {
   auto flatCopy = [&](Value t, Type to) -> Value {
     Value m = flatBuffer(t);
     auto from = cast<MemRefType>(m.getType());
-    int64_t n = from.getDimSize(0);
-    Value copy = allocLike(MemRefType::get({n}, to), idx(n));
-    forLoop(idx(0), idx(n), idx(1), [&](Value e) {
+    Value n = memref::DimOp::create(b, m, 0);
+    Value copy = allocLike(MemRefType::get({from.getDimSize(0)}, to), n);
+    forLoop(idx(0), n, idx(1), [&](Value e) {
       Value x = memref::LoadOp::create(b, m, ValueRange{e});
       Type et = from.getElementType();
       if (isa<IntegerType>(to))
@@ -771,7 +768,7 @@ GPUKernelBuilder::prepareAttention(AttentionOp op) {
 Value GPUKernelBuilder::finalScore(AttentionOp op, const AttentionHost &host,
                                    Value s, Value qPos, Value slope, Value bIdx,
                                    Value h, Value i, Value j, Value tk,
-                                   Value tkAll, Value limit) {
+                                   Value tq, Value tkAll, Value limit) {
   // The explicit bias sits where ALiBi would (they are exclusive): after a
   // before_bias softcap, before an after_bias one; modifyScore applies the
   // softcap. Keys past Tk read key Tk - 1 (masked below anyway).
@@ -780,7 +777,8 @@ Value GPUKernelBuilder::finalScore(AttentionOp op, const AttentionHost &host,
   if (host.bias)
     bias = memref::LoadOp::create(
         b, host.bias,
-        ValueRange{broadcastOffset(host.biasShape, bIdx, h, i, jSafe)});
+        ValueRange{broadcastOffset(host.biasShape, {idx(host.heads), tq, tkAll},
+                                   bIdx, h, i, jSafe)});
   bool biasFirst = op.getSoftcapOrder() == SoftcapOrder::AfterBias;
   if (bias && biasFirst)
     s = arith::AddFOp::create(b, s, bias);
@@ -791,7 +789,8 @@ Value GPUKernelBuilder::finalScore(AttentionOp op, const AttentionHost &host,
   if (host.mask) {
     Value m = memref::LoadOp::create(
         b, host.mask,
-        ValueRange{broadcastOffset(host.maskShape, bIdx, h, i, jSafe)});
+        ValueRange{broadcastOffset(host.maskShape, {idx(host.heads), tq, tkAll},
+                                   bIdx, h, i, jSafe)});
     allowed =
         arith::AndIOp::create(b, allowed,
                               cmpi(arith::CmpIPredicate::ne, m,
@@ -800,18 +799,23 @@ Value GPUKernelBuilder::finalScore(AttentionOp op, const AttentionHost &host,
   return select(allowed, s, cf(-std::numeric_limits<double>::infinity()));
 }
 
-Value GPUKernelBuilder::broadcastOffset(ArrayRef<int64_t> shape, Value bIdx,
+Value GPUKernelBuilder::broadcastOffset(ArrayRef<int64_t> shape,
+                                        ArrayRef<Value> sizesHTqTk, Value bIdx,
                                         Value hIdx, Value i, Value j) {
-  // `shape` is aligned to the right of [B, H, Tq, Tk]; a dimension of size
-  // 1 broadcasts (index 0).
+  // `shape` is aligned to the right of [B, H, Tq, Tk]; a static 1
+  // broadcasts (index 0); a dynamic dimension is the target's own size
+  // (H, Tq or Tk; the batch, outermost, never enters a stride).
   Value target[4] = {bIdx, hIdx, i, j};
   int64_t rank = shape.size();
   Value offset = idx(0);
-  int64_t stride = 1;
+  Value stride = idx(1);
   for (int64_t d = rank - 1; d >= 0; --d) {
+    int64_t t = 4 - rank + d;
     if (shape[d] != 1)
-      offset = addi(offset, muli(target[4 - rank + d], idx(stride)));
-    stride *= shape[d];
+      offset = addi(offset, muli(target[t], stride));
+    if (d > 0)
+      stride = muli(stride, ShapedType::isDynamic(shape[d]) ? sizesHTqTk[t - 1]
+                                                            : idx(shape[d]));
   }
   return offset;
 }
@@ -1047,7 +1051,7 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
                                                   b, qc, kc, sum[0])});
                     });
                 Value s = finalScore(op, host, dot.getResult(0), qPos, slope,
-                                     bIdx, h, i, j, tk, tkAll, limit);
+                                     bIdx, h, i, j, tk, tq, tkAll, limit);
                 memref::StoreOp::create(b, s, sp, ValueRange{jj});
                 scf::YieldOp::create(
                     b, ValueRange{arith::MaximumFOp::create(b, mx[0], s)});
@@ -1439,7 +1443,7 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
                 Value key = addi(j0, addi(muli(nt, idx(8)), addi(t2, idx(j))));
                 Value s = memref::LoadOp::create(b, sf, ValueRange{at});
                 s = finalScore(op, host, mulf(s, scaleV), qr.qPos, qr.slope,
-                               bIdx, qr.h, qr.i, key, tk, tkAll, qr.limit);
+                               bIdx, qr.h, qr.i, key, tk, tq, tkAll, qr.limit);
                 memref::StoreOp::create(b, s, sf, ValueRange{at});
                 Value mx =
                     memref::LoadOp::create(b, stat, ValueRange{idx(half)});

@@ -3,10 +3,10 @@
 // the reference lowering on the host.
 // RUN: pe-opt %s --convert-pe-to-gpu --remarks-filter=convert-pe-to-gpu --verify-diagnostics | FileCheck %s
 // CHECK-LABEL: func.func @attention
-// CHECK-COUNT-6: pe.attention
+// CHECK-COUNT-4: pe.attention
 // CHECK-NOT: gpu.launch
-// CHECK-LABEL: func.func @static_bias_mask
-// CHECK: gpu.launch
+// CHECK-LABEL: func.func @bias_mask
+// CHECK-COUNT-2: gpu.launch
 // CHECK-NOT: pe.attention
 // CHECK-LABEL: func.func @rope
 // CHECK-COUNT-3: pe.rope
@@ -16,17 +16,11 @@
 // CHECK-NOT: gpu.launch
 
 func.func @attention(%h: tensor<1x2x8x16xf64>, %x: tensor<1x2x8x16xf32>,
-                     %b: tensor<8x?xf32>, %m: tensor<?x8xi1>, %d: tensor<1x?x8x16xf32>,
+                     %d: tensor<1x?x8x16xf32>,
                      %w: tensor<1x2x8x?xf32>, %big: tensor<1x1x8x520xf32>) {
   %attn_init0 = tensor.empty() : tensor<1x2x8x16xf64>
   // expected-remark@+1 {{[Missed] attention-kernel | Category:convert-pe-to-gpu | Reason="no GPU attention kernel (the reference lowering runs on the host): element type is not f32, f16 or bf16"}}
   %0 = pe.attention %h, %h, %h outs(%attn_init0 : tensor<1x2x8x16xf64>) : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
-  %attn_init1 = tensor.empty() : tensor<1x2x8x16xf32>
-  // expected-remark@+1 {{an explicit bias or mask tensor of dynamic shape}}
-  %1 = pe.attention %x, %x, %x bias(%b : tensor<8x?xf32>) outs(%attn_init1 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  %attn_init2 = tensor.empty() : tensor<1x2x8x16xf32>
-  // expected-remark@+1 {{an explicit bias or mask tensor of dynamic shape}}
-  %2 = pe.attention %x, %x, %x mask(%m : tensor<?x8xi1>) outs(%attn_init2 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   %attn_c1_3 = arith.constant 1 : index
   %attn_d0_1_3 = tensor.dim %d, %attn_c1_3 : tensor<1x?x8x16xf32>
   %attn_init3 = tensor.empty(%attn_d0_1_3) : tensor<1x?x8x16xf32>
@@ -43,12 +37,14 @@ func.func @attention(%h: tensor<1x2x8x16xf64>, %x: tensor<1x2x8x16xf32>,
   return
 }
 
-// Static bias and mask tensors get the kernel (no remark).
-func.func @static_bias_mask(%x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>,
-                            %m: tensor<1x1x8x8xi1>) -> tensor<1x2x8x16xf32> {
+// Bias and mask tensors, static or dynamic, get the kernel (no remark).
+func.func @bias_mask(%x: tensor<1x2x8x16xf32>, %b: tensor<8x8xf32>,
+                     %m: tensor<1x1x8x8xi1>, %bd: tensor<8x?xf32>,
+                     %md: tensor<?x8xi1>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) {
   %init = tensor.empty() : tensor<1x2x8x16xf32>
   %0 = pe.attention %x, %x, %x bias(%b : tensor<8x8xf32>) mask(%m : tensor<1x1x8x8xi1>) outs(%init : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  return %0 : tensor<1x2x8x16xf32>
+  %1 = pe.attention %x, %x, %x bias(%bd : tensor<8x?xf32>) mask(%md : tensor<?x8xi1>) outs(%init : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  return %0, %1 : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
 }
 
 func.func @rope(%h: tensor<2x8x16xf64>, %x: tensor<2x8x16xf32>, %p: tensor<8xi64>, %f: tensor<8xf32>,

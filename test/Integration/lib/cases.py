@@ -1039,6 +1039,17 @@ def attn_mask_row_broadcast(d):
 
 
 @case
+def attn_bias_mask_dynamic(d):
+    # Dynamic Tq (20) and Tk (33): a [B, H, Tq, Tk] bias whose H, Tq and Tk
+    # are dynamic and a [Tq, Tk] mask whose both dimensions are, causal.
+    def keep0(m):
+        m[..., 0] = True
+        return m
+    _attn(d, "attn_bias_mask_dynamic", 2, 4, 2, 20, 33, 16, bias_shape=(2, 4, 20, 33),
+          mask_shape=(20, 33), mask_fn=keep0, causal=True)
+
+
+@case
 def attn_mask(d):
     # [B, 1, Tq, Tk] random mask, every row keeps key 0.
     def keep0(m):
