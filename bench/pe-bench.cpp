@@ -433,13 +433,11 @@ std::vector<double> llama3Default(int64_t rotaryDim) {
   return llama3InvFreq(500000.0, rotaryDim, 8.0, 1.0, 4.0, 8192.0);
 }
 
-/// W1: split-half RoPE of q and k at positions 0..T-1, base 10000.
-std::vector<Tensor> naiveW1(const std::vector<Input> &in) {
-  const Input &q = in[0], &k = in[1];
-  int64_t H = q.shape[1], T = q.shape[2], D = q.shape[3];
-  std::vector<double> invFreq = defaultInvFreq(10000.0, D);
-  std::vector<float> cosT, sinT;
-  ropeTables(invFreq, 0, T, 1.0f, cosT, sinT);
+/// W1's work for given cos/sin tables: half-layout RoPE of q and k, each of
+/// H heads of [T, D], heads in parallel.
+std::vector<Tensor> ropeQK(const Input &q, const Input &k, int64_t H, int64_t T,
+                           int64_t D, const std::vector<float> &cosT,
+                           const std::vector<float> &sinT) {
   Tensor qr = makeTensor(q.shape), kr = makeTensor(k.shape);
 #pragma omp parallel for
   for (int64_t h = 0; h < H; ++h) {
@@ -452,6 +450,16 @@ std::vector<Tensor> naiveW1(const std::vector<Input> &in) {
   r.push_back(std::move(qr));
   r.push_back(std::move(kr));
   return r;
+}
+
+/// W1: split-half RoPE of q and k at positions 0..T-1, base 10000.
+std::vector<Tensor> naiveW1(const std::vector<Input> &in) {
+  const Input &q = in[0], &k = in[1];
+  int64_t H = q.shape[1], T = q.shape[2], D = q.shape[3];
+  std::vector<double> invFreq = defaultInvFreq(10000.0, D);
+  std::vector<float> cosT, sinT;
+  ropeTables(invFreq, 0, T, 1.0f, cosT, sinT);
+  return ropeQK(q, k, H, T, D, cosT, sinT);
 }
 
 /// W2: llama3-scaled RoPE of q and k (materialized), causal attention.
@@ -528,18 +536,7 @@ std::vector<Tensor> cachedW1(const std::vector<Input> &in) {
     cachedT = T;
     cachedD = D;
   }
-  Tensor qr = makeTensor(q.shape), kr = makeTensor(k.shape);
-#pragma omp parallel for
-  for (int64_t h = 0; h < H; ++h) {
-    ropeHalfHead(q.data() + h * T * D, qr.data.get() + h * T * D, T, D, cosT,
-                 sinT);
-    ropeHalfHead(k.data() + h * T * D, kr.data.get() + h * T * D, T, D, cosT,
-                 sinT);
-  }
-  std::vector<Tensor> r;
-  r.push_back(std::move(qr));
-  r.push_back(std::move(kr));
-  return r;
+  return ropeQK(q, k, H, T, D, cosT, sinT);
 }
 
 /// W5 with the encoding cached: a [T, C] f32 table (as a framework's

@@ -139,7 +139,7 @@ struct GPUBF16StoragePass
     WalkResult result = module.walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())
         return WalkResult::advance();
-      if (failed(rewriteArguments(func)))
+      if (failed(rewriteBuffers(func)))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });
@@ -181,7 +181,7 @@ struct GPUBF16StoragePass
 
   /// Turns the bf16 memrefs of `func` (its arguments and its workgroup and
   /// private buffers) into i16 ones, with bitcasts at their loads and stores.
-  LogicalResult rewriteArguments(gpu::GPUFuncOp func) {
+  LogicalResult rewriteBuffers(gpu::GPUFuncOp func) {
     SmallVector<Type> inputs(func.getArgumentTypes());
     bool anyArgument = false;
     SmallVector<Value> buffers;

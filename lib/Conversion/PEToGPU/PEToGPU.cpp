@@ -365,20 +365,29 @@ private:
     memref::CopyOp::create(b, m, copy);
     return copy;
   }
-  /// kernelBuffer of an f64 table as f32 (rounded on the host, as the CPU
-  /// kernels round the slopes), so that kernels need no f64 support.
-  Value kernelBufferF32(Value t) {
+  /// kernelBuffer with elements of type `to` (f32, or i32 for a mask): the
+  /// buffer itself when it has that type already, else a flat copy converted
+  /// on the host (f64 rounded to f32 as the CPU kernels round the slopes,
+  /// f16/bf16 widened, i1 zero-extended), so that kernels need neither f64
+  /// nor 16-bit floats nor i1 storage buffers (SPIR-V has none).
+  Value kernelBufferAs(Value t, Type to) {
     auto type = cast<RankedTensorType>(t.getType());
-    if (type.getElementType() != f64)
+    Type from = type.getElementType();
+    if (from == to)
       return kernelBuffer(t);
     Value m = flatBuffer(t);
     Value n = memref::DimOp::create(b, m, 0);
     Value copy = allocLike(
-        MemRefType::get(cast<MemRefType>(m.getType()).getShape(), f32), n);
-    forLoop(idx(0), n, idx(1), [&](Value i) {
-      Value x = memref::LoadOp::create(b, m, ValueRange{i});
-      memref::StoreOp::create(b, arith::TruncFOp::create(b, f32, x), copy,
-                              ValueRange{i});
+        MemRefType::get(cast<MemRefType>(m.getType()).getShape(), to), n);
+    forLoop(idx(0), n, idx(1), [&](Value e) {
+      Value x = memref::LoadOp::create(b, m, ValueRange{e});
+      if (isa<IntegerType>(to))
+        x = arith::ExtUIOp::create(b, to, x);
+      else if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+        x = arith::ExtFOp::create(b, to, x);
+      else
+        x = arith::TruncFOp::create(b, to, x);
+      memref::StoreOp::create(b, x, copy, ValueRange{e});
     });
     return copy;
   }
@@ -716,7 +725,7 @@ GPUKernelBuilder::prepareAttention(AttentionOp op) {
   Value alibiBase;
   if (AlibiEncodingAttr alibi = op.getAlibiAttr()) {
     if (Value explicitSlopes = op.getAlibiSlopes()) {
-      host.slopes = kernelBufferF32(explicitSlopes);
+      host.slopes = kernelBufferAs(explicitSlopes, f32);
     } else {
       SmallVector<float> values;
       for (double s :
@@ -728,34 +737,16 @@ GPUKernelBuilder::prepareAttention(AttentionOp op) {
     }
     alibiBase = offsetValue(op.getAlibiQueryOffset());
   }
-  // Bias and mask: flat copies on the host in a type every target reads
-  // (f32; i32 for the mask), in their own (broadcast) shapes.
-  auto flatCopy = [&](Value t, Type to) -> Value {
-    Value m = flatBuffer(t);
-    auto from = cast<MemRefType>(m.getType());
-    Value n = memref::DimOp::create(b, m, 0);
-    Value copy = allocLike(MemRefType::get({from.getDimSize(0)}, to), n);
-    forLoop(idx(0), n, idx(1), [&](Value e) {
-      Value x = memref::LoadOp::create(b, m, ValueRange{e});
-      Type et = from.getElementType();
-      if (isa<IntegerType>(to))
-        x = arith::ExtUIOp::create(b, to, x);
-      else if (et.getIntOrFloatBitWidth() < 32)
-        x = arith::ExtFOp::create(b, to, x);
-      else if (et.getIntOrFloatBitWidth() > 32)
-        x = arith::TruncFOp::create(b, to, x);
-      memref::StoreOp::create(b, x, copy, ValueRange{e});
-    });
-    return copy;
-  };
+  // Bias and mask in a type every target reads (f32; i32 for the mask),
+  // flat, in their own (broadcast) shapes.
   if (Value bias = op.getBias()) {
-    host.bias = flatCopy(bias, f32);
+    host.bias = kernelBufferAs(bias, f32);
     host.biasShape.assign(
         cast<RankedTensorType>(bias.getType()).getShape().begin(),
         cast<RankedTensorType>(bias.getType()).getShape().end());
   }
   if (Value mask = op.getMask()) {
-    host.mask = flatCopy(mask, b.getI32Type());
+    host.mask = kernelBufferAs(mask, b.getI32Type());
     host.maskShape.assign(
         cast<RankedTensorType>(mask.getType()).getShape().begin(),
         cast<RankedTensorType>(mask.getType()).getShape().end());
