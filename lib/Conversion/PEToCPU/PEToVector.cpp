@@ -97,6 +97,8 @@ constexpr int64_t kMinTasks = 16;
 /// of the op's semantics by at most 2^20 2^-53, about 1e-10, far below the
 /// f32 rounding of the result.
 constexpr double kRecurrenceMaxAngle = 1048576.0;
+/// Rows the sinusoidal recurrence advances per pass over a row's channels.
+constexpr int64_t kRecurrenceRows = 8;
 /// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
 /// reductions), but neither NaNs nor infinities are assumed away: masked
 /// scores are -inf, and a NaN or infinity in Q, K or the bias must reach the
@@ -2211,25 +2213,50 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
           vector::StoreOp::create(b, cs, cState, ValueRange{k});
           storePair(t0, c, sn, cs);
         });
+        // `rows` consecutive rows from t per pass over the channels: the
+        // state and step vectors are loaded and the state stored once per
+        // pass (a row's state is 2 x 8 bytes per pair, twice the row's own
+        // f32 data, so one row per pass moved three times the row's bytes
+        // through the L1 besides the row itself).
+        auto rowsFrom = [&](Value t, int64_t rows) {
+          forEachPairVector([&](Value c, Value k) {
+            auto ld = [&](Value m) -> Value {
+              return vector::LoadOp::create(b, vPair, m, ValueRange{k});
+            };
+            Value s = ld(sState), co = ld(cState);
+            Value sw = ld(stepSinM), cw = ld(stepCosM);
+            for (int64_t r = 0; r < rows; ++r) {
+              Value sn = math::FmaOp::create(b, co, sw,
+                                             arith::MulFOp::create(b, s, cw));
+              Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
+                                             arith::MulFOp::create(b, co, cw));
+              storePair(r == 0 ? t : addi(t, idx(r)), c, sn, cs);
+              s = sn;
+              co = cs;
+            }
+            vector::StoreOp::create(b, s, sState, ValueRange{k});
+            vector::StoreOp::create(b, co, cState, ValueRange{k});
+          });
+        };
+        // Whole passes of kRecurrenceRows rows, then the block's last rows
+        // one by one.
+        Value first = addi(t0, idx(1));
+        Value count = arith::SubIOp::create(b, t1, first);
+        Value wholeEnd = addi(
+            first, muli(arith::DivUIOp::create(b, count, idx(kRecurrenceRows)),
+                        idx(kRecurrenceRows)));
         scf::ForOp::create(
-            b, addi(t0, idx(1)), t1, idx(1), ValueRange{},
+            b, first, wholeEnd, idx(kRecurrenceRows), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
               Scope inner(b, ib);
-              forEachPairVector([&](Value c, Value k) {
-                auto ld = [&](Value m) -> Value {
-                  return vector::LoadOp::create(b, vPair, m, ValueRange{k});
-                };
-                Value s = ld(sState), co = ld(cState);
-                Value sw = ld(stepSinM), cw = ld(stepCosM);
-                Value sn = math::FmaOp::create(b, co, sw,
-                                               arith::MulFOp::create(b, s, cw));
-                Value cs =
-                    math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
-                                        arith::MulFOp::create(b, co, cw));
-                vector::StoreOp::create(b, sn, sState, ValueRange{k});
-                vector::StoreOp::create(b, cs, cState, ValueRange{k});
-                storePair(t, c, sn, cs);
-              });
+              rowsFrom(t, kRecurrenceRows);
+              scf::YieldOp::create(b);
+            });
+        scf::ForOp::create(
+            b, wholeEnd, t1, idx(1), ValueRange{},
+            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
+              Scope inner(b, ib);
+              rowsFrom(t, 1);
               scf::YieldOp::create(b);
             });
       }

@@ -109,6 +109,21 @@ def sin_interleaved_offset(d):
 
 
 @case
+def sin_interleaved_rows(d):
+    # 150 tokens from position 37: three 64-token blocks, the last of 22
+    # rows, so the kernel's recurrence runs whole 8-row passes and single
+    # rows after them.
+    _sinusoidal(d, "sin_interleaved_rows", (2, 150, 64), F32, 37, index(37))
+
+
+@case
+def sin_concat_rows(d):
+    # 150 tokens, concat halves of 48 pairs, static offset 5, scale_input.
+    _sinusoidal(d, "sin_concat_rows", (150, 96), F32, 5, layout="concat",
+                scale_input=True)
+
+
+@case
 def sin_interleaved_huge_offset(d):
     # Positions 2^62 + 5 + t (see rope_half_huge_offset). Base 2^16 with
     # C = 16 makes every frequency a power of two (2^-2k), so the f64 angle
