@@ -108,6 +108,7 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   ConvertPEToGPUOptions kernels;
   kernels.blockRows = options.blockRows;
   kernels.keyTile = options.keyTile;
+  kernels.decodeSplitKeys = options.decodeSplitKeys;
   // bf16 kernels on SPIR-V too: pe-gpu-bf16-storage below.
   kernels.allowBF16 = true;
   kernels.tensorCores = options.tensorCores;

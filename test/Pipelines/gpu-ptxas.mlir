@@ -15,6 +15,7 @@
 // RUN: for f in %t/sm90/*.ptx; do %ptxas -arch=sm_90 -O3 -v $f -o %t/k.cubin || exit 1; done 2>&1 | FileCheck %s --check-prefixes=PTXAS,SM90
 
 // FILES-DAG: decode_f16_kernel.ptx
+// FILES-DAG: decode_f16_kernel_0.ptx
 // FILES-DAG: prefill_bf16_alibi_kernel.ptx
 // FILES-DAG: prefill_f16_kernel.ptx
 // FILES-DAG: prefill_f32_d64_kernel.ptx
@@ -35,6 +36,11 @@
 // SM90: Compiling entry function 'decode_f16_kernel' for 'sm_90'
 // PTXAS-NEXT: Function properties for decode_f16_kernel
 // PTXAS-NEXT: {{[0-9]+}} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// The split-KV combine kernel (module decode_f16_kernel_0): no stack.
+// SM80: Compiling entry function 'decode_f16_kernel' for 'sm_80'
+// SM90: Compiling entry function 'decode_f16_kernel' for 'sm_90'
+// PTXAS-NEXT: Function properties for decode_f16_kernel
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // SM80: Compiling entry function 'prefill_bf16_alibi_kernel' for 'sm_80'
 // SM90: Compiling entry function 'prefill_bf16_alibi_kernel' for 'sm_90'
 // PTXAS-NEXT: Function properties for prefill_bf16_alibi_kernel

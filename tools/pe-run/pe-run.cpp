@@ -124,12 +124,16 @@ struct PipelineEntry {
 /// pe-gpu-pipeline{tensor-cores} of the vulkan and cuda pipelines
 /// (--gpu-tensor-cores).
 static std::string gpuTensorCores = "auto";
+/// pe-gpu-pipeline{decode-split-keys} of the vulkan and cuda pipelines
+/// (--gpu-decode-split-keys).
+static int64_t gpuDecodeSplitKeys = 128;
 
 /// pe-gpu-pipeline{target=spirv}: SPIR-V kernels, run by the Vulkan runtime.
 static void buildVulkanPipeline(OpPassManager &pm, bool runtimeChecks) {
   mlir::pe::GPUPipelineOptions options;
   options.target = mlir::pe::GPUTarget::SPIRV;
   options.tensorCores = gpuTensorCores;
+  options.decodeSplitKeys = gpuDecodeSplitKeys;
   options.runtimeChecks = runtimeChecks;
   mlir::pe::buildGPUPipeline(pm, options);
 }
@@ -140,6 +144,7 @@ static void buildCUDAPipeline(OpPassManager &pm, bool runtimeChecks) {
   mlir::pe::GPUPipelineOptions options;
   options.target = mlir::pe::GPUTarget::NVVM;
   options.tensorCores = gpuTensorCores;
+  options.decodeSplitKeys = gpuDecodeSplitKeys;
   options.runtimeChecks = runtimeChecks;
   mlir::pe::buildGPUPipeline(pm, options);
 }
@@ -2036,6 +2041,13 @@ int main(int argc, char **argv) {
                      "emulate (mma.sync emulated through workgroup memory)"),
       llvm::cl::init("auto"), llvm::cl::value_desc("mode"),
       llvm::cl::cat(category));
+  llvm::cl::opt<int64_t> decodeSplitKeys(
+      "gpu-decode-split-keys",
+      llvm::cl::desc("Keys per split of a decode attention in the vulkan and "
+                     "cuda pipelines (pe-gpu-pipeline{decode-split-keys}); 0: "
+                     "no split"),
+      llvm::cl::init(128), llvm::cl::value_desc("keys"),
+      llvm::cl::cat(category));
   llvm::cl::list<std::string> sharedLibs(
       "shared-libs",
       llvm::cl::desc("Extra libraries for the JIT to load (comma separated); "
@@ -2083,6 +2095,10 @@ int main(int argc, char **argv) {
                 tensorCores + "'");
   }
   gpuTensorCores = tensorCores;
+  if (decodeSplitKeys < 0)
+    return fail("--gpu-decode-split-keys must be at least 0, not " +
+                std::to_string(decodeSplitKeys));
+  gpuDecodeSplitKeys = decodeSplitKeys;
 
   // Option checks that need no IR.
   const PipelineEntry *pipeline = lookupPipeline(pipelineName);

@@ -126,7 +126,12 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
     stage K, rotated as it is loaded, and V in workgroup memory, then each
     thread scores its row (softcap, ALiBi, causal/window/`kv_lengths` masks
     all from indices), keeps an online softmax (running max and sum, one
-    rescale of the accumulator per tile) and accumulates P V. The cos/sin of
+    rescale of the accumulator per tile) and accumulates P V. A decode
+    attention (one query token) splits its key range into
+    `decode-split-keys` pieces (split-KV): each piece is a block of its
+    own, writing the unnormalised O and its max and sum, and a second kernel
+    merges the pieces of each row (the same merge as `lse`-based key
+    splits), so that long caches get many blocks rather than B x Hkv. The cos/sin of
     every query and key position (f64 angles, rounded once to f32, or rows
     of the caches) and the ALiBi slopes are computed on the host. The math
     is f32; f16 and bf16 operands are converted as they are loaded and the
@@ -163,6 +168,12 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
            "Query rows (threads) per attention block">,
     Option<"keyTile", "key-tile", "int64_t", /*default=*/"32",
            "Keys per K/V tile staged in workgroup memory">,
+    Option<"decodeSplitKeys", "decode-split-keys", "int64_t",
+           /*default=*/"128",
+           "Keys per split of a decode attention (one query token): each "
+           "split is a block of its own and a second kernel combines them "
+           "(split-KV); rounded down to whole key tiles, at most 64 splits; "
+           "0: one block per KV head and batch">,
     Option<"ropeBlock", "rope-block", "int64_t", /*default=*/"128",
            "Threads per block of the RoPE kernel">,
     Option<"allowF16", "allow-f16", "bool", /*default=*/"true",

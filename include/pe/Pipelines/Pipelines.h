@@ -130,6 +130,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Keys per K/V tile in workgroup memory "
                      "(convert-pe-to-gpu{key-tile})"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> decodeSplitKeys{
+      *this, "decode-split-keys",
+      llvm::cl::desc("Keys per split of a decode attention, each a block of "
+                     "its own, combined by a second kernel; 0: no split "
+                     "(convert-pe-to-gpu{decode-split-keys})"),
+      llvm::cl::init(128)};
   PassOptions::Option<std::string> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Tensor-core attention kernel for f16/bf16 "

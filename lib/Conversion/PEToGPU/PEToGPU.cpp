@@ -89,6 +89,8 @@ struct KernelOptions {
   int64_t blockRows = 64;
   int64_t keyTile = 32;
   int64_t ropeBlock = 128;
+  /// Keys per split of a decode attention's key range (split-KV); 0: none.
+  int64_t decodeSplitKeys = 128;
   bool allowF16 = true;
   bool allowBF16 = true;
   bool staticBuffersOnly = false;
@@ -104,6 +106,9 @@ constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kWarpSize = 32;
 /// The largest head dimension (D and Dv) of the tensor-core kernel.
 constexpr int64_t kMmaMaxHeadDim = 128;
+/// The most key splits of a split-KV decode attention: longer key ranges get
+/// longer splits, so that the partial results stay small.
+constexpr int64_t kMaxKeySplits = 64;
 
 /// The compute capability of an NVVM chip name (`sm_80`, `sm_90a`: 80, 90),
 /// 0 if it is not one.
@@ -500,6 +505,11 @@ private:
                         Value bIdx, Value hIdx, Value i, Value j);
   /// Replaces the results of `op` by the kernel's buffers and erases it.
   void finishAttention(AttentionOp op, const AttentionHost &host);
+  /// The second kernel of a split-KV attention: one thread per (batch,
+  /// head, token) row merges the splits' partial (O, m, l) into the result
+  /// (and lse). `splitParams` holds (tiles per split, splits, rows).
+  void buildSplitCombine(const AttentionHost &host, Value splitParams,
+                         Value oPart, Value mPart, Value lPart);
   /// Element offset of (batch, head, token, 0) in an operand of the op's
   /// layout with `h` heads, `t` tokens and `c` channels.
   Value rowStart(const AttentionHost &host, Value bIdx, Value hIdx, Value tIdx,
@@ -919,7 +929,50 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     return this->rowStart(host, bIdx, hIdx, tIdx, h, t, c);
   };
 
-  Value gridX = ceilDiv(muli(idx(group), tq), bq);
+  Value rowTilesHost = ceilDiv(muli(idx(group), tq), bq);
+  Value gridX = rowTilesHost;
+  // Split-KV decode: with one query token a block has at most a GQA group
+  // of rows, so the grid would be only B * Hkv blocks for the whole key
+  // range. Instead each block takes one split of `tilesPerSplit` key tiles
+  // and writes its unnormalised O, running max m and sum l; a second
+  // kernel combines the splits of each row.
+  Value splits, tilesPerSplit, splitParams, oPart, mPart, lPart, rowsAll;
+  auto qType = op.getQuery().getType();
+  if (options.decodeSplitKeys > 0 &&
+      qType.getDimSize(op.getSequenceAxis()) == 1) {
+    int64_t splitTiles = std::max<int64_t>(1, options.decodeSplitKeys / bk);
+    std::optional<int64_t> staticTk = getConstantIntValue(host.tkAll);
+    if (staticTk) {
+      int64_t tiles = (*staticTk + bk - 1) / bk;
+      int64_t perSplit =
+          std::max(splitTiles, (tiles + kMaxKeySplits - 1) / kMaxKeySplits);
+      int64_t count = std::max<int64_t>(1, (tiles + perSplit - 1) / perSplit);
+      if (count > 1) {
+        splits = idx(count);
+        tilesPerSplit = idx(perSplit);
+      }
+    } else {
+      Value tiles = ceilDiv(host.tkAll, bk);
+      tilesPerSplit = maxsi(idx(splitTiles), ceilDiv(tiles, kMaxKeySplits));
+      splits = maxsi(idx(1), divui(addi(tiles, subi(tilesPerSplit, idx(1))),
+                                   tilesPerSplit));
+    }
+  }
+  if (splits) {
+    gridX = muli(rowTilesHost, splits);
+    rowsAll = muli(muli(batch, idx(heads)), tq);
+    Value slots = muli(splits, rowsAll);
+    auto flatType = [&](Value n) {
+      return MemRefType::get({getConstantIntValue(n) ? *getConstantIntValue(n)
+                                                     : ShapedType::kDynamic},
+                             f32);
+    };
+    Value oSize = muli(slots, idx(dv));
+    oPart = allocLike(flatType(oSize), oSize);
+    mPart = allocLike(flatType(slots), slots);
+    lPart = allocLike(flatType(slots), slots);
+    splitParams = packScalars({tilesPerSplit, splits, rowsAll});
+  }
   auto wg =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto priv =
@@ -952,7 +1005,14 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     Value sp = launch.getPrivateAttributions()[2];
     Value tx = launch.getThreadIds().x;
     Value bIdx = launch.getBlockIds().z, kvh = launch.getBlockIds().y;
-    Value r0 = muli(launch.getBlockIds().x, idx(bq));
+    Value rowTile = launch.getBlockIds().x, split;
+    if (splits) {
+      // Block x = split * rowTiles + rowTile.
+      Value rowTiles = ceilDiv(rowsTotal, bq);
+      split = divui(rowTile, rowTiles);
+      rowTile = remui(rowTile, rowTiles);
+    }
+    Value r0 = muli(rowTile, idx(bq));
     Value r = addi(r0, tx);
     Value active = cmpi(arith::CmpIPredicate::ult, r, rowsTotal);
     // Inactive threads (past the last row) work on row 0 and store nothing:
@@ -966,6 +1026,13 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     Value tileBegin, tileEnd;
     std::tie(tileBegin, tileEnd) =
         keyTileRange(op, r0, bq, rowsTotal, tq, tk, shift, bk);
+    if (splits) {
+      // This split's tiles of that range (none past L[b] or the mask).
+      Value perSplit = unpackScalar(splitParams, 0);
+      Value first = muli(split, perSplit);
+      tileBegin = maxsi(tileBegin, first);
+      tileEnd = minsi(tileEnd, addi(first, perSplit));
+    }
 
     // This thread's query row, rotated and times the scale.
     Value qRow = rowStart(bIdx, h, i, heads, tq, d);
@@ -1091,28 +1158,123 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
           scf::YieldOp::create(b, ValueRange{mNew, pv.getResult(0)});
         });
 
-    // Epilogue: O / l, 0 for a row without allowed keys; lse = m + log l.
     Value m = tiles.getResult(0), l = tiles.getResult(1);
-    ifThen(active, [&] {
-      Value empty =
-          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
-      Value inv = select(empty, cf(0.0), arith::DivFOp::create(b, cf(1.0), l));
-      Value oRow = rowStart(bIdx, h, i, heads, tq, dv);
-      forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
-        Value o = memref::LoadOp::create(b, acc, ValueRange{c});
-        storeFromF32(mulf(o, inv), out, addi(oRow, c));
+    if (splits) {
+      // The split's partial result: O (not divided by l), m and l at slot
+      // split * rows + row, rows in [B, H, Tq] order.
+      ifThen(active, [&] {
+        Value rows = unpackScalar(splitParams, 2);
+        Value slot = addi(muli(split, rows),
+                          addi(muli(addi(muli(bIdx, idx(heads)), h), tq), i));
+        forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
+          memref::StoreOp::create(
+              b, memref::LoadOp::create(b, acc, ValueRange{c}), oPart,
+              ValueRange{addi(muli(slot, idx(dv)), c)});
+        });
+        memref::StoreOp::create(b, m, mPart, ValueRange{slot});
+        memref::StoreOp::create(b, l, lPart, ValueRange{slot});
       });
-      if (lse) {
-        Value at = addi(muli(addi(muli(bIdx, idx(heads)), h), tq), i);
-        memref::StoreOp::create(b, addf(m, math::LogOp::create(b, l)), lse,
-                                ValueRange{at});
-      }
-    });
+    } else {
+      // Epilogue: O / l, 0 for a row without allowed keys; lse = m + log l.
+      ifThen(active, [&] {
+        Value empty =
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
+        Value inv =
+            select(empty, cf(0.0), arith::DivFOp::create(b, cf(1.0), l));
+        Value oRow = rowStart(bIdx, h, i, heads, tq, dv);
+        forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
+          Value o = memref::LoadOp::create(b, acc, ValueRange{c});
+          storeFromF32(mulf(o, inv), out, addi(oRow, c));
+        });
+        if (lse) {
+          Value at = addi(muli(addi(muli(bIdx, idx(heads)), h), tq), i);
+          memref::StoreOp::create(b, addf(m, math::LogOp::create(b, l)), lse,
+                                  ValueRange{at});
+        }
+      });
+    }
     gpu::TerminatorOp::create(b);
   }
+  if (splits)
+    buildSplitCombine(host, splitParams, oPart, mPart, lPart);
 
   b.setInsertionPointAfter(guard);
   finishAttention(op, host);
+}
+
+void GPUKernelBuilder::buildSplitCombine(const AttentionHost &host,
+                                         Value splitParams, Value oPart,
+                                         Value mPart, Value lPart) {
+  int64_t heads = host.heads, dv = host.dv;
+  Value rowsAllHost = muli(muli(host.batch, idx(heads)), host.tq);
+  int64_t block = options.blockRows;
+  auto launch = gpu::LaunchOp::create(b, ceilDiv(rowsAllHost, block), idx(1),
+                                      idx(1), idx(block), idx(1), idx(1));
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value tq = unpackScalar(host.params, 0);
+  Value splits = unpackScalar(splitParams, 1);
+  Value rows = unpackScalar(splitParams, 2);
+  Value row =
+      addi(muli(launch.getBlockIds().x, idx(block)), launch.getThreadIds().x);
+  ifThen(cmpi(arith::CmpIPredicate::ult, row, rows), [&] {
+    Value i = remui(row, tq);
+    Value bh = divui(row, tq);
+    Value h = remui(bh, idx(heads)), bIdx = divui(bh, idx(heads));
+    auto slotOf = [&](Value split) { return addi(muli(split, rows), row); };
+    Value negInf = cf(-std::numeric_limits<double>::infinity());
+    // m = the largest split max (NaN if any is: the row's result is NaN,
+    // as in the one-kernel form), then each split's weight exp(m_s - m).
+    auto maxLoop = scf::ForOp::create(
+        b, idx(0), splits, idx(1), ValueRange{negInf},
+        [&](OpBuilder &ob, Location, Value sIdx, ValueRange acc) {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          Value ms = memref::LoadOp::create(b, mPart, ValueRange{slotOf(sIdx)});
+          scf::YieldOp::create(
+              b, ValueRange{arith::MaximumFOp::create(b, acc[0], ms)});
+        });
+    Value m = maxLoop.getResult(0);
+    // No allowed key in any split: m = -inf, every weight exp(-inf - 0) = 0.
+    Value safeM =
+        select(arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf),
+               cf(0.0), m);
+    auto weight = [&](Value sIdx) -> Value {
+      Value ms = memref::LoadOp::create(b, mPart, ValueRange{slotOf(sIdx)});
+      return math::ExpOp::create(b, arith::SubFOp::create(b, ms, safeM));
+    };
+    auto sumLoop = scf::ForOp::create(
+        b, idx(0), splits, idx(1), ValueRange{cf(0.0)},
+        [&](OpBuilder &ob, Location, Value sIdx, ValueRange acc) {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          Value ls = memref::LoadOp::create(b, lPart, ValueRange{slotOf(sIdx)});
+          scf::YieldOp::create(
+              b, ValueRange{math::FmaOp::create(b, ls, weight(sIdx), acc[0])});
+        });
+    Value l = sumLoop.getResult(0);
+    Value empty =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
+    Value inv = select(empty, cf(0.0), arith::DivFOp::create(b, cf(1.0), l));
+    Value oRow = rowStart(host, bIdx, h, i, heads, tq, dv);
+    forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
+      auto oLoop = scf::ForOp::create(
+          b, idx(0), splits, idx(1), ValueRange{cf(0.0)},
+          [&](OpBuilder &ob, Location, Value sIdx, ValueRange acc) {
+            OpBuilder::InsertionGuard g2(b);
+            b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+            Value os = memref::LoadOp::create(
+                b, oPart, ValueRange{addi(muli(slotOf(sIdx), idx(dv)), c)});
+            scf::YieldOp::create(b, ValueRange{math::FmaOp::create(
+                                        b, os, weight(sIdx), acc[0])});
+          });
+      storeFromF32(mulf(oLoop.getResult(0), inv), host.out, addi(oRow, c));
+    });
+    if (host.lse)
+      memref::StoreOp::create(b, addf(m, math::LogOp::create(b, l)), host.lse,
+                              ValueRange{row});
+  });
+  gpu::TerminatorOp::create(b);
 }
 
 void GPUKernelBuilder::mma(const MmaLanes &lanes,
@@ -1722,10 +1884,18 @@ struct ConvertPEToGPUPass
              "at least 1";
       return signalPassFailure();
     }
+    if (decodeSplitKeys < 0) {
+      getOperation()->emitError()
+          << "convert-pe-to-gpu: decode-split-keys must be at least 0 (0: "
+             "no split), not "
+          << static_cast<int64_t>(decodeSplitKeys);
+      return signalPassFailure();
+    }
     KernelOptions options;
     options.blockRows = blockRows;
     options.keyTile = keyTile;
     options.ropeBlock = ropeBlock;
+    options.decodeSplitKeys = decodeSplitKeys;
     options.allowF16 = allowF16;
     options.allowBF16 = allowBF16;
     options.staticBuffersOnly = staticBuffersOnly;

@@ -5,6 +5,10 @@
 // RUN: not pe-opt %s --convert-pe-to-gpu="tensor-cores=always" 2>&1 | FileCheck %s --check-prefix=TC
 // RUN: not pe-opt %s --convert-pe-to-gpu="chip=gfx942" 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not pe-run %s -e f --random-inputs --pipeline=vulkan --gpu-tensor-cores=yes 2>&1 | FileCheck %s --check-prefix=TOOL
+// RUN: not pe-opt %s --convert-pe-to-gpu="decode-split-keys=-1" 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: not pe-run %s -e f --random-inputs --pipeline=vulkan --gpu-decode-split-keys=-5 2>&1 | FileCheck %s --check-prefix=TOOL-SPLIT
+// SPLIT: error: convert-pe-to-gpu: decode-split-keys must be at least 0 (0: no split), not -1
+// TOOL-SPLIT: pe-run: error: --gpu-decode-split-keys must be at least 0, not -5
 // TC: error: convert-pe-to-gpu: tensor-cores must be auto, off or emulate, not 'always'
 // CHIP: error: convert-pe-to-gpu: chip 'gfx942' is not an NVVM chip (sm_NN)
 // TOOL: pe-run: error: --gpu-tensor-cores must be auto, off or emulate, not 'yes'

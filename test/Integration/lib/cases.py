@@ -1376,6 +1376,43 @@ def attn_lse_decode(d):
 
 
 @case
+def split_decode_lse_masks(d):
+    # A decode step over 200 cached keys in many key splits (the GPU
+    # split-KV kernels with 32 keys per split: 7 splits): GQA 8/2, valid
+    # lengths 200, 45 and 0 (splits past L[b] are empty; the last batch has
+    # no valid key: lse -inf, output 0), bottom-right causal, a window of 100
+    # keys (the first splits of batch 0 are empty too). Scores of spread 3
+    # give the splits different maxima, so a wrong merge shows.
+    rng = rng_for("split_decode_lse_masks")
+    q = (3 * rng.standard_normal((3, 8, 1, 32))).astype(F32)
+    k = rng.standard_normal((3, 2, 200, 32)).astype(F32)
+    v = uniform(rng, (3, 2, 200, 32))
+    lengths = np.array([200, 45, 0], dtype=np.int32)
+    save(d, q=q, k=k, v=v, l=lengths)
+    o, lse = ref.attention(q, k, v, causal=True, window=100, kv_lengths=lengths,
+                           return_lse=True)
+    save(d, o=o, s=lse)
+
+
+@case
+def split_decode_rope_f16(d):
+    # pe.rope (half, f64 table) of an f16 query at position 299 and of 300
+    # f16 cached keys at 0..299, then causal MHA attention with a softcap of
+    # 20: the GPU split-KV kernels with 64 keys per split (5 splits, counted
+    # at run time: the key length is dynamic). The rotated q and k are f16
+    # (the rope's result type), which the reference rounds likewise.
+    rng = rng_for("split_decode_rope_f16")
+    q = rng.standard_normal((2, 4, 1, 64)).astype(F16)
+    k = rng.standard_normal((2, 4, 300, 64)).astype(F16)
+    v = uniform(rng, (2, 4, 300, 64)).astype(F16)
+    inv = 10000.0 ** (-np.arange(0, 64, 2, dtype=F64) / 64)
+    save(d, q=q, k=k, v=v, f=inv)
+    qr = ref.rope_inv_freq(q, inv, 299, "half").astype(F16)
+    kr = ref.rope_inv_freq(k, inv, 0, "half").astype(F16)
+    save(d, expected=ref.attention(qr, kr, v, causal=True, softcap=20.0))
+
+
+@case
 def rope_cache_offset_saturates(d):
     # Offset 2^63 - 2 with 4 tokens over a 16-row cache: positions 2^63 - 2,
     # 2^63 - 1 and then past INT64_MAX, which saturate there instead of
