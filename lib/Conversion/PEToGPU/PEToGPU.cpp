@@ -109,6 +109,11 @@ constexpr int64_t kMmaMaxHeadDim = 128;
 /// The most key splits of a split-KV decode attention: longer key ranges get
 /// longer splits, so that the partial results stay small.
 constexpr int64_t kMaxKeySplits = 64;
+/// Workgroup memory of the decode kernel: NVVM's static shared memory.
+constexpr int64_t kDecodeSharedBytes = 48 * 1024;
+/// The most accumulators (rows of the GQA group x value channels per
+/// thread) the decode kernel keeps per thread.
+constexpr int64_t kDecodeMaxAccumulators = 128;
 
 /// The compute capability of an NVVM chip name (`sm_80`, `sm_90a`: 80, 90),
 /// 0 if it is not one.
@@ -186,8 +191,8 @@ std::optional<std::string> noTensorCoreReason(AttentionOp op,
            std::to_string(dv) + " above " + std::to_string(kMmaMaxHeadDim) +
            " (the lane's fragments would not fit in registers)";
   if (op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1)
-    return std::string("decode (one query token): the SIMT kernel fills its "
-                       "block with the GQA group");
+    return std::string("decode (one query token): the decode kernel splits "
+                       "the keys over blocks and threads instead");
   if (options.keyTile % 16 != 0)
     return "key-tile " + std::to_string(options.keyTile) +
            " is not a multiple of 16";
@@ -262,6 +267,11 @@ public:
   /// tensor-core attention kernel: mma.sync, or its emulation through
   /// workgroup memory when `emulate`.
   void buildAttentionMMA(AttentionOp op, bool emulate);
+  /// The decode attention kernel (one query token, static): blocks (key
+  /// split, KV head, batch), the threads spread over the (query head, key)
+  /// pairs of a key tile for the scores and over the value channels for
+  /// P V; writes each split's partial result for buildSplitCombine.
+  void buildDecodeAttention(AttentionOp op, int64_t keyTile);
   /// Replaces `op` by the RoPE kernel.
   void buildRope(RopeOp op);
   /// Replaces `op` by the sinusoidal-encoding kernel.
@@ -505,6 +515,10 @@ private:
                         Value bIdx, Value hIdx, Value i, Value j);
   /// Replaces the results of `op` by the kernel's buffers and erases it.
   void finishAttention(AttentionOp op, const AttentionHost &host);
+  /// The split count and tiles per split of a decode attention with key
+  /// tiles of `bk` keys (decode-split-keys, at most kMaxKeySplits splits):
+  /// constants for a static key length, host values otherwise.
+  std::pair<Value, Value> keySplits(const AttentionHost &host, int64_t bk);
   /// The second kernel of a split-KV attention: one thread per (batch,
   /// head, token) row merges the splits' partial (O, m, l) into the result
   /// (and lse). `splitParams` holds (tiles per split, splits, rows).
@@ -929,50 +943,7 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     return this->rowStart(host, bIdx, hIdx, tIdx, h, t, c);
   };
 
-  Value rowTilesHost = ceilDiv(muli(idx(group), tq), bq);
-  Value gridX = rowTilesHost;
-  // Split-KV decode: with one query token a block has at most a GQA group
-  // of rows, so the grid would be only B * Hkv blocks for the whole key
-  // range. Instead each block takes one split of `tilesPerSplit` key tiles
-  // and writes its unnormalised O, running max m and sum l; a second
-  // kernel combines the splits of each row.
-  Value splits, tilesPerSplit, splitParams, oPart, mPart, lPart, rowsAll;
-  auto qType = op.getQuery().getType();
-  if (options.decodeSplitKeys > 0 &&
-      qType.getDimSize(op.getSequenceAxis()) == 1) {
-    int64_t splitTiles = std::max<int64_t>(1, options.decodeSplitKeys / bk);
-    std::optional<int64_t> staticTk = getConstantIntValue(host.tkAll);
-    if (staticTk) {
-      int64_t tiles = (*staticTk + bk - 1) / bk;
-      int64_t perSplit =
-          std::max(splitTiles, (tiles + kMaxKeySplits - 1) / kMaxKeySplits);
-      int64_t count = std::max<int64_t>(1, (tiles + perSplit - 1) / perSplit);
-      if (count > 1) {
-        splits = idx(count);
-        tilesPerSplit = idx(perSplit);
-      }
-    } else {
-      Value tiles = ceilDiv(host.tkAll, bk);
-      tilesPerSplit = maxsi(idx(splitTiles), ceilDiv(tiles, kMaxKeySplits));
-      splits = maxsi(idx(1), divui(addi(tiles, subi(tilesPerSplit, idx(1))),
-                                   tilesPerSplit));
-    }
-  }
-  if (splits) {
-    gridX = muli(rowTilesHost, splits);
-    rowsAll = muli(muli(batch, idx(heads)), tq);
-    Value slots = muli(splits, rowsAll);
-    auto flatType = [&](Value n) {
-      return MemRefType::get({getConstantIntValue(n) ? *getConstantIntValue(n)
-                                                     : ShapedType::kDynamic},
-                             f32);
-    };
-    Value oSize = muli(slots, idx(dv));
-    oPart = allocLike(flatType(oSize), oSize);
-    mPart = allocLike(flatType(slots), slots);
-    lPart = allocLike(flatType(slots), slots);
-    splitParams = packScalars({tilesPerSplit, splits, rowsAll});
-  }
+  Value gridX = ceilDiv(muli(idx(group), tq), bq);
   auto wg =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto priv =
@@ -1005,14 +976,7 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     Value sp = launch.getPrivateAttributions()[2];
     Value tx = launch.getThreadIds().x;
     Value bIdx = launch.getBlockIds().z, kvh = launch.getBlockIds().y;
-    Value rowTile = launch.getBlockIds().x, split;
-    if (splits) {
-      // Block x = split * rowTiles + rowTile.
-      Value rowTiles = ceilDiv(rowsTotal, bq);
-      split = divui(rowTile, rowTiles);
-      rowTile = remui(rowTile, rowTiles);
-    }
-    Value r0 = muli(rowTile, idx(bq));
+    Value r0 = muli(launch.getBlockIds().x, idx(bq));
     Value r = addi(r0, tx);
     Value active = cmpi(arith::CmpIPredicate::ult, r, rowsTotal);
     // Inactive threads (past the last row) work on row 0 and store nothing:
@@ -1026,13 +990,6 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     Value tileBegin, tileEnd;
     std::tie(tileBegin, tileEnd) =
         keyTileRange(op, r0, bq, rowsTotal, tq, tk, shift, bk);
-    if (splits) {
-      // This split's tiles of that range (none past L[b] or the mask).
-      Value perSplit = unpackScalar(splitParams, 0);
-      Value first = muli(split, perSplit);
-      tileBegin = maxsi(tileBegin, first);
-      tileEnd = minsi(tileEnd, addi(first, perSplit));
-    }
 
     // This thread's query row, rotated and times the scale.
     Value qRow = rowStart(bIdx, h, i, heads, tq, d);
@@ -1158,46 +1115,393 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
           scf::YieldOp::create(b, ValueRange{mNew, pv.getResult(0)});
         });
 
+    // Epilogue: O / l, 0 for a row without allowed keys; lse = m + log l.
     Value m = tiles.getResult(0), l = tiles.getResult(1);
-    if (splits) {
-      // The split's partial result: O (not divided by l), m and l at slot
-      // split * rows + row, rows in [B, H, Tq] order.
-      ifThen(active, [&] {
-        Value rows = unpackScalar(splitParams, 2);
-        Value slot = addi(muli(split, rows),
-                          addi(muli(addi(muli(bIdx, idx(heads)), h), tq), i));
-        forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
-          memref::StoreOp::create(
-              b, memref::LoadOp::create(b, acc, ValueRange{c}), oPart,
-              ValueRange{addi(muli(slot, idx(dv)), c)});
-        });
-        memref::StoreOp::create(b, m, mPart, ValueRange{slot});
-        memref::StoreOp::create(b, l, lPart, ValueRange{slot});
+    ifThen(active, [&] {
+      Value empty =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
+      Value inv = select(empty, cf(0.0), arith::DivFOp::create(b, cf(1.0), l));
+      Value oRow = rowStart(bIdx, h, i, heads, tq, dv);
+      forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
+        Value o = memref::LoadOp::create(b, acc, ValueRange{c});
+        storeFromF32(mulf(o, inv), out, addi(oRow, c));
       });
-    } else {
-      // Epilogue: O / l, 0 for a row without allowed keys; lse = m + log l.
-      ifThen(active, [&] {
+      if (lse) {
+        Value at = addi(muli(addi(muli(bIdx, idx(heads)), h), tq), i);
+        memref::StoreOp::create(b, addf(m, math::LogOp::create(b, l)), lse,
+                                ValueRange{at});
+      }
+    });
+    gpu::TerminatorOp::create(b);
+  }
+
+  b.setInsertionPointAfter(guard);
+  finishAttention(op, host);
+}
+
+std::pair<Value, Value> GPUKernelBuilder::keySplits(const AttentionHost &host,
+                                                    int64_t bk) {
+  // decode-split-keys=0: one split of every tile.
+  if (options.decodeSplitKeys == 0)
+    return {idx(1), idx(std::numeric_limits<int32_t>::max())};
+  int64_t splitTiles = std::max<int64_t>(1, options.decodeSplitKeys / bk);
+  if (std::optional<int64_t> tk = getConstantIntValue(host.tkAll)) {
+    int64_t tiles = (*tk + bk - 1) / bk;
+    int64_t perSplit =
+        std::max(splitTiles, (tiles + kMaxKeySplits - 1) / kMaxKeySplits);
+    int64_t count = std::max<int64_t>(1, (tiles + perSplit - 1) / perSplit);
+    return {idx(count), idx(perSplit)};
+  }
+  Value tiles = ceilDiv(host.tkAll, bk);
+  Value perSplit = maxsi(idx(splitTiles), ceilDiv(tiles, kMaxKeySplits));
+  Value count =
+      maxsi(idx(1), divui(addi(tiles, subi(perSplit, idx(1))), perSplit));
+  return {count, perSplit};
+}
+
+/// The key tile of the decode attention kernel for `op`: the largest up to
+/// `key-tile` whose workgroup buffers fit the budget; none for an op with
+/// more than one query token, or (with the reason in `whyNot`) when even one
+/// key does not fit or the accumulators would not.
+std::optional<int64_t> decodeKeyTile(AttentionOp op,
+                                     const KernelOptions &options,
+                                     std::string &whyNot) {
+  auto qType = op.getQuery().getType();
+  if (qType.getDimSize(op.getSequenceAxis()) != 1)
+    return std::nullopt;
+  int64_t hAx = op.getHeadsAxis();
+  int64_t g = qType.getDimSize(hAx) / op.getKey().getType().getDimSize(hAx);
+  int64_t d = qType.getDimSize(3), dv = op.getValue().getType().getDimSize(3);
+  int64_t threads = options.blockRows;
+  // The accumulators of the group's rows, Dv / threads channels each, are
+  // the thread's own (private) array.
+  int64_t accumulators = g * ((dv + threads - 1) / threads);
+  if (accumulators > kDecodeMaxAccumulators) {
+    whyNot = std::to_string(accumulators) +
+             " accumulators per thread (GQA group " + std::to_string(g) +
+             " x ceil(Dv " + std::to_string(dv) + " / block-rows " +
+             std::to_string(threads) + ")), more than " +
+             std::to_string(kDecodeMaxAccumulators);
+    return std::nullopt;
+  }
+  auto bytes = [&](int64_t bk) {
+    // Q of the group, K (rows padded by one: no bank conflicts when each
+    // thread reads its own key), V, the scores, and 4 per-row values.
+    return 4 * (g * d + bk * (d + 1) + bk * dv + g * bk + 4 * g);
+  };
+  for (int64_t bk = options.keyTile; bk >= 1; bk /= 2)
+    if (bytes(bk) <= kDecodeSharedBytes)
+      return bk;
+  whyNot = "its workgroup buffers need " + std::to_string(bytes(1)) +
+           " bytes with one key per tile, more than " +
+           std::to_string(kDecodeSharedBytes);
+  return std::nullopt;
+}
+
+void GPUKernelBuilder::buildDecodeAttention(AttentionOp op, int64_t bk) {
+  AttentionHost host = prepareAttention(op);
+  int64_t heads = host.heads, kvHeads = host.kvHeads, group = host.group;
+  int64_t d = host.d, dv = host.dv;
+  int64_t threads = options.blockRows;
+  // Channels of each row's accumulator per thread: c = tx + k * threads.
+  int64_t cpt = (dv + threads - 1) / threads;
+  double scale = op.getScaleOrDefault();
+  Value batch = host.batch, tq = host.tq;
+
+  // Split-KV: blocks (split, KV head, batch); partial (O, m, l) per split,
+  // merged by buildSplitCombine.
+  // One split known at compile time: the kernel writes the result itself.
+  auto [splits, tilesPerSplit] = keySplits(host, bk);
+  bool direct = getConstantIntValue(splits) == 1;
+  Value rowsAll = muli(muli(batch, idx(heads)), tq);
+  Value oPart, mPart, lPart;
+  if (!direct) {
+    Value slots = muli(splits, rowsAll);
+    auto flatType = [&](Value n) {
+      std::optional<int64_t> c = getConstantIntValue(n);
+      return MemRefType::get({c ? *c : ShapedType::kDynamic}, f32);
+    };
+    Value oSize = muli(slots, idx(dv));
+    oPart = allocLike(flatType(oSize), oSize);
+    mPart = allocLike(flatType(slots), slots);
+    lPart = allocLike(flatType(slots), slots);
+  }
+  Value splitParams = packScalars({tilesPerSplit, splits, rowsAll});
+
+  auto wg =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto priv =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Private);
+  auto shared = [&](ArrayRef<int64_t> shape) -> Type {
+    return MemRefType::get(shape, f32, MemRefLayoutAttrInterface(), wg);
+  };
+  Type qsType = shared({group, d}), ksType = shared({bk, d + 1}),
+       vsType = shared({bk, dv}), psType = shared({group, bk}),
+       rowType = shared({4, group});
+  Type oType =
+      MemRefType::get({group * cpt}, f32, MemRefLayoutAttrInterface(), priv);
+  scf::IfOp guard = guardLaunch(cmpi(arith::CmpIPredicate::ugt, batch, idx(0)));
+  auto launch = gpu::LaunchOp::create(
+      b, splits, idx(kvHeads), batch, idx(threads), idx(1), idx(1),
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange{},
+      TypeRange{qsType, ksType, vsType, psType, rowType}, TypeRange{oType});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    std::array<Value, 4> scalars = unpackAttentionScalars(host);
+    Value tq = scalars[0], tkAll = scalars[1], causalOffset = scalars[2],
+          alibiBase = scalars[3];
+    Value qs = launch.getWorkgroupAttributions()[0];
+    Value ks = launch.getWorkgroupAttributions()[1];
+    Value vs = launch.getWorkgroupAttributions()[2];
+    Value ps = launch.getWorkgroupAttributions()[3];
+    Value rowState = launch.getWorkgroupAttributions()[4];
+    Value acc = launch.getPrivateAttributions()[0];
+    Value tx = launch.getThreadIds().x;
+    Value split = launch.getBlockIds().x, kvh = launch.getBlockIds().y,
+          bIdx = launch.getBlockIds().z;
+    // Per-row state in rowState: m (running max), l (running sum), the
+    // tile's rescale factor alpha, and the tile's exponent base.
+    enum { kMax, kSum, kAlpha, kBase };
+    auto rowAt = [&](int64_t what, Value gRow) {
+      return ValueRange{idx(what), gRow};
+    };
+    Value tk = validKeys(host, bIdx, tkAll);
+    Value shift = causalShift(op, tk, tq, causalOffset);
+    Value tileBegin, tileEnd;
+    std::tie(tileBegin, tileEnd) =
+        keyTileRange(op, idx(0), group, idx(group), tq, tk, shift, bk);
+    Value perSplit = unpackScalar(splitParams, 0);
+    Value first = muli(split, perSplit);
+    tileBegin = maxsi(tileBegin, first);
+    tileEnd = minsi(tileEnd, addi(first, perSplit));
+
+    // f16/bf16: the rotated queries and keys rounded to the input type, as
+    // in the one-row-per-thread kernel.
+    auto roundTo = [&](Type type) {
+      return [&, type](Value v) -> Value {
+        if (!isa<Float16Type, BFloat16Type>(type))
+          return v;
+        Value rounded = arith::TruncFOp::create(b, type, v);
+        return arith::ExtFOp::create(b, f32, rounded);
+      };
+    };
+    auto asInput = roundTo(op.getQuery().getType().getElementType());
+    auto asKey = roundTo(op.getKey().getType().getElementType());
+    Value scaleV = cf(scale);
+    // The group's query rows (token 0), rotated and times the scale.
+    stageTile(
+        qs, group, d, rotary, host.q, host.qCos, host.qSin, tx, threads,
+        [&](Value g) {
+          Value h = addi(muli(kvh, idx(group)), g);
+          return std::make_tuple(Value(arith::ConstantIntOp::create(b, 1, 1)),
+                                 rowStart(host, bIdx, h, idx(0), heads, tq, d),
+                                 idx(0));
+        },
+        [&](Value v) { return mulf(asInput(v), scaleV); });
+    Value negInf = cf(-std::numeric_limits<double>::infinity());
+    forLoop(tx, idx(group), idx(threads), [&](Value g) {
+      memref::StoreOp::create(b, negInf, rowState, rowAt(kMax, g));
+      memref::StoreOp::create(b, cf(0.0), rowState, rowAt(kSum, g));
+    });
+    forLoop(idx(0), idx(group * cpt), idx(1), [&](Value e) {
+      memref::StoreOp::create(b, cf(0.0), acc, ValueRange{e});
+    });
+    Value qPos = alibiBase ? indexToF32(alibiBase) : Value();
+    Value limit = shift; // token 0: i + o[b]
+    // A channel this thread owns: c = tx + k * threads < Dv.
+    auto forOwnChannels = [&](function_ref<void(Value k, Value c)> body) {
+      forLoop(idx(0), idx(cpt), idx(1), [&](Value k) {
+        Value c = addi(tx, muli(k, idx(threads)));
+        if (dv % threads == 0)
+          body(k, c);
+        else
+          ifThen(cmpi(arith::CmpIPredicate::ult, c, idx(dv)),
+                 [&] { body(k, c); });
+      });
+    };
+
+    forLoop(tileBegin, tileEnd, idx(1), [&](Value tile) {
+      Value j0 = muli(tile, idx(bk));
+      stageKeyTile(op, host, ks, vs, bIdx, kvh, j0, tk, tkAll, tx, threads,
+                   asKey);
+      gpu::BarrierOp::create(b);
+      // Scores: the threads take (row, key) pairs, each a dot product of a
+      // query row and a key row in workgroup memory.
+      forLoop(tx, idx(group * bk), idx(threads), [&](Value e) {
+        Value g = divui(e, idx(bk)), jj = remui(e, idx(bk));
+        auto dot = scf::ForOp::create(
+            b, idx(0), idx(d), idx(1), ValueRange{cf(0.0)},
+            [&](OpBuilder &db, Location, Value c, ValueRange sum) {
+              OpBuilder::InsertionGuard g3(b);
+              b.setInsertionPoint(db.getInsertionBlock(),
+                                  db.getInsertionPoint());
+              Value qc = memref::LoadOp::create(b, qs, ValueRange{g, c});
+              Value kc = memref::LoadOp::create(b, ks, ValueRange{jj, c});
+              scf::YieldOp::create(
+                  b, ValueRange{math::FmaOp::create(b, qc, kc, sum[0])});
+            });
+        Value h = addi(muli(kvh, idx(group)), g);
+        Value slope = host.slopes ? loadF32(host.slopes, h) : Value();
+        Value s = finalScore(op, host, dot.getResult(0), qPos, slope, bIdx, h,
+                             idx(0), addi(j0, jj), tk, tq, tkAll, limit);
+        memref::StoreOp::create(b, s, ps, ValueRange{g, jj});
+      });
+      gpu::BarrierOp::create(b);
+      // Per row: the new max, the rescale factor and the exponent base.
+      forLoop(tx, idx(group), idx(threads), [&](Value g) {
+        auto tileMax = scf::ForOp::create(
+            b, idx(0), idx(bk), idx(1), ValueRange{negInf},
+            [&](OpBuilder &mb, Location, Value jj, ValueRange mx) {
+              OpBuilder::InsertionGuard g3(b);
+              b.setInsertionPoint(mb.getInsertionBlock(),
+                                  mb.getInsertionPoint());
+              Value sc = memref::LoadOp::create(b, ps, ValueRange{g, jj});
+              scf::YieldOp::create(
+                  b, ValueRange{arith::MaximumFOp::create(b, mx[0], sc)});
+            });
+        Value mOld = memref::LoadOp::create(b, rowState, rowAt(kMax, g));
+        Value mNew = arith::MaximumFOp::create(b, mOld, tileMax.getResult(0));
+        // A row without an allowed key so far keeps m = -inf; exponents are
+        // taken against 0 then (exp(-inf) = 0, not NaN).
+        Value base = select(
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf),
+            cf(0.0), mNew);
+        memref::StoreOp::create(b, mNew, rowState, rowAt(kMax, g));
+        memref::StoreOp::create(
+            b, math::ExpOp::create(b, arith::SubFOp::create(b, mOld, base)),
+            rowState, rowAt(kAlpha, g));
+        memref::StoreOp::create(b, base, rowState, rowAt(kBase, g));
+      });
+      gpu::BarrierOp::create(b);
+      // The weights P, in parallel; a key the row does not see (score -inf)
+      // gets -1, so that P V skips it (a NaN or infinity in its value row
+      // must not reach the row); NaN scores stay NaN and reach it.
+      forLoop(tx, idx(group * bk), idx(threads), [&](Value e) {
+        Value g = divui(e, idx(bk)), jj = remui(e, idx(bk));
+        Value sc = memref::LoadOp::create(b, ps, ValueRange{g, jj});
+        Value base = memref::LoadOp::create(b, rowState, rowAt(kBase, g));
+        Value p = math::ExpOp::create(b, arith::SubFOp::create(b, sc, base));
+        Value seen =
+            arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, sc, negInf);
+        memref::StoreOp::create(b, select(seen, p, cf(-1.0)), ps,
+                                ValueRange{g, jj});
+      });
+      gpu::BarrierOp::create(b);
+      // O = alpha O + P V on the thread's channels (consecutive threads,
+      // consecutive channels of a value row); the row's own thread also
+      // updates l = alpha l + sum P.
+      forLoop(idx(0), idx(group), idx(1), [&](Value g) {
+        Value alpha = memref::LoadOp::create(b, rowState, rowAt(kAlpha, g));
+        auto seenAt = [&](Value p) {
+          return arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, p,
+                                       cf(-1.0));
+        };
+        forOwnChannels([&](Value k, Value c) {
+          Value at = addi(muli(g, idx(cpt)), k);
+          Value o0 =
+              mulf(memref::LoadOp::create(b, acc, ValueRange{at}), alpha);
+          auto pv = scf::ForOp::create(
+              b, idx(0), idx(bk), idx(1), ValueRange{o0},
+              [&](OpBuilder &pb, Location, Value jj, ValueRange o) {
+                OpBuilder::InsertionGuard g3(b);
+                b.setInsertionPoint(pb.getInsertionBlock(),
+                                    pb.getInsertionPoint());
+                Value p = memref::LoadOp::create(b, ps, ValueRange{g, jj});
+                Value vc = memref::LoadOp::create(b, vs, ValueRange{jj, c});
+                scf::YieldOp::create(
+                    b,
+                    ValueRange{select(
+                        seenAt(p), math::FmaOp::create(b, p, vc, o[0]), o[0])});
+              });
+          memref::StoreOp::create(b, pv.getResult(0), acc, ValueRange{at});
+        });
+        ifThen(cmpi(arith::CmpIPredicate::eq, remui(g, idx(threads)), tx), [&] {
+          auto sum = scf::ForOp::create(
+              b, idx(0), idx(bk), idx(1), ValueRange{cf(0.0)},
+              [&](OpBuilder &sb, Location, Value jj, ValueRange l) {
+                OpBuilder::InsertionGuard g3(b);
+                b.setInsertionPoint(sb.getInsertionBlock(),
+                                    sb.getInsertionPoint());
+                Value p = memref::LoadOp::create(b, ps, ValueRange{g, jj});
+                scf::YieldOp::create(
+                    b, ValueRange{select(seenAt(p), addf(l[0], p), l[0])});
+              });
+          Value lOld = memref::LoadOp::create(b, rowState, rowAt(kSum, g));
+          memref::StoreOp::create(
+              b, math::FmaOp::create(b, lOld, alpha, sum.getResult(0)),
+              rowState, rowAt(kSum, g));
+        });
+      });
+      // Every thread is done with the tile before the next one is staged.
+      gpu::BarrierOp::create(b);
+    });
+
+    auto writePartials = [&] {
+      // The split's partial result: O (not divided by l) by the channel
+      // owners, m and l by the row's thread (which wrote them).
+      Value rows = unpackScalar(splitParams, 2);
+      auto slotOf = [&](Value g) {
+        Value h = addi(muli(kvh, idx(group)), g);
+        return addi(muli(split, rows),
+                    muli(addi(muli(bIdx, idx(heads)), h), tq));
+      };
+      forLoop(idx(0), idx(group), idx(1), [&](Value g) {
+        Value slot = slotOf(g);
+        forOwnChannels([&](Value k, Value c) {
+          memref::StoreOp::create(
+              b,
+              memref::LoadOp::create(b, acc,
+                                     ValueRange{addi(muli(g, idx(cpt)), k)}),
+              oPart, ValueRange{addi(muli(slot, idx(dv)), c)});
+        });
+      });
+      forLoop(tx, idx(group), idx(threads), [&](Value g) {
+        Value slot = slotOf(g);
+        memref::StoreOp::create(
+            b, memref::LoadOp::create(b, rowState, rowAt(kMax, g)), mPart,
+            ValueRange{slot});
+        memref::StoreOp::create(
+            b, memref::LoadOp::create(b, rowState, rowAt(kSum, g)), lPart,
+            ValueRange{slot});
+      });
+    };
+    if (direct) {
+      // The result: O / l by the channel owners (0 for a row without
+      // allowed keys), lse = m + log l by the row's thread.
+      gpu::BarrierOp::create(b);
+      forLoop(idx(0), idx(group), idx(1), [&](Value g) {
+        Value h = addi(muli(kvh, idx(group)), g);
+        Value l = memref::LoadOp::create(b, rowState, rowAt(kSum, g));
         Value empty =
             arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
         Value inv =
             select(empty, cf(0.0), arith::DivFOp::create(b, cf(1.0), l));
-        Value oRow = rowStart(bIdx, h, i, heads, tq, dv);
-        forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
-          Value o = memref::LoadOp::create(b, acc, ValueRange{c});
-          storeFromF32(mulf(o, inv), out, addi(oRow, c));
+        Value oRow = rowStart(host, bIdx, h, idx(0), heads, tq, dv);
+        forOwnChannels([&](Value k, Value c) {
+          Value o = memref::LoadOp::create(
+              b, acc, ValueRange{addi(muli(g, idx(cpt)), k)});
+          storeFromF32(mulf(o, inv), host.out, addi(oRow, c));
         });
-        if (lse) {
-          Value at = addi(muli(addi(muli(bIdx, idx(heads)), h), tq), i);
-          memref::StoreOp::create(b, addf(m, math::LogOp::create(b, l)), lse,
-                                  ValueRange{at});
-        }
       });
+      if (host.lse) {
+        forLoop(tx, idx(group), idx(threads), [&](Value g) {
+          Value h = addi(muli(kvh, idx(group)), g);
+          Value m = memref::LoadOp::create(b, rowState, rowAt(kMax, g));
+          Value l = memref::LoadOp::create(b, rowState, rowAt(kSum, g));
+          memref::StoreOp::create(
+              b, addf(m, math::LogOp::create(b, l)), host.lse,
+              ValueRange{muli(addi(muli(bIdx, idx(heads)), h), tq)});
+        });
+      }
+    } else {
+      writePartials();
     }
     gpu::TerminatorOp::create(b);
   }
-  if (splits)
+  if (!direct)
     buildSplitCombine(host, splitParams, oPart, mPart, lPart);
-
   b.setInsertionPointAfter(guard);
   finishAttention(op, host);
 }
@@ -1939,7 +2243,17 @@ struct ConvertPEToGPUPass
                          "runs): " +
                              *noMma);
       GPUKernelBuilder builder(op, op.getRotation(), options);
-      if (noMma)
+      std::string noDecode;
+      std::optional<int64_t> decodeTile =
+          noMma ? decodeKeyTile(op, options, noDecode) : std::nullopt;
+      if (!noDecode.empty())
+        emitMissedRemark(op, category, "decode-kernel",
+                         "no decode attention kernel (the one-row-per-thread "
+                         "kernel runs, without key splits): " +
+                             noDecode);
+      if (decodeTile)
+        builder.buildDecodeAttention(op, *decodeTile);
+      else if (noMma)
         builder.buildAttention(op);
       else
         builder.buildAttentionMMA(op,

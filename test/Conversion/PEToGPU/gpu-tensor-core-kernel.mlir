@@ -134,7 +134,7 @@ func.func @simt(%a: tensor<1x2x8x24xf16>, %b: tensor<1x2x8x32xf16>, %c: tensor<1
   // expected-remark@+1 {{head dimensions 32 and 8 are not both multiples of 16 (mma.sync m16n8k16)}}
   %1 = pe.attention %b, %b, %c outs(%attn_init3 : tensor<1x2x8x8xf16>) : tensor<1x2x8x32xf16>, tensor<1x2x8x32xf16>, tensor<1x2x8x8xf16> -> tensor<1x2x8x8xf16>
   %attn_init4 = tensor.empty() : tensor<1x8x1x64xf16>
-  // expected-remark@+1 {{decode (one query token): the SIMT kernel fills its block with the GQA group}}
+  // expected-remark@+1 {{decode (one query token): the decode kernel splits the keys over blocks and threads instead}}
   %2 = pe.attention %d, %e, %e outs(%attn_init4 : tensor<1x8x1x64xf16>) : tensor<1x8x1x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16> -> tensor<1x8x1x64xf16>
   %attn_init5 = tensor.empty() : tensor<1x2x8x256xf16>
   // expected-remark@+1 {{head dimensions 256 and 256 above 128 (the lane's fragments would not fit in registers)}}

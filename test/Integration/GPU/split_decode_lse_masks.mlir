@@ -7,7 +7,8 @@
 //
 // GQA 8/2, D = 32, valid lengths 200, 45 and 0 (empty splits past L[b]; a
 // row with no valid key: output 0, lse -inf), bottom-right causal, a window
-// of 100 keys (empty splits before it), f32.
+// of 100 keys (empty splits before it; a NaN and an infinity in value rows
+// the window hides, inside a staged key tile), f32.
 // Tolerance: rtol 1e-5, atol 2e-6, as the one-kernel decode tests: the merge
 // adds one rescaling per split in f32.
 

@@ -1382,11 +1382,15 @@ def split_decode_lse_masks(d):
     # lengths 200, 45 and 0 (splits past L[b] are empty; the last batch has
     # no valid key: lse -inf, output 0), bottom-right causal, a window of 100
     # keys (the first splits of batch 0 are empty too). Scores of spread 3
-    # give the splits different maxima, so a wrong merge shows.
+    # give the splits different maxima, so a wrong merge shows. Value rows
+    # 97 and 98 of batch 0 (outside the window, but in a staged key tile)
+    # hold a NaN and an infinity that must not reach any row.
     rng = rng_for("split_decode_lse_masks")
     q = (3 * rng.standard_normal((3, 8, 1, 32))).astype(F32)
     k = rng.standard_normal((3, 2, 200, 32)).astype(F32)
     v = uniform(rng, (3, 2, 200, 32))
+    v[0, 0, 97, :] = np.nan
+    v[0, 1, 98, 3] = np.inf
     lengths = np.array([200, 45, 0], dtype=np.int32)
     save(d, q=q, k=k, v=v, l=lengths)
     o, lse = ref.attention(q, k, v, causal=True, window=100, kv_lengths=lengths,
