@@ -130,6 +130,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Keys per K/V tile in workgroup memory "
                      "(convert-pe-to-gpu{key-tile})"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> sharedMemoryBytes{
+      *this, "shared-memory-bytes",
+      llvm::cl::desc("Static workgroup memory a kernel may use, in bytes "
+                     "(convert-pe-to-gpu{shared-memory-bytes}); 0: the "
+                     "target's, 49152 on nvvm (a CUDA kernel's static shared "
+                     "memory), 32768 on spirv (lavapipe's "
+                     "maxComputeSharedMemorySize)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Tensor-core attention kernel for f16/bf16 "

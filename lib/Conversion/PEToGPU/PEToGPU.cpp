@@ -63,7 +63,9 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -87,7 +89,12 @@ enum class TensorCores { Auto, Off, Emulate };
 /// What the kernels may assume of the target.
 struct KernelOptions {
   int64_t blockRows = 64;
+  /// Keys per K/V tile: the pass option, at most (fitKeyTile gives the tile
+  /// a kernel takes).
   int64_t keyTile = 32;
+  /// Static workgroup memory a kernel may use (convert-pe-to-gpu
+  /// {shared-memory-bytes}).
+  int64_t sharedMemoryBytes = 49152;
   int64_t ropeBlock = 128;
   bool allowF16 = true;
   bool allowBF16 = true;
@@ -104,6 +111,43 @@ constexpr int64_t kMmaWarps = 4;
 constexpr int64_t kWarpSize = 32;
 /// The largest head dimension (D and Dv) of the tensor-core kernel.
 constexpr int64_t kMmaMaxHeadDim = 128;
+
+/// The static workgroup memory of an attention kernel: `perKey` bytes per
+/// key of its K/V tiles and `fixed` bytes of other buffers.
+struct WorkgroupBytes {
+  int64_t perKey, fixed;
+  /// With key tiles of `bk` keys (saturated, for a huge key-tile option).
+  uint64_t operator()(int64_t bk) const {
+    return llvm::SaturatingMultiplyAdd<uint64_t>(bk, perKey, fixed);
+  }
+};
+
+/// The SIMT attention kernel's: K and V tiles of f32.
+WorkgroupBytes simtWorkgroupBytes(int64_t d, int64_t dv) {
+  return {(d + dv) * 4, 0};
+}
+
+/// The tensor-core attention kernel's: K and V tiles of the (16-bit) input
+/// type, and the emulation's A, B and exchange buffers when emulated.
+WorkgroupBytes mmaWorkgroupBytes(int64_t d, int64_t dv, bool emulate) {
+  return {(d + dv) * 2, emulate ? (kMmaWarps * 16 * 16 + kMmaWarps * 16 * 8 +
+                                   kMmaWarps * kWarpSize) *
+                                      4
+                                : 0};
+}
+
+/// The largest key tile of at most `options.keyTile` keys, a multiple of
+/// `multiple`, whose workgroup memory `bytes` is within
+/// `options.sharedMemoryBytes`; 0 if there is none.
+int64_t fitKeyTile(const KernelOptions &options, int64_t multiple,
+                   WorkgroupBytes bytes) {
+  if (bytes.fixed > options.sharedMemoryBytes)
+    return 0;
+  int64_t fits = bytes.perKey
+                     ? (options.sharedMemoryBytes - bytes.fixed) / bytes.perKey
+                     : options.keyTile;
+  return std::min(options.keyTile, fits) / multiple * multiple;
+}
 
 /// The compute capability of an NVVM chip name (`sm_80`, `sm_90a`: 80, 90),
 /// 0 if it is not one.
@@ -146,6 +190,13 @@ std::string unsupportedReason(AttentionOp op, const KernelOptions &options) {
     return "dynamic head dimension";
   if (q.getDimSize(3) > 512 || v.getDimSize(3) > 512)
     return "head dimensions above 512 (per-thread private arrays)";
+  // (The tensor-core kernel's smallest tiles, 16 keys of 2 bytes, are larger
+  // than this one.)
+  if (uint64_t bytes = simtWorkgroupBytes(q.getDimSize(3), v.getDimSize(3))(1);
+      bytes > static_cast<uint64_t>(options.sharedMemoryBytes))
+    return "a K/V tile of one key takes " + std::to_string(bytes) +
+           " bytes of workgroup memory, above shared-memory-bytes=" +
+           std::to_string(options.sharedMemoryBytes);
   if (options.staticBuffersOnly &&
       !llvm::all_of(op->getOperandTypes(), [](Type t) {
         auto shaped = dyn_cast<ShapedType>(t);
@@ -186,15 +237,19 @@ std::optional<std::string> noTensorCoreReason(AttentionOp op,
   if (options.keyTile % 16 != 0)
     return "key-tile " + std::to_string(options.keyTile) +
            " is not a multiple of 16";
-  if (options.tensorCores == TensorCores::Emulate)
-    return std::nullopt;
-  if (options.chip.empty())
+  bool emulate = options.tensorCores == TensorCores::Emulate;
+  if (!emulate && options.chip.empty())
     return std::string("no NVVM chip (chip=; pe-gpu-pipeline target=spirv "
                        "has no mma.sync: tensor-cores=emulate builds the "
                        "fragment kernel with emulated mma.sync)");
-  if (options.smVersion < 80)
+  if (!emulate && options.smVersion < 80)
     return "chip " + options.chip +
            " is below sm_80 (mma.sync m16n8k16 with f32 accumulators)";
+  if (uint64_t bytes = mmaWorkgroupBytes(d, dv, emulate)(16);
+      bytes > static_cast<uint64_t>(options.sharedMemoryBytes))
+    return "its workgroup memory with key tiles of 16 keys, " +
+           std::to_string(bytes) + " bytes, is above shared-memory-bytes=" +
+           std::to_string(options.sharedMemoryBytes);
   return std::nullopt;
 }
 
@@ -1722,9 +1777,15 @@ struct ConvertPEToGPUPass
              "at least 1";
       return signalPassFailure();
     }
+    if (sharedMemoryBytes < 1) {
+      getOperation()->emitError()
+          << "convert-pe-to-gpu: shared-memory-bytes must be at least 1";
+      return signalPassFailure();
+    }
     KernelOptions options;
     options.blockRows = blockRows;
     options.keyTile = keyTile;
+    options.sharedMemoryBytes = sharedMemoryBytes;
     options.ropeBlock = ropeBlock;
     options.allowF16 = allowF16;
     options.allowBF16 = allowBF16;
@@ -1768,12 +1829,33 @@ struct ConvertPEToGPUPass
                          "no tensor-core attention kernel (the SIMT kernel "
                          "runs): " +
                              *noMma);
-      GPUKernelBuilder builder(op, op.getRotation(), options);
+      // The key tile: the largest up to key-tile whose K/V tiles fit in
+      // shared-memory-bytes (unsupportedReason and noTensorCoreReason leave
+      // only ops with one).
+      int64_t d = op.getQuery().getType().getDimSize(3);
+      int64_t dv = op.getValue().getType().getDimSize(3);
+      bool emulate = options.tensorCores == TensorCores::Emulate;
+      WorkgroupBytes bytes =
+          noMma ? simtWorkgroupBytes(d, dv) : mmaWorkgroupBytes(d, dv, emulate);
+      KernelOptions opOptions = options;
+      opOptions.keyTile = fitKeyTile(options, noMma ? 1 : 16, bytes);
+      assert(opOptions.keyTile > 0 && "no key tile fits");
+      if (opOptions.keyTile < options.keyTile)
+        emitMissedRemark(op, category, "key-tile",
+                         std::string(noMma ? "the SIMT" : "the tensor-core") +
+                             " attention kernel stages K/V tiles of " +
+                             std::to_string(opOptions.keyTile) + " keys (" +
+                             std::to_string(bytes(opOptions.keyTile)) +
+                             " bytes of workgroup memory), not key-tile=" +
+                             std::to_string(options.keyTile) + " (" +
+                             std::to_string(bytes(options.keyTile)) +
+                             " bytes): shared-memory-bytes=" +
+                             std::to_string(options.sharedMemoryBytes));
+      GPUKernelBuilder builder(op, op.getRotation(), opOptions);
       if (noMma)
         builder.buildAttention(op);
       else
-        builder.buildAttentionMMA(op,
-                                  options.tensorCores == TensorCores::Emulate);
+        builder.buildAttentionMMA(op, emulate);
     }
     SmallVector<RopeOp> ropes;
     getOperation()->walk([&](RopeOp op) { ropes.push_back(op); });
