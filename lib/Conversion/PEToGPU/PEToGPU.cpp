@@ -136,6 +136,17 @@ WorkgroupBytes mmaWorkgroupBytes(int64_t d, int64_t dv, bool emulate) {
                                 : 0};
 }
 
+/// Bytes of the static-shape memrefs `types` (the workgroup attributions of a
+/// launch): what simtWorkgroupBytes / mmaWorkgroupBytes must account for.
+[[maybe_unused]] int64_t staticBytes(TypeRange types) {
+  int64_t bytes = 0;
+  for (Type t : types) {
+    auto m = cast<MemRefType>(t);
+    bytes += m.getNumElements() * m.getElementTypeBitWidth() / 8;
+  }
+  return bytes;
+}
+
 /// The largest key tile of at most `options.keyTile` keys, a multiple of
 /// `multiple`, whose workgroup memory `bytes` is within
 /// `options.sharedMemoryBytes`; 0 if there is none.
@@ -984,6 +995,10 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
   Type qpType = MemRefType::get({d}, f32, MemRefLayoutAttrInterface(), priv);
   Type opType = MemRefType::get({dv}, f32, MemRefLayoutAttrInterface(), priv);
   Type spType = MemRefType::get({bk}, f32, MemRefLayoutAttrInterface(), priv);
+  [[maybe_unused]] int64_t tileBytes = staticBytes(TypeRange{ksType, vsType});
+  assert(tileBytes == static_cast<int64_t>(simtWorkgroupBytes(d, dv)(bk)) &&
+         tileBytes <= options.sharedMemoryBytes &&
+         "the key tile's workgroup memory is not what fitKeyTile counted");
   scf::IfOp guard = guardLaunch(
       arith::AndIOp::create(b, cmpi(arith::CmpIPredicate::ugt, gridX, idx(0)),
                             cmpi(arith::CmpIPredicate::ugt, batch, idx(0))));
@@ -1330,6 +1345,10 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
     wgTypes.push_back(mem({kMmaWarps, 16, 8}, f32, wg));
     wgTypes.push_back(mem({threads}, f32, wg));
   }
+  assert(staticBytes(wgTypes) ==
+             static_cast<int64_t>(mmaWorkgroupBytes(d, dv, emulate)(bk)) &&
+         staticBytes(wgTypes) <= options.sharedMemoryBytes &&
+         "the key tile's workgroup memory is not what fitKeyTile counted");
   // Per lane: Q's A fragments (8 per 16 channels), S's accumulators (4 per
   // 8 keys), O's accumulators (4 per 8 channels), 4 row statistics.
   SmallVector<Type> privTypes = {
