@@ -109,6 +109,13 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   kernels.blockRows = options.blockRows;
   kernels.keyTile = options.keyTile;
   kernels.decodeSplitKeys = options.decodeSplitKeys;
+  // The K/V tiles are static workgroup memory: 48 KiB is what a CUDA kernel
+  // may declare statically; lavapipe, which runs the SPIR-V kernels here,
+  // reports a maxComputeSharedMemorySize of 32 KiB (Vulkan guarantees only
+  // 16 KiB; set shared-memory-bytes for another device).
+  kernels.sharedMemoryBytes = options.sharedMemoryBytes
+                                  ? options.sharedMemoryBytes.getValue()
+                                  : (spirv ? 32768 : 49152);
   // bf16 kernels on SPIR-V too: pe-gpu-bf16-storage below.
   kernels.allowBF16 = true;
   kernels.tensorCores = options.tensorCores;

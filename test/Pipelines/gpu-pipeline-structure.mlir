@@ -3,7 +3,7 @@
 
 // RUN: pe-opt %s --pe-gpu-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefixes=COMMON,NVVM
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{target=spirv})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefixes=COMMON,SPIRV
-// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{chip=sm_90 features=+ptx83 format=fatbin block-rows=128 key-tile=64 decode-split-keys=256 fuse=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{chip=sm_90 features=+ptx83 format=fatbin block-rows=128 key-tile=64 shared-memory-bytes=65536 decode-split-keys=256 fuse=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTS
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{device-buffers=false toolkit=/opt/cuda})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODEV
 // tensor-cores reaches convert-pe-to-gpu on both targets (spirv never gets a
 // chip: it has no mma.sync).
@@ -24,8 +24,8 @@
 // COMMON-NEXT: pe-fuse-encodings-into-attention
 // COMMON-NEXT: pe-fold-attention-scaling
 // COMMON-NEXT: canonicalize
-// NVVM-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 chip=sm_80 decode-split-keys=128 key-tile=32 rope-block=128 static-buffers-only=false tensor-cores=auto}
-// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 chip= decode-split-keys=128 key-tile=32 rope-block=128 static-buffers-only=false tensor-cores=auto}
+// NVVM-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 chip=sm_80 decode-split-keys=128 key-tile=32 rope-block=128 shared-memory-bytes=49152 static-buffers-only=false tensor-cores=auto}
+// SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 chip= decode-split-keys=128 key-tile=32 rope-block=128 shared-memory-bytes=32768 static-buffers-only=false tensor-cores=auto}
 // COMMON-NEXT: gpu-launch-sink-index-computations
 // COMMON-NEXT: gpu-kernel-outlining
 // COMMON-NEXT: convert-pe-to-linalg
@@ -72,7 +72,7 @@
 // COMMON-NEXT: )
 
 // OPTS-NOT: pe-fuse-encodings-into-attention
-// OPTS: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=128 chip=sm_90 decode-split-keys=256 key-tile=64 {{.*}}tensor-cores=auto}
+// OPTS: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=128 chip=sm_90 decode-split-keys=256 key-tile=64 rope-block=128 shared-memory-bytes=65536 {{.*}}tensor-cores=auto}
 // OPTS: nvvm-attach-target{O=3 chip=sm_90 {{.*}}features=+ptx83
 // OPTS: gpu-module-to-binary{format=fatbin
 

@@ -157,6 +157,17 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
     the kernel on SPIR-V/lavapipe). An f16/bf16 attention that keeps the
     SIMT kernel is reported (remark `tensor-core-kernel`) with the reason.
 
+    **Workgroup memory.** The K/V tiles are the kernels' static workgroup
+    memory: `key-tile x (D + Dv)` f32 values in the SIMT kernel (4 bytes each;
+    the input type, 2 bytes, in the tensor-core kernel, plus its emulation
+    buffers when emulated). A kernel whose tiles of `key-tile` keys would
+    exceed `shared-memory-bytes` takes the largest key tile that fits (a
+    multiple of 16 in the tensor-core kernel) and says so (remark
+    `key-tile`); an f16/bf16 attention whose tensor-core tiles of 16 keys do
+    not fit keeps the SIMT kernel (remark `tensor-core-kernel`), and an
+    attention whose SIMT tile of one key does not fit runs on the host
+    (remark `attention-kernel`).
+
     Ops without a kernel (other element types, explicit bias or mask, dynamic
     head counts or head dimension, positions tensors, per-token caches) stay
     for `convert-pe-to-linalg`, which runs them on the host, and the pass
@@ -167,7 +178,13 @@ def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
     Option<"blockRows", "block-rows", "int64_t", /*default=*/"64",
            "Query rows (threads) per attention block">,
     Option<"keyTile", "key-tile", "int64_t", /*default=*/"32",
-           "Keys per K/V tile staged in workgroup memory">,
+           "Keys per K/V tile staged in workgroup memory (at most: fewer "
+           "where the tiles would exceed shared-memory-bytes)">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
+           /*default=*/"49152",
+           "Static workgroup memory a kernel may use, in bytes (49152: a "
+           "CUDA kernel's static shared memory); the attention kernels "
+           "take the largest key tile up to key-tile that fits">,
     Option<"decodeSplitKeys", "decode-split-keys", "int64_t",
            /*default=*/"128",
            "Keys per split of a decode attention (one query token): each "

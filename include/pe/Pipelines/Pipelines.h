@@ -136,6 +136,14 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "its own, combined by a second kernel; 0: no split "
                      "(convert-pe-to-gpu{decode-split-keys})"),
       llvm::cl::init(128)};
+  PassOptions::Option<int64_t> sharedMemoryBytes{
+      *this, "shared-memory-bytes",
+      llvm::cl::desc("Static workgroup memory a kernel may use, in bytes "
+                     "(convert-pe-to-gpu{shared-memory-bytes}); 0: the "
+                     "target's, 49152 on nvvm (a CUDA kernel's static shared "
+                     "memory), 32768 on spirv (lavapipe's "
+                     "maxComputeSharedMemorySize)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> tensorCores{
       *this, "tensor-cores",
       llvm::cl::desc("Tensor-core attention kernel for f16/bf16 "

@@ -63,7 +63,9 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -87,7 +89,12 @@ enum class TensorCores { Auto, Off, Emulate };
 /// What the kernels may assume of the target.
 struct KernelOptions {
   int64_t blockRows = 64;
+  /// Keys per K/V tile: the pass option, at most (fitKeyTile gives the tile
+  /// a kernel takes).
   int64_t keyTile = 32;
+  /// Static workgroup memory a kernel may use (convert-pe-to-gpu
+  /// {shared-memory-bytes}).
+  int64_t sharedMemoryBytes = 49152;
   int64_t ropeBlock = 128;
   /// Keys per split of a decode attention's key range (split-KV); 0: none.
   int64_t decodeSplitKeys = 128;
@@ -109,11 +116,64 @@ constexpr int64_t kMmaMaxHeadDim = 128;
 /// The most key splits of a split-KV decode attention: longer key ranges get
 /// longer splits, so that the partial results stay small.
 constexpr int64_t kMaxKeySplits = 64;
-/// Workgroup memory of the decode kernel: NVVM's static shared memory.
-constexpr int64_t kDecodeSharedBytes = 48 * 1024;
 /// The most accumulators (rows of the GQA group x value channels per
 /// thread) the decode kernel keeps per thread.
 constexpr int64_t kDecodeMaxAccumulators = 128;
+
+/// The static workgroup memory of an attention kernel: `perKey` bytes per
+/// key of its K/V tiles and `fixed` bytes of other buffers.
+struct WorkgroupBytes {
+  int64_t perKey, fixed;
+  /// With key tiles of `bk` keys (saturated, for a huge key-tile option).
+  uint64_t operator()(int64_t bk) const {
+    return llvm::SaturatingMultiplyAdd<uint64_t>(bk, perKey, fixed);
+  }
+};
+
+/// The SIMT attention kernel's: K and V tiles of f32.
+WorkgroupBytes simtWorkgroupBytes(int64_t d, int64_t dv) {
+  return {(d + dv) * 4, 0};
+}
+
+/// The tensor-core attention kernel's: K and V tiles of the (16-bit) input
+/// type, and the emulation's A, B and exchange buffers when emulated.
+WorkgroupBytes mmaWorkgroupBytes(int64_t d, int64_t dv, bool emulate) {
+  return {(d + dv) * 2, emulate ? (kMmaWarps * 16 * 16 + kMmaWarps * 16 * 8 +
+                                   kMmaWarps * kWarpSize) *
+                                      4
+                                : 0};
+}
+
+/// The decode attention kernel's, for a GQA group of `g` query heads: K
+/// tiles of f32 rows padded to D + 1, V tiles, the group's scores per key;
+/// Q of the group and 4 values per row.
+WorkgroupBytes decodeWorkgroupBytes(int64_t g, int64_t d, int64_t dv) {
+  return {(d + 1 + dv + g) * 4, (g * d + 4 * g) * 4};
+}
+
+/// Bytes of the static-shape memrefs `types` (the workgroup attributions of a
+/// launch): what simtWorkgroupBytes / mmaWorkgroupBytes must account for.
+[[maybe_unused]] int64_t staticBytes(TypeRange types) {
+  int64_t bytes = 0;
+  for (Type t : types) {
+    auto m = cast<MemRefType>(t);
+    bytes += m.getNumElements() * m.getElementTypeBitWidth() / 8;
+  }
+  return bytes;
+}
+
+/// The largest key tile of at most `options.keyTile` keys, a multiple of
+/// `multiple`, whose workgroup memory `bytes` is within
+/// `options.sharedMemoryBytes`; 0 if there is none.
+int64_t fitKeyTile(const KernelOptions &options, int64_t multiple,
+                   WorkgroupBytes bytes) {
+  if (bytes.fixed > options.sharedMemoryBytes)
+    return 0;
+  int64_t fits = bytes.perKey
+                     ? (options.sharedMemoryBytes - bytes.fixed) / bytes.perKey
+                     : options.keyTile;
+  return std::min(options.keyTile, fits) / multiple * multiple;
+}
 
 /// The compute capability of an NVVM chip name (`sm_80`, `sm_90a`: 80, 90),
 /// 0 if it is not one.
@@ -156,6 +216,13 @@ std::string unsupportedReason(AttentionOp op, const KernelOptions &options) {
     return "dynamic head dimension";
   if (q.getDimSize(3) > 512 || v.getDimSize(3) > 512)
     return "head dimensions above 512 (per-thread private arrays)";
+  // (The tensor-core kernel's smallest tiles, 16 keys of 2 bytes, are larger
+  // than this one.)
+  if (uint64_t bytes = simtWorkgroupBytes(q.getDimSize(3), v.getDimSize(3))(1);
+      bytes > static_cast<uint64_t>(options.sharedMemoryBytes))
+    return "a K/V tile of one key takes " + std::to_string(bytes) +
+           " bytes of workgroup memory, above shared-memory-bytes=" +
+           std::to_string(options.sharedMemoryBytes);
   if (options.staticBuffersOnly &&
       !llvm::all_of(op->getOperandTypes(), [](Type t) {
         auto shaped = dyn_cast<ShapedType>(t);
@@ -196,15 +263,19 @@ std::optional<std::string> noTensorCoreReason(AttentionOp op,
   if (options.keyTile % 16 != 0)
     return "key-tile " + std::to_string(options.keyTile) +
            " is not a multiple of 16";
-  if (options.tensorCores == TensorCores::Emulate)
-    return std::nullopt;
-  if (options.chip.empty())
+  bool emulate = options.tensorCores == TensorCores::Emulate;
+  if (!emulate && options.chip.empty())
     return std::string("no NVVM chip (chip=; pe-gpu-pipeline target=spirv "
                        "has no mma.sync: tensor-cores=emulate builds the "
                        "fragment kernel with emulated mma.sync)");
-  if (options.smVersion < 80)
+  if (!emulate && options.smVersion < 80)
     return "chip " + options.chip +
            " is below sm_80 (mma.sync m16n8k16 with f32 accumulators)";
+  if (uint64_t bytes = mmaWorkgroupBytes(d, dv, emulate)(16);
+      bytes > static_cast<uint64_t>(options.sharedMemoryBytes))
+    return "its workgroup memory with key tiles of 16 keys, " +
+           std::to_string(bytes) + " bytes, is above shared-memory-bytes=" +
+           std::to_string(options.sharedMemoryBytes);
   return std::nullopt;
 }
 
@@ -953,6 +1024,10 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
   Type qpType = MemRefType::get({d}, f32, MemRefLayoutAttrInterface(), priv);
   Type opType = MemRefType::get({dv}, f32, MemRefLayoutAttrInterface(), priv);
   Type spType = MemRefType::get({bk}, f32, MemRefLayoutAttrInterface(), priv);
+  [[maybe_unused]] int64_t tileBytes = staticBytes(TypeRange{ksType, vsType});
+  assert(tileBytes == static_cast<int64_t>(simtWorkgroupBytes(d, dv)(bk)) &&
+         tileBytes <= options.sharedMemoryBytes &&
+         "the key tile's workgroup memory is not what fitKeyTile counted");
   scf::IfOp guard = guardLaunch(
       arith::AndIOp::create(b, cmpi(arith::CmpIPredicate::ugt, gridX, idx(0)),
                             cmpi(arith::CmpIPredicate::ugt, batch, idx(0))));
@@ -1184,17 +1259,12 @@ std::optional<int64_t> decodeKeyTile(AttentionOp op,
              std::to_string(kDecodeMaxAccumulators);
     return std::nullopt;
   }
-  auto bytes = [&](int64_t bk) {
-    // Q of the group, K (rows padded by one: no bank conflicts when each
-    // thread reads its own key), V, the scores, and 4 per-row values.
-    return 4 * (g * d + bk * (d + 1) + bk * dv + g * bk + 4 * g);
-  };
-  for (int64_t bk = options.keyTile; bk >= 1; bk /= 2)
-    if (bytes(bk) <= kDecodeSharedBytes)
-      return bk;
+  WorkgroupBytes bytes = decodeWorkgroupBytes(g, d, dv);
+  if (int64_t bk = fitKeyTile(options, 1, bytes))
+    return bk;
   whyNot = "its workgroup buffers need " + std::to_string(bytes(1)) +
-           " bytes with one key per tile, more than " +
-           std::to_string(kDecodeSharedBytes);
+           " bytes with one key per tile, more than shared-memory-bytes=" +
+           std::to_string(options.sharedMemoryBytes);
   return std::nullopt;
 }
 
@@ -1240,6 +1310,9 @@ void GPUKernelBuilder::buildDecodeAttention(AttentionOp op, int64_t bk) {
        rowType = shared({4, group});
   Type oType =
       MemRefType::get({group * cpt}, f32, MemRefLayoutAttrInterface(), priv);
+  assert(staticBytes(TypeRange{qsType, ksType, vsType, psType, rowType}) ==
+             static_cast<int64_t>(decodeWorkgroupBytes(group, d, dv)(bk)) &&
+         "decodeWorkgroupBytes does not count the decode kernel's buffers");
   scf::IfOp guard = guardLaunch(cmpi(arith::CmpIPredicate::ugt, batch, idx(0)));
   auto launch = gpu::LaunchOp::create(
       b, splits, idx(kvHeads), batch, idx(threads), idx(1), idx(1),
@@ -1741,6 +1814,10 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
     wgTypes.push_back(mem({kMmaWarps, 16, 8}, f32, wg));
     wgTypes.push_back(mem({threads}, f32, wg));
   }
+  assert(staticBytes(wgTypes) ==
+             static_cast<int64_t>(mmaWorkgroupBytes(d, dv, emulate)(bk)) &&
+         staticBytes(wgTypes) <= options.sharedMemoryBytes &&
+         "the key tile's workgroup memory is not what fitKeyTile counted");
   // Per lane: Q's A fragments (8 per 16 channels), S's accumulators (4 per
   // 8 keys), O's accumulators (4 per 8 channels), 4 row statistics.
   SmallVector<Type> privTypes = {
@@ -2195,9 +2272,15 @@ struct ConvertPEToGPUPass
           << static_cast<int64_t>(decodeSplitKeys);
       return signalPassFailure();
     }
+    if (sharedMemoryBytes < 1) {
+      getOperation()->emitError()
+          << "convert-pe-to-gpu: shared-memory-bytes must be at least 1";
+      return signalPassFailure();
+    }
     KernelOptions options;
     options.blockRows = blockRows;
     options.keyTile = keyTile;
+    options.sharedMemoryBytes = sharedMemoryBytes;
     options.ropeBlock = ropeBlock;
     options.decodeSplitKeys = decodeSplitKeys;
     options.allowF16 = allowF16;
@@ -2242,7 +2325,7 @@ struct ConvertPEToGPUPass
                          "no tensor-core attention kernel (the SIMT kernel "
                          "runs): " +
                              *noMma);
-      GPUKernelBuilder builder(op, op.getRotation(), options);
+      // One query token: the decode kernel, with its own key tile.
       std::string noDecode;
       std::optional<int64_t> decodeTile =
           noMma ? decodeKeyTile(op, options, noDecode) : std::nullopt;
@@ -2251,13 +2334,50 @@ struct ConvertPEToGPUPass
                          "no decode attention kernel (the one-row-per-thread "
                          "kernel runs, without key splits): " +
                              noDecode);
-      if (decodeTile)
-        builder.buildDecodeAttention(op, *decodeTile);
-      else if (noMma)
+      auto keyTileRemark = [&](StringRef kernel, int64_t tile,
+                               WorkgroupBytes bytes) {
+        if (tile < options.keyTile)
+          emitMissedRemark(op, category, "key-tile",
+                           kernel.str() +
+                               " attention kernel stages K/V tiles of " +
+                               std::to_string(tile) + " keys (" +
+                               std::to_string(bytes(tile)) +
+                               " bytes of workgroup memory), not key-tile=" +
+                               std::to_string(options.keyTile) + " (" +
+                               std::to_string(bytes(options.keyTile)) +
+                               " bytes): shared-memory-bytes=" +
+                               std::to_string(options.sharedMemoryBytes));
+      };
+      if (decodeTile) {
+        auto qType = op.getQuery().getType();
+        int64_t hAx = op.getHeadsAxis();
+        keyTileRemark(
+            "the decode", *decodeTile,
+            decodeWorkgroupBytes(
+                qType.getDimSize(hAx) / op.getKey().getType().getDimSize(hAx),
+                qType.getDimSize(3), op.getValue().getType().getDimSize(3)));
+        GPUKernelBuilder(op, op.getRotation(), options)
+            .buildDecodeAttention(op, *decodeTile);
+        continue;
+      }
+      // The key tile: the largest up to key-tile whose K/V tiles fit in
+      // shared-memory-bytes (unsupportedReason and noTensorCoreReason leave
+      // only ops with one).
+      int64_t d = op.getQuery().getType().getDimSize(3);
+      int64_t dv = op.getValue().getType().getDimSize(3);
+      bool emulate = options.tensorCores == TensorCores::Emulate;
+      WorkgroupBytes bytes =
+          noMma ? simtWorkgroupBytes(d, dv) : mmaWorkgroupBytes(d, dv, emulate);
+      KernelOptions opOptions = options;
+      opOptions.keyTile = fitKeyTile(options, noMma ? 1 : 16, bytes);
+      assert(opOptions.keyTile > 0 && "no key tile fits");
+      keyTileRemark(noMma ? "the SIMT" : "the tensor-core", opOptions.keyTile,
+                    bytes);
+      GPUKernelBuilder builder(op, op.getRotation(), opOptions);
+      if (noMma)
         builder.buildAttention(op);
       else
-        builder.buildAttentionMMA(op,
-                                  options.tensorCores == TensorCores::Emulate);
+        builder.buildAttentionMMA(op, emulate);
     }
     SmallVector<RopeOp> ropes;
     getOperation()->walk([&](RopeOp op) { ropes.push_back(op); });
