@@ -448,6 +448,34 @@ private:
   /// levels that each add the two halves of every key's lanes of two
   /// vectors, shuffled into one (45 operations instead of 16 reductions).
   Value sumLanesOfEach(ArrayRef<Value> a);
+  /// max(x, y) as x > y ? x : y (one vmaxps; maxnum would add NaN
+  /// handling). A NaN lane may win or lose: the softmax does not depend on
+  /// it (see blockStep).
+  Value selectMax(Value x, Value y) {
+    return arith::SelectOp::create(
+        b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x, y), x, y);
+  }
+  /// Reduces each of kRows (4) vectors of 16 lanes with `combine`: lane
+  /// 4r .. 4r + 3 of the result hold the reduction of a[r] (two levels that
+  /// fold two vectors' halves into one, then two within 4-lane groups;
+  /// 13 operations instead of 4 reductions).
+  Value rowsOfLanes(ArrayRef<Value> a,
+                    function_ref<Value(Value, Value)> combine);
+  /// v[4] -> the 16 lanes v0 v0 v0 v0 v1 v1 v1 v1 ... (row r in lanes 4r..).
+  Value spreadRows(Value v4) {
+    SmallVector<int64_t> m;
+    for (int64_t i = 0; i < kLanes; ++i)
+      m.push_back(i / kRows);
+    return vector::ShuffleOp::create(b, v4, v4, m);
+  }
+  /// Lanes 0, 4, 8, 12 of a 16-lane vector, as a vector<4xf32>.
+  Value firstOfRows(Value v) {
+    return vector::ShuffleOp::create(b, v, v, ArrayRef<int64_t>{0, 4, 8, 12});
+  }
+  /// Lane `l` of `v` broadcast to 16 lanes.
+  Value laneOf(Value v, int64_t l) {
+    return vector::ShuffleOp::create(b, v, v, SmallVector<int64_t>(kLanes, l));
+  }
   void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
                 Value cosT, Value sinT);
   void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
@@ -547,6 +575,39 @@ Value KernelBuilder::sumLanesOfEach(ArrayRef<Value> a) {
     cur = next;
   }
   return cur.front();
+}
+
+Value KernelBuilder::rowsOfLanes(ArrayRef<Value> a,
+                                 function_ref<Value(Value, Value)> combine) {
+  assert(a.size() == kRows && "one vector per row");
+  // Two levels as in sumLanesOfEach: a[0], a[1] -> 8 lanes each; then
+  // 4 lanes per row.
+  SmallVector<Value> cur(a.begin(), a.end());
+  for (int64_t width = kLanes; width > kRows; width /= 2) {
+    SmallVector<int64_t> lo, hi;
+    for (int64_t src = 0; src < 2; ++src)
+      for (int64_t key = 0; key < kLanes / width; ++key)
+        for (int64_t i = 0; i < width / 2; ++i) {
+          lo.push_back(src * kLanes + key * width + i);
+          hi.push_back(src * kLanes + key * width + width / 2 + i);
+        }
+    SmallVector<Value> next;
+    for (size_t v = 0; v < cur.size(); v += 2)
+      next.push_back(
+          combine(vector::ShuffleOp::create(b, cur[v], cur[v + 1], lo),
+                  vector::ShuffleOp::create(b, cur[v], cur[v + 1], hi)));
+    cur = next;
+  }
+  // Within each group of 4 lanes: swap pairs, then neighbours, so that all
+  // 4 lanes end with the group's reduction.
+  Value v = cur.front();
+  for (int64_t d : {2, 1}) {
+    SmallVector<int64_t> m;
+    for (int64_t i = 0; i < kLanes; ++i)
+      m.push_back(i ^ d);
+    v = combine(v, vector::ShuffleOp::create(b, v, v, m));
+  }
+  return v;
 }
 
 std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
@@ -1212,39 +1273,46 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           b.setInsertionPointToStart(&masked.getElseRegion().front());
           scf::YieldOp::create(b, raw);
         }
-        // The online softmax, row by row.
-        SmallVector<Value> alphas;
+        // The online softmax of the 4 rows. Their maxima and sums are
+        // reduced together (rowsOfLanes): the result holds row r's value in
+        // lanes 4r .. 4r + 3, so one vector carries the running state m, l
+        // and the rescale factor alpha of all 4 rows. Scores may be -inf
+        // (masked) or NaN (a NaN in Q, K or the bias). The block maxima are
+        // x86 max (selectMax), which may pick or drop a NaN: either way the
+        // row's output is NaN, as in the reference: the NaN score gives a
+        // NaN weight exp(NaN - m), hence a NaN l; a NaN m gives NaN weights
+        // and a NaN alpha, and l and O stay NaN once they are.
+        SmallVector<Value> partialMax;
         for (int64_t r = 0; r < kRows; ++r) {
-          Value row = addi(r0, idx(r));
-          SmallVector<Value> s;
-          for (int64_t c = 0; c < kBlockVecs; ++c)
-            s.push_back(masked.getResult(r * kBlockVecs + c));
-          // Scores are never NaN (finite inputs) but may be -inf: the
-          // reductions may reassociate and ignore NaNs, not infinities.
-          Value maxV = s[0];
+          Value maxV = masked.getResult(r * kBlockVecs);
           for (int64_t c = 1; c < kBlockVecs; ++c)
-            maxV = arith::MaxNumFOp::create(b, maxV, s[c], kFast);
-          Value rowMax = vector::ReductionOp::create(
-              b, vector::CombiningKind::MAXNUMF, maxV, kFast);
-          Value mOld = memref::LoadOp::create(b, mBuf, ValueRange{row});
-          Value mNew = arith::MaxNumFOp::create(b, mOld, rowMax, kFast);
-          // A row with no allowed key so far keeps m = -inf; subtract 0 then
-          // so that exp gives 0 instead of NaN.
-          Value empty =
-              arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf);
-          Value safeM = arith::SelectOp::create(b, empty, cf(0.0), mNew);
-          // The rescale factor exp(m_old - m_new), as a splat vector for the
-          // O update (a -inf m_old gives ~1e-38, harmless: O and l are 0).
-          Value alphaV =
-              softmaxExp(bcast(arith::SubFOp::create(b, mOld, safeM)));
-          Value alpha = vector::ExtractOp::create(b, alphaV, 0);
+            maxV = selectMax(maxV, masked.getResult(r * kBlockVecs + c));
+          partialMax.push_back(maxV);
+        }
+        Value rowMax = rowsOfLanes(
+            partialMax, [&](Value x, Value y) { return selectMax(x, y); });
+        Value mOld = spreadRows(vector::LoadOp::create(
+            b, VectorType::get({kRows}, f32), mBuf, ValueRange{r0}));
+        Value mNew = arith::MaxNumFOp::create(b, mOld, rowMax, kFast);
+        // A row with no allowed key so far keeps m = -inf; subtract 0 then
+        // so that exp gives 0 instead of NaN.
+        Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
+                                            bcast(negInf));
+        Value safeM = arith::SelectOp::create(b, empty, vsplat(0.0), mNew);
+        // The rescale factors exp(m_old - m_new) of the 4 rows (a -inf m_old
+        // gives ~1e-38, harmless: O and l are 0).
+        Value alphaAll = softmaxExp(arith::SubFOp::create(b, mOld, safeM));
+        SmallVector<Value> alphas, sums;
+        for (int64_t r = 0; r < kRows; ++r) {
+          Value rowM = laneOf(safeM, r * kRows);
           Value sumV;
           for (int64_t c = 0; c < kBlockVecs; ++c) {
             // exp(x) for x < -64 is below 1.7e-28: dropping it changes no
             // f32 sum of the row (whose largest term is 1), and keeps
             // denormals, which cost microcode assists in the P V
             // multiply-adds, out of P.
-            Value x = arith::SubFOp::create(b, s[c], bcast(safeM));
+            Value x = arith::SubFOp::create(
+                b, masked.getResult(r * kBlockVecs + c), rowM);
             Value e = softmaxExp(x);
             e = arith::SelectOp::create(
                 b,
@@ -1260,14 +1328,18 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             sumV =
                 sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
           }
-          Value sum = vector::ReductionOp::create(b, vector::CombiningKind::ADD,
-                                                  sumV, kFast);
-          Value lOld = memref::LoadOp::create(b, lBuf, ValueRange{row});
-          memref::StoreOp::create(b, math::FmaOp::create(b, lOld, alpha, sum),
-                                  lBuf, ValueRange{row});
-          memref::StoreOp::create(b, mNew, mBuf, ValueRange{row});
-          alphas.push_back(alphaV);
+          sums.push_back(sumV);
+          alphas.push_back(laneOf(alphaAll, r * kRows));
         }
+        Value rowSum = rowsOfLanes(sums, [&](Value x, Value y) -> Value {
+          return arith::AddFOp::create(b, x, y, kFast);
+        });
+        Value lOld = spreadRows(vector::LoadOp::create(
+            b, VectorType::get({kRows}, f32), lBuf, ValueRange{r0}));
+        vector::StoreOp::create(
+            b, firstOfRows(math::FmaOp::create(b, lOld, alphaAll, rowSum)),
+            lBuf, ValueRange{r0});
+        vector::StoreOp::create(b, firstOfRows(mNew), mBuf, ValueRange{r0});
         // O[4 rows, chunk] = alpha O + P V, per chunk of value columns. In a
         // block with masked keys, a key of weight 0 is skipped rather than
         // multiplied: a NaN or infinity in the value row of a key that a row
