@@ -83,6 +83,10 @@ constexpr int64_t kBlockVecs = kBlock / kLanes;
 constexpr int64_t kQBlock = 64;
 /// Softmax terms exp(x) with x below this are flushed to zero.
 constexpr double kExpCutoff = -64.0;
+/// log2(e) and ln(2): the prefill kernel keeps scores in base 2 (see
+/// KernelBuilder::base2).
+constexpr double kLog2E = 1.44269504088896340736;
+constexpr double kLn2 = 0.69314718055994530942;
 /// Results of the RoPE and sinusoidal kernels of at least this many bytes
 /// are written with non-temporal (streaming) stores: they exceed the
 /// last-level cache of the target class (32 MiB L3), so no consumer finds
@@ -444,6 +448,17 @@ private:
   /// polynomial (about 1 ulp), 2^k through the exponent bits. About a third
   /// of the instructions of the general math.exp approximation.
   Value softmaxExp(Value x);
+  /// 2^x of a 16-lane f32 vector of non-positive values (the softmax terms
+  /// in base 2): k = round(x), r = x - k (exact, |r| <= 1/2), Cephes' exp2f
+  /// polynomial of degree 6 for 2^r (about 1 ulp), 2^k through the exponent
+  /// bits. Four operations fewer than softmaxExp: no multiply by log2(e),
+  /// one-part reduction, no separate r^2.
+  Value softmaxExp2(Value x);
+  /// The softmax exponential of the prefill kernel: softmaxExp2 on base-2
+  /// scores, else softmaxExp.
+  Value scoreExp(Value x) { return base2 ? softmaxExp2(x) : softmaxExp(x); }
+  /// The flush threshold kExpCutoff in the scores' units.
+  double expCutoff() const { return base2 ? kExpCutoff * kLog2E : kExpCutoff; }
   /// r[i] = the sum of the lanes of a[i], for 16 vectors of 16 lanes: four
   /// levels that each add the two halves of every key's lanes of two
   /// vectors, shuffled into one (45 operations instead of 16 reductions).
@@ -518,6 +533,14 @@ private:
   int64_t heads = 0, group = 1, headDim, valueDim = 0, rotary, valueChunk = 16;
   double scale = 1.0;
   bool bf16Dot = false;
+  /// build(): the scores are kept times log2(e) (base 2), so that the
+  /// softmax evaluates 2^x: the factor joins the softmax scale (on Q, or on
+  /// S with bf16Dot), the ALiBi slope and the explicit bias; m is then in
+  /// base 2 too (lse = m ln 2 + log l). Off with a softcap, whose tanh takes
+  /// the natural-unit score.
+  bool base2 = false;
+  /// The factor that takes a natural-unit score to the kernel's units.
+  double unit() const { return base2 ? kLog2E : 1.0; }
   VectorType vbf; // vector<32xbf16>: one register of bf16 pairs
 };
 
@@ -552,6 +575,32 @@ Value KernelBuilder::softmaxExp(Value x) {
   Value biased = arith::BitcastOp::create(
       b, iv, arith::AddFOp::create(b, k, vsplat(12582912.0 + 127.0)));
   Value bits = arith::ShLIOp::create(b, biased, ci(23));
+  return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
+}
+
+Value KernelBuilder::softmaxExp2(Value x) {
+  auto iv = VectorType::get({kLanes}, b.getI32Type());
+  // Below -126 the result would be denormal; callers flush x < expCutoff().
+  // A compare and select, so that a NaN x stays NaN (as in softmaxExp).
+  x = arith::SelectOp::create(
+      b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x, vsplat(-126.0)),
+      vsplat(-126.0), x);
+  Value k = math::RoundEvenOp::create(b, x);
+  Value r = arith::SubFOp::create(b, x, k);
+  // Cephes exp2f: 2^r = 1 + r P(r) on [-1/2, 1/2].
+  Value y = vsplat(1.535336188319500e-4);
+  for (double c :
+       {1.339887440266574e-3, 9.618437357674640e-3, 5.550332471162809e-2,
+        2.402264791363012e-1, 6.931472028550421e-1})
+    y = math::FmaOp::create(b, y, r, vsplat(c));
+  y = math::FmaOp::create(b, y, r, vsplat(1.0));
+  // 2^k as in softmaxExp (k an integer in [-126, 0]).
+  Value biased = arith::BitcastOp::create(
+      b, iv, arith::AddFOp::create(b, k, vsplat(12582912.0 + 127.0)));
+  Value bits = arith::ShLIOp::create(
+      b, biased,
+      arith::ConstantOp::create(
+          b, DenseElementsAttr::get(iv, b.getI32IntegerAttr(23))));
   return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
 }
 
@@ -1075,9 +1124,10 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
           scf::YieldOp::create(b, next);
         });
     SmallVector<Value> scores;
-    Value s = vsplat(scale);
+    double mul = scale * unit();
+    Value s = vsplat(mul);
     for (Value v : qk.getResults())
-      scores.push_back(scale == 1.0 ? v : arith::MulFOp::create(b, v, s));
+      scores.push_back(mul == 1.0 ? v : arith::MulFOp::create(b, v, s));
     return scores;
   }
   // An outer product over d: broadcast q, load Kt.
@@ -1192,12 +1242,18 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                                addi(j0, idx(c * kLanes)),
                                arith::SubIOp::create(b, keys, idx(c * kLanes)))
                     : Value();
+            // In base 2 the bias joins as bias * log2(e) (one rounding).
+            auto addBias = [&](Value v) -> Value {
+              if (!base2)
+                return arith::AddFOp::create(b, v, bias);
+              return math::FmaOp::create(b, bias, vsplat(kLog2E), v);
+            };
             if (bias && biasFirst)
-              v = arith::AddFOp::create(b, v, bias);
+              v = addBias(v);
             v = modifyScore(v, attn.getAlibiAttr() ? bcast(qPosF) : Value(), jF,
                             attn.getAlibiAttr() ? bcast(slope) : Value());
             if (bias && !biasFirst)
-              v = arith::AddFOp::create(b, v, bias);
+              v = addBias(v);
             raw.push_back(v);
           }
         }
@@ -1301,7 +1357,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         Value safeM = arith::SelectOp::create(b, empty, vsplat(0.0), mNew);
         // The rescale factors exp(m_old - m_new) of the 4 rows (a -inf m_old
         // gives ~1e-38, harmless: O and l are 0).
-        Value alphaAll = softmaxExp(arith::SubFOp::create(b, mOld, safeM));
+        Value alphaAll = scoreExp(arith::SubFOp::create(b, mOld, safeM));
         SmallVector<Value> alphas, sums;
         for (int64_t r = 0; r < kRows; ++r) {
           Value rowM = laneOf(safeM, r * kRows);
@@ -1313,11 +1369,11 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             // multiply-adds, out of P.
             Value x = arith::SubFOp::create(
                 b, masked.getResult(r * kBlockVecs + c), rowM);
-            Value e = softmaxExp(x);
+            Value e = scoreExp(x);
             e = arith::SelectOp::create(
                 b,
                 arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
-                                      vsplat(kExpCutoff)),
+                                      vsplat(expCutoff())),
                 vsplat(0.0), e);
             if (bf16Dot)
               vector::StoreOp::create(b, toBf16Pairs(e), pBuf,
@@ -1888,6 +1944,7 @@ Value KernelBuilder::buildDecode() {
 }
 
 Value KernelBuilder::build() {
+  base2 = !attn.getSoftcap();
   Prologue pr = buildPrologue(/*singleQuery=*/false);
   biasMem = pr.bias;
   maskMem = pr.mask;
@@ -1935,6 +1992,8 @@ Value KernelBuilder::build() {
         if (bf16Dot)
           packValuePairs(vMem, vp, bIdx, kvHead, tk);
         Value slope = attn.getAlibiAttr() ? slopeOf(slopes, hIdx) : Value();
+        if (slope && base2)
+          slope = arith::MulFOp::create(b, slope, cf(kLog2E));
         scf::ForOp::create(
             b, idx(0), qBlocks, idx(1), ValueRange{},
             [&](OpBuilder &fb, Location l2, Value qb, ValueRange) {
@@ -1943,7 +2002,7 @@ Value KernelBuilder::build() {
               // With bf16 dot products the scale multiplies S instead, so
               // that the queries are rounded to bf16 unscaled.
               loadQueries(qMem, qs, bIdx, hIdx, q0, tq, qCos, qSin,
-                          bf16Dot ? 1.0 : scale);
+                          bf16Dot ? 1.0 : scale * unit());
               if (bf16Dot)
                 packQueryPairs(qs, qp);
               // Running state: O = 0, m = -inf, l = 0.
@@ -2000,12 +2059,15 @@ Value KernelBuilder::build() {
                     Scope scope_inner(b, ib);
                     Value l = memref::LoadOp::create(b, lBuf, ValueRange{r});
                     if (pr.lseBuffer) {
-                      // log sum exp = m + log l (-inf for an empty row).
+                      // log sum exp = m + log l (-inf for an empty row),
+                      // m ln 2 + log l with base-2 scores.
                       Value m = memref::LoadOp::create(b, mBuf, ValueRange{r});
+                      Value logL = math::LogOp::create(b, l);
                       memref::StoreOp::create(
                           b,
-                          arith::AddFOp::create(b, m,
-                                                math::LogOp::create(b, l)),
+                          base2
+                              ? Value(math::FmaOp::create(b, m, cf(kLn2), logL))
+                              : Value(arith::AddFOp::create(b, m, logL)),
                           pr.lseBuffer, ValueRange{bIdx, hIdx, addi(q0, r)});
                     }
                     Value empty = arith::CmpFOp::create(
