@@ -1412,11 +1412,22 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                     ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
                 acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
               }
+            // Causal: keys past the group's last row's limit have weight 0
+            // in all 4 rows, so a block with masked keys stops before them
+            // (half of the P V work of a diagonal block).
+            Value used = keys;
+            if (skipZeroWeights && attn.getCausal()) {
+              Value lastLimit = addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
+              Value seen = arith::MaxSIOp::create(
+                  b, idx(0),
+                  addi(arith::SubIOp::create(b, lastLimit, j0), idx(1)));
+              used = arith::MinSIOp::create(b, keys, seen);
+            }
             // bf16Dot: per step a key pair (the odd tail key's partner has
             // weight 0 and a zero value row).
             Value steps = bf16Dot ? Value(arith::DivUIOp::create(
-                                        b, addi(keys, idx(1)), idx(2)))
-                                  : keys;
+                                        b, addi(used, idx(1)), idx(2)))
+                                  : used;
             auto pv = scf::ForOp::create(
                 b, idx(0), steps, idx(1), acc,
                 [&](OpBuilder &ib, Location l2, Value jj, ValueRange a) {
