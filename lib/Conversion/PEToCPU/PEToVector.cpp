@@ -20,14 +20,16 @@
 //     pack K      the key head, rotated, transposed into blocks
 //                 Kt[Tk/64][D][64] (scratch per head, O(Tk D));
 //     per 64-query block:
-//       Qs        the block's queries, rotated and multiplied by the scale;
+//       Qs        the block's queries, rotated and multiplied by the scale
+//                 (and log2 e: without a softcap the scores are base 2);
 //       per 64-key block up to the causal limit (blocks above it skipped):
 //         per 4 query rows:
 //           S     4 x 64 scores in 16 vector accumulators, an outer product
 //                 over d (broadcast q, load Kt);
 //           mask  softcap, ALiBi slope * distance, causal and tail masks,
-//                 all from indices; online softmax (running max and sum,
-//                 rescale factor alpha) with fully masked rows kept at 0;
+//                 all from indices; online softmax of the 4 rows together
+//                 (running max and sum, rescale factor alpha: one vector
+//                 each) with fully masked rows kept at 0;
 //           PV    O[4 rows, 64 columns] = alpha O + P V, 16 accumulators.
 //       O / l     written to the result.
 //
