@@ -20,14 +20,16 @@
 //     pack K      the key head, rotated, transposed into blocks
 //                 Kt[Tk/64][D][64] (scratch per head, O(Tk D));
 //     per 64-query block:
-//       Qs        the block's queries, rotated and multiplied by the scale;
+//       Qs        the block's queries, rotated and multiplied by the scale
+//                 (and log2 e: without a softcap the scores are base 2);
 //       per 64-key block up to the causal limit (blocks above it skipped):
 //         per 4 query rows:
 //           S     4 x 64 scores in 16 vector accumulators, an outer product
 //                 over d (broadcast q, load Kt);
 //           mask  softcap, ALiBi slope * distance, causal and tail masks,
-//                 all from indices; online softmax (running max and sum,
-//                 rescale factor alpha) with fully masked rows kept at 0;
+//                 all from indices; online softmax of the 4 rows together
+//                 (running max and sum, rescale factor alpha: one vector
+//                 each) with fully masked rows kept at 0;
 //           PV    O[4 rows, 64 columns] = alpha O + P V, 16 accumulators.
 //       O / l     written to the result.
 //
@@ -83,6 +85,10 @@ constexpr int64_t kBlockVecs = kBlock / kLanes;
 constexpr int64_t kQBlock = 64;
 /// Softmax terms exp(x) with x below this are flushed to zero.
 constexpr double kExpCutoff = -64.0;
+/// log2(e) and ln(2): the prefill kernel keeps scores in base 2 (see
+/// KernelBuilder::base2).
+constexpr double kLog2E = 1.44269504088896340736;
+constexpr double kLn2 = 0.69314718055994530942;
 /// Results of the RoPE and sinusoidal kernels of at least this many bytes
 /// are written with non-temporal (streaming) stores: they exceed the
 /// last-level cache of the target class (32 MiB L3), so no consumer finds
@@ -446,10 +452,49 @@ private:
   /// polynomial (about 1 ulp), 2^k through the exponent bits. About a third
   /// of the instructions of the general math.exp approximation.
   Value softmaxExp(Value x);
+  /// 2^x of a 16-lane f32 vector of non-positive values (the softmax terms
+  /// in base 2): k = round(x), r = x - k (exact, |r| <= 1/2), Cephes' exp2f
+  /// polynomial of degree 6 for 2^r (about 1 ulp), 2^k through the exponent
+  /// bits. Four operations fewer than softmaxExp: no multiply by log2(e),
+  /// one-part reduction, no separate r^2.
+  Value softmaxExp2(Value x);
+  /// The softmax exponential of the prefill kernel: softmaxExp2 on base-2
+  /// scores, else softmaxExp.
+  Value scoreExp(Value x) { return base2 ? softmaxExp2(x) : softmaxExp(x); }
+  /// The flush threshold kExpCutoff in the scores' units.
+  double expCutoff() const { return base2 ? kExpCutoff * kLog2E : kExpCutoff; }
   /// r[i] = the sum of the lanes of a[i], for 16 vectors of 16 lanes: four
   /// levels that each add the two halves of every key's lanes of two
   /// vectors, shuffled into one (45 operations instead of 16 reductions).
   Value sumLanesOfEach(ArrayRef<Value> a);
+  /// max(x, y) as x > y ? x : y (one vmaxps; maxnum would add NaN
+  /// handling). A NaN lane may win or lose: the softmax does not depend on
+  /// it (see blockStep).
+  Value selectMax(Value x, Value y) {
+    return arith::SelectOp::create(
+        b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x, y), x, y);
+  }
+  /// Reduces each of kRows (4) vectors of 16 lanes with `combine`: lane
+  /// 4r .. 4r + 3 of the result hold the reduction of a[r] (two levels that
+  /// fold two vectors' halves into one, then two within 4-lane groups;
+  /// 13 operations instead of 4 reductions).
+  Value rowsOfLanes(ArrayRef<Value> a,
+                    function_ref<Value(Value, Value)> combine);
+  /// v[4] -> the 16 lanes v0 v0 v0 v0 v1 v1 v1 v1 ... (row r in lanes 4r..).
+  Value spreadRows(Value v4) {
+    SmallVector<int64_t> m;
+    for (int64_t i = 0; i < kLanes; ++i)
+      m.push_back(i / kRows);
+    return vector::ShuffleOp::create(b, v4, v4, m);
+  }
+  /// Lanes 0, 4, 8, 12 of a 16-lane vector, as a vector<4xf32>.
+  Value firstOfRows(Value v) {
+    return vector::ShuffleOp::create(b, v, v, ArrayRef<int64_t>{0, 4, 8, 12});
+  }
+  /// Lane `l` of `v` broadcast to 16 lanes.
+  Value laneOf(Value v, int64_t l) {
+    return vector::ShuffleOp::create(b, v, v, SmallVector<int64_t>(kLanes, l));
+  }
   void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
                 Value cosT, Value sinT);
   void loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx, Value q0,
@@ -492,6 +537,14 @@ private:
   int64_t heads = 0, group = 1, headDim, valueDim = 0, rotary, valueChunk = 16;
   double scale = 1.0;
   bool bf16Dot = false;
+  /// build(): the scores are kept times log2(e) (base 2), so that the
+  /// softmax evaluates 2^x: the factor joins the softmax scale (on Q, or on
+  /// S with bf16Dot), the ALiBi slope and the explicit bias; m is then in
+  /// base 2 too (lse = m ln 2 + log l). Off with a softcap, whose tanh takes
+  /// the natural-unit score.
+  bool base2 = false;
+  /// The factor that takes a natural-unit score to the kernel's units.
+  double unit() const { return base2 ? kLog2E : 1.0; }
   VectorType vbf; // vector<32xbf16>: one register of bf16 pairs
 };
 
@@ -529,6 +582,32 @@ Value KernelBuilder::softmaxExp(Value x) {
   return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
 }
 
+Value KernelBuilder::softmaxExp2(Value x) {
+  auto iv = VectorType::get({kLanes}, b.getI32Type());
+  // Below -126 the result would be denormal; callers flush x < expCutoff().
+  // A compare and select, so that a NaN x stays NaN (as in softmaxExp).
+  x = arith::SelectOp::create(
+      b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x, vsplat(-126.0)),
+      vsplat(-126.0), x);
+  Value k = math::RoundEvenOp::create(b, x);
+  Value r = arith::SubFOp::create(b, x, k);
+  // Cephes exp2f: 2^r = 1 + r P(r) on [-1/2, 1/2].
+  Value y = vsplat(1.535336188319500e-4);
+  for (double c :
+       {1.339887440266574e-3, 9.618437357674640e-3, 5.550332471162809e-2,
+        2.402264791363012e-1, 6.931472028550421e-1})
+    y = math::FmaOp::create(b, y, r, vsplat(c));
+  y = math::FmaOp::create(b, y, r, vsplat(1.0));
+  // 2^k as in softmaxExp (k an integer in [-126, 0]).
+  Value biased = arith::BitcastOp::create(
+      b, iv, arith::AddFOp::create(b, k, vsplat(12582912.0 + 127.0)));
+  Value bits = arith::ShLIOp::create(
+      b, biased,
+      arith::ConstantOp::create(
+          b, DenseElementsAttr::get(iv, b.getI32IntegerAttr(23))));
+  return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
+}
+
 Value KernelBuilder::sumLanesOfEach(ArrayRef<Value> a) {
   SmallVector<Value> cur(a.begin(), a.end());
   // Each vector of `cur` holds kLanes / width keys of `width` lanes; a level
@@ -549,6 +628,39 @@ Value KernelBuilder::sumLanesOfEach(ArrayRef<Value> a) {
     cur = next;
   }
   return cur.front();
+}
+
+Value KernelBuilder::rowsOfLanes(ArrayRef<Value> a,
+                                 function_ref<Value(Value, Value)> combine) {
+  assert(a.size() == kRows && "one vector per row");
+  // Two levels as in sumLanesOfEach: a[0], a[1] -> 8 lanes each; then
+  // 4 lanes per row.
+  SmallVector<Value> cur(a.begin(), a.end());
+  for (int64_t width = kLanes; width > kRows; width /= 2) {
+    SmallVector<int64_t> lo, hi;
+    for (int64_t src = 0; src < 2; ++src)
+      for (int64_t key = 0; key < kLanes / width; ++key)
+        for (int64_t i = 0; i < width / 2; ++i) {
+          lo.push_back(src * kLanes + key * width + i);
+          hi.push_back(src * kLanes + key * width + width / 2 + i);
+        }
+    SmallVector<Value> next;
+    for (size_t v = 0; v < cur.size(); v += 2)
+      next.push_back(
+          combine(vector::ShuffleOp::create(b, cur[v], cur[v + 1], lo),
+                  vector::ShuffleOp::create(b, cur[v], cur[v + 1], hi)));
+    cur = next;
+  }
+  // Within each group of 4 lanes: swap pairs, then neighbours, so that all
+  // 4 lanes end with the group's reduction.
+  Value v = cur.front();
+  for (int64_t d : {2, 1}) {
+    SmallVector<int64_t> m;
+    for (int64_t i = 0; i < kLanes; ++i)
+      m.push_back(i ^ d);
+    v = combine(v, vector::ShuffleOp::create(b, v, v, m));
+  }
+  return v;
 }
 
 std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
@@ -1016,9 +1128,10 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
           scf::YieldOp::create(b, next);
         });
     SmallVector<Value> scores;
-    Value s = vsplat(scale);
+    double mul = scale * unit();
+    Value s = vsplat(mul);
     for (Value v : qk.getResults())
-      scores.push_back(scale == 1.0 ? v : arith::MulFOp::create(b, v, s));
+      scores.push_back(mul == 1.0 ? v : arith::MulFOp::create(b, v, s));
     return scores;
   }
   // An outer product over d: broadcast q, load Kt.
@@ -1133,12 +1246,18 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                                addi(j0, idx(c * kLanes)),
                                arith::SubIOp::create(b, keys, idx(c * kLanes)))
                     : Value();
+            // In base 2 the bias joins as bias * log2(e) (one rounding).
+            auto addBias = [&](Value v) -> Value {
+              if (!base2)
+                return arith::AddFOp::create(b, v, bias);
+              return math::FmaOp::create(b, bias, vsplat(kLog2E), v);
+            };
             if (bias && biasFirst)
-              v = arith::AddFOp::create(b, v, bias);
+              v = addBias(v);
             v = modifyScore(v, attn.getAlibiAttr() ? bcast(qPosF) : Value(), jF,
                             attn.getAlibiAttr() ? bcast(slope) : Value());
             if (bias && !biasFirst)
-              v = arith::AddFOp::create(b, v, bias);
+              v = addBias(v);
             raw.push_back(v);
           }
         }
@@ -1214,44 +1333,51 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           b.setInsertionPointToStart(&masked.getElseRegion().front());
           scf::YieldOp::create(b, raw);
         }
-        // The online softmax, row by row.
-        SmallVector<Value> alphas;
+        // The online softmax of the 4 rows. Their maxima and sums are
+        // reduced together (rowsOfLanes): the result holds row r's value in
+        // lanes 4r .. 4r + 3, so one vector carries the running state m, l
+        // and the rescale factor alpha of all 4 rows. Scores may be -inf
+        // (masked) or NaN (a NaN in Q, K or the bias). The block maxima are
+        // x86 max (selectMax), which may pick or drop a NaN: either way the
+        // row's output is NaN, as in the reference: the NaN score gives a
+        // NaN weight exp(NaN - m), hence a NaN l; a NaN m gives NaN weights
+        // and a NaN alpha, and l and O stay NaN once they are.
+        SmallVector<Value> partialMax;
         for (int64_t r = 0; r < kRows; ++r) {
-          Value row = addi(r0, idx(r));
-          SmallVector<Value> s;
-          for (int64_t c = 0; c < kBlockVecs; ++c)
-            s.push_back(masked.getResult(r * kBlockVecs + c));
-          // Scores are never NaN (finite inputs) but may be -inf: the
-          // reductions may reassociate and ignore NaNs, not infinities.
-          Value maxV = s[0];
+          Value maxV = masked.getResult(r * kBlockVecs);
           for (int64_t c = 1; c < kBlockVecs; ++c)
-            maxV = arith::MaxNumFOp::create(b, maxV, s[c], kFast);
-          Value rowMax = vector::ReductionOp::create(
-              b, vector::CombiningKind::MAXNUMF, maxV, kFast);
-          Value mOld = memref::LoadOp::create(b, mBuf, ValueRange{row});
-          Value mNew = arith::MaxNumFOp::create(b, mOld, rowMax, kFast);
-          // A row with no allowed key so far keeps m = -inf; subtract 0 then
-          // so that exp gives 0 instead of NaN.
-          Value empty =
-              arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf);
-          Value safeM = arith::SelectOp::create(b, empty, cf(0.0), mNew);
-          // The rescale factor exp(m_old - m_new), as a splat vector for the
-          // O update (a -inf m_old gives ~1e-38, harmless: O and l are 0).
-          Value alphaV =
-              softmaxExp(bcast(arith::SubFOp::create(b, mOld, safeM)));
-          Value alpha = vector::ExtractOp::create(b, alphaV, 0);
+            maxV = selectMax(maxV, masked.getResult(r * kBlockVecs + c));
+          partialMax.push_back(maxV);
+        }
+        Value rowMax = rowsOfLanes(
+            partialMax, [&](Value x, Value y) { return selectMax(x, y); });
+        Value mOld = spreadRows(vector::LoadOp::create(
+            b, VectorType::get({kRows}, f32), mBuf, ValueRange{r0}));
+        Value mNew = arith::MaxNumFOp::create(b, mOld, rowMax, kFast);
+        // A row with no allowed key so far keeps m = -inf; subtract 0 then
+        // so that exp gives 0 instead of NaN.
+        Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
+                                            bcast(negInf));
+        Value safeM = arith::SelectOp::create(b, empty, vsplat(0.0), mNew);
+        // The rescale factors exp(m_old - m_new) of the 4 rows (a -inf m_old
+        // gives ~1e-38, harmless: O and l are 0).
+        Value alphaAll = scoreExp(arith::SubFOp::create(b, mOld, safeM));
+        SmallVector<Value> alphas, sums;
+        for (int64_t r = 0; r < kRows; ++r) {
+          Value rowM = laneOf(safeM, r * kRows);
           Value sumV;
           for (int64_t c = 0; c < kBlockVecs; ++c) {
             // exp(x) for x < -64 is below 1.7e-28: dropping it changes no
             // f32 sum of the row (whose largest term is 1), and keeps
             // denormals, which cost microcode assists in the P V
             // multiply-adds, out of P.
-            Value x = arith::SubFOp::create(b, s[c], bcast(safeM));
-            Value e = softmaxExp(x);
+            Value x = arith::SubFOp::create(
+                b, masked.getResult(r * kBlockVecs + c), rowM);
+            Value e = scoreExp(x);
             e = arith::SelectOp::create(
                 b,
                 arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
-                                      vsplat(kExpCutoff)),
+                                      vsplat(expCutoff())),
                 vsplat(0.0), e);
             if (bf16Dot)
               vector::StoreOp::create(b, toBf16Pairs(e), pBuf,
@@ -1262,14 +1388,18 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             sumV =
                 sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
           }
-          Value sum = vector::ReductionOp::create(b, vector::CombiningKind::ADD,
-                                                  sumV, kFast);
-          Value lOld = memref::LoadOp::create(b, lBuf, ValueRange{row});
-          memref::StoreOp::create(b, math::FmaOp::create(b, lOld, alpha, sum),
-                                  lBuf, ValueRange{row});
-          memref::StoreOp::create(b, mNew, mBuf, ValueRange{row});
-          alphas.push_back(alphaV);
+          sums.push_back(sumV);
+          alphas.push_back(laneOf(alphaAll, r * kRows));
         }
+        Value rowSum = rowsOfLanes(sums, [&](Value x, Value y) -> Value {
+          return arith::AddFOp::create(b, x, y, kFast);
+        });
+        Value lOld = spreadRows(vector::LoadOp::create(
+            b, VectorType::get({kRows}, f32), lBuf, ValueRange{r0}));
+        vector::StoreOp::create(
+            b, firstOfRows(math::FmaOp::create(b, lOld, alphaAll, rowSum)),
+            lBuf, ValueRange{r0});
+        vector::StoreOp::create(b, firstOfRows(mNew), mBuf, ValueRange{r0});
         // O[4 rows, chunk] = alpha O + P V, per chunk of value columns. In a
         // block with masked keys, a key of weight 0 is skipped rather than
         // multiplied: a NaN or infinity in the value row of a key that a row
@@ -1286,11 +1416,22 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                     ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
                 acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
               }
+            // Causal: keys past the group's last row's limit have weight 0
+            // in all 4 rows, so a block with masked keys stops before them
+            // (half of the P V work of a diagonal block).
+            Value used = keys;
+            if (skipZeroWeights && attn.getCausal()) {
+              Value lastLimit = addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
+              Value seen = arith::MaxSIOp::create(
+                  b, idx(0),
+                  addi(arith::SubIOp::create(b, lastLimit, j0), idx(1)));
+              used = arith::MinSIOp::create(b, keys, seen);
+            }
             // bf16Dot: per step a key pair (the odd tail key's partner has
             // weight 0 and a zero value row).
             Value steps = bf16Dot ? Value(arith::DivUIOp::create(
-                                        b, addi(keys, idx(1)), idx(2)))
-                                  : keys;
+                                        b, addi(used, idx(1)), idx(2)))
+                                  : used;
             auto pv = scf::ForOp::create(
                 b, idx(0), steps, idx(1), acc,
                 [&](OpBuilder &ib, Location l2, Value jj, ValueRange a) {
@@ -1818,6 +1959,7 @@ Value KernelBuilder::buildDecode() {
 }
 
 Value KernelBuilder::build() {
+  base2 = !attn.getSoftcap();
   Prologue pr = buildPrologue(/*singleQuery=*/false);
   biasMem = pr.bias;
   maskMem = pr.mask;
@@ -1865,6 +2007,8 @@ Value KernelBuilder::build() {
         if (bf16Dot)
           packValuePairs(vMem, vp, bIdx, kvHead, tk);
         Value slope = attn.getAlibiAttr() ? slopeOf(slopes, hIdx) : Value();
+        if (slope && base2)
+          slope = arith::MulFOp::create(b, slope, cf(kLog2E));
         scf::ForOp::create(
             b, idx(0), qBlocks, idx(1), ValueRange{},
             [&](OpBuilder &fb, Location l2, Value qb, ValueRange) {
@@ -1873,7 +2017,7 @@ Value KernelBuilder::build() {
               // With bf16 dot products the scale multiplies S instead, so
               // that the queries are rounded to bf16 unscaled.
               loadQueries(qMem, qs, bIdx, hIdx, q0, tq, qCos, qSin,
-                          bf16Dot ? 1.0 : scale);
+                          bf16Dot ? 1.0 : scale * unit());
               if (bf16Dot)
                 packQueryPairs(qs, qp);
               // Running state: O = 0, m = -inf, l = 0.
@@ -1930,12 +2074,15 @@ Value KernelBuilder::build() {
                     Scope scope_inner(b, ib);
                     Value l = memref::LoadOp::create(b, lBuf, ValueRange{r});
                     if (pr.lseBuffer) {
-                      // log sum exp = m + log l (-inf for an empty row).
+                      // log sum exp = m + log l (-inf for an empty row),
+                      // m ln 2 + log l with base-2 scores.
                       Value m = memref::LoadOp::create(b, mBuf, ValueRange{r});
+                      Value logL = math::LogOp::create(b, l);
                       memref::StoreOp::create(
                           b,
-                          arith::AddFOp::create(b, m,
-                                                math::LogOp::create(b, l)),
+                          base2
+                              ? Value(math::FmaOp::create(b, m, cf(kLn2), logL))
+                              : Value(arith::AddFOp::create(b, m, logL)),
                           pr.lseBuffer, ValueRange{bIdx, hIdx, addi(q0, r)});
                     }
                     Value empty = arith::CmpFOp::create(

@@ -1360,6 +1360,32 @@ def attn_lse_split(d):
 
 
 @case
+def attn_lse_alibi_softcap(d):
+    # The lse result of the prefill kernel (two query blocks, three key
+    # blocks, GQA 4/2, D 32) with the score modifications that touch the
+    # softmax's units: ALiBi (symmetric), an explicit f32 bias, and ALiBi
+    # with a softcap of 4 (before the bias). The generated kernel keeps
+    # scores in base 2 (times log2 e) without a softcap and in natural units
+    # with one; its lse converts back (m ln 2 + log l). Scores are scaled
+    # up (q, k ~ 2 N(0, 1), scale 1/sqrt(32): std about 4) so that a wrong
+    # unit in m, the slopes or the bias moves the outputs and lse far
+    # beyond the tolerance.
+    rng = rng_for("attn_lse_alibi_softcap")
+    T = 130
+    q = (2 * rng.standard_normal((1, 4, T, 32))).astype(F32)
+    k = (2 * rng.standard_normal((1, 2, T, 32))).astype(F32)
+    v = uniform(rng, (1, 2, T, 32))
+    bias = (3 * rng.standard_normal((1, 4, T, T))).astype(F32)
+    save(d, q=q, k=k, v=v, bias=bias)
+    alibi = ref.alibi_bias(4, T, T, "symmetric", 0)
+    o1, s1 = ref.attention(q, k, v, causal=True, bias=alibi, return_lse=True)
+    o2, s2 = ref.attention(q, k, v, causal=True, bias=bias, return_lse=True)
+    o3, s3 = ref.attention(q, k, v, causal=True, bias=alibi, softcap=4.0,
+                           softcap_order="before_bias", return_lse=True)
+    save(d, o1=o1, s1=s1, o2=o2, s2=s2, o3=o3, s3=s3)
+
+
+@case
 def attn_lse_decode(d):
     # lse of a decode step (the decode kernel): one query per head, GQA 8/2,
     # 32 cached keys with valid lengths 32, 5 and 0 (an empty row: lse -inf,
