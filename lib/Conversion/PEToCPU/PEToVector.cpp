@@ -105,6 +105,11 @@ constexpr int64_t kMinTasks = 16;
 constexpr double kRecurrenceMaxAngle = 1048576.0;
 /// Rows the sinusoidal recurrence advances per pass over a row's channels.
 constexpr int64_t kRecurrenceRows = 8;
+/// Tokens per parallel task of the sinusoidal kernel on large static shapes.
+/// A task evaluates its first row directly (a reduction and two polynomials
+/// per pair, the cost of about 3 rows by angle addition), so longer tasks
+/// evaluate fewer rows directly: 1 in 256 instead of 1 in 64.
+constexpr int64_t kSinusoidalTaskRows = 256;
 /// Fast-math flags of the softmax reductions: reassociation (shuffle-tree
 /// reductions), but neither NaNs nor infinities are assumed away: masked
 /// scores are -inf, and a NaN or infinity in Q, K or the bias must reach the
@@ -265,7 +270,7 @@ public:
   Value view3d(Value m);
   /// Emits `body(n, t0, t1)` for every block of 64 tokens [t0, t1) of an
   /// [N, T, C] memref, in parallel over (n, blocks).
-  void forEachBlock(Value x3,
+  void forEachBlock(Value x3, int64_t rows,
                     function_ref<void(Value n, Value t0, Value t1)> body);
 
 private:
@@ -2129,17 +2134,18 @@ Value KernelBuilder::view3d(Value m) {
 }
 
 void KernelBuilder::forEachBlock(
-    Value x3, function_ref<void(Value n, Value t0, Value t1)> body) {
+    Value x3, int64_t rows,
+    function_ref<void(Value n, Value t0, Value t1)> body) {
   Value tokens = dim(x3, 1);
   Value blocks =
-      arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
+      arith::DivUIOp::create(b, addi(tokens, idx(rows - 1)), idx(rows));
   scf::ParallelOp::create(
       b, ValueRange{idx(0), idx(0)}, ValueRange{dim(x3, 0), blocks},
       ValueRange{idx(1), idx(1)},
       [&](OpBuilder &ob, Location loc, ValueRange ivs) {
         Scope scope(b, ob);
-        Value t0 = muli(ivs[1], idx(kBlock));
-        Value t1 = arith::MinSIOp::create(b, addi(t0, idx(kBlock)), tokens);
+        Value t0 = muli(ivs[1], idx(rows));
+        Value t1 = arith::MinSIOp::create(b, addi(t0, idx(rows)), tokens);
         body(ivs[0], t0, t1);
         scf::ReduceOp::create(b);
       });
@@ -2230,7 +2236,15 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   Value stepSinM = paired ? pairTable(stepSin) : Value();
   Value stepCosM = paired ? pairTable(stepCos) : Value();
   Value large = isLarge(out);
-  forEachBlock(x3, [&](Value n, Value t0, Value t1) {
+  // Parallel tasks of kSinusoidalTaskRows tokens when the shape gives at
+  // least kMinTasks of them (each task evaluates its first row directly and
+  // the others by angle addition: longer tasks, fewer direct rows), else of
+  // kBlock tokens.
+  int64_t taskRows = kBlock;
+  if (type.hasStaticShape() &&
+      type.getNumElements() / channels >= kSinusoidalTaskRows * kMinTasks)
+    taskRows = kSinusoidalTaskRows;
+  forEachBlock(x3, taskRows, [&](Value n, Value t0, Value t1) {
     withStreaming(large, [&](bool streaming) {
       // x + PE in f64, rounded once (the op's semantics).
       auto addStore = [&](Value t, Value pe, Value c) {
@@ -2337,7 +2351,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
           b,
           arith::AddFOp::create(b, math::AbsFOp::create(b, pos0),
                                 arith::ConstantOp::create(
-                                    b, b.getFloatAttr(f64, double(kBlock)))),
+                                    b, b.getFloatAttr(f64, double(taskRows)))),
           arith::ConstantOp::create(b, b.getFloatAttr(f64, maxFreq)));
       Value small = arith::CmpFOp::create(
           b, arith::CmpFPredicate::OLE, reach,

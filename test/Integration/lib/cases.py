@@ -117,6 +117,19 @@ def sin_interleaved_rows(d):
 
 
 @case
+def sin_interleaved_long_tasks(d):
+    # 4096 static tokens from position 1000, C = 32: enough rows for the CPU
+    # kernel's 256-token tasks (first row direct, 255 by angle addition).
+    _sinusoidal(d, "sin_interleaved_long_tasks", (4096, 32), F32, 1000)
+
+
+@case
+def sin_concat_long_tasks(d):
+    # The same in the concat layout, C = 64, 2 x 2048 tokens.
+    _sinusoidal(d, "sin_concat_long_tasks", (2, 2048, 64), F32, 0, layout="concat")
+
+
+@case
 def sin_concat_rows(d):
     # 150 tokens, concat halves of 48 pairs, static offset 5, scale_input.
     _sinusoidal(d, "sin_concat_rows", (150, 96), F32, 5, layout="concat",
