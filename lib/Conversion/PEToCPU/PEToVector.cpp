@@ -472,6 +472,11 @@ private:
   /// levels that each add the two halves of every key's lanes of two
   /// vectors, shuffled into one (45 operations instead of 16 reductions).
   Value sumLanesOfEach(ArrayRef<Value> a);
+  /// The halving levels of sumLanesOfEach down to `downTo` lanes per
+  /// vector of `a` (a power of two count of vectors), each level joining
+  /// two vectors' halves with `combine`.
+  SmallVector<Value> foldLaneHalves(ArrayRef<Value> a, int64_t downTo,
+                                    function_ref<Value(Value, Value)> combine);
   /// max(x, y) as x > y ? x : y (one vmaxps; maxnum would add NaN
   /// handling). A NaN lane may win or lose: the softmax does not depend on
   /// it (see blockStep).
@@ -613,35 +618,13 @@ Value KernelBuilder::softmaxExp2(Value x) {
   return arith::MulFOp::create(b, y, arith::BitcastOp::create(b, vf, bits));
 }
 
-Value KernelBuilder::sumLanesOfEach(ArrayRef<Value> a) {
+SmallVector<Value>
+KernelBuilder::foldLaneHalves(ArrayRef<Value> a, int64_t downTo,
+                              function_ref<Value(Value, Value)> combine) {
   SmallVector<Value> cur(a.begin(), a.end());
   // Each vector of `cur` holds kLanes / width keys of `width` lanes; a level
   // folds each key's lanes in half and joins two vectors' keys in order.
-  for (int64_t width = kLanes; width > 1; width /= 2) {
-    SmallVector<int64_t> lo, hi;
-    for (int64_t src = 0; src < 2; ++src)
-      for (int64_t key = 0; key < kLanes / width; ++key)
-        for (int64_t i = 0; i < width / 2; ++i) {
-          lo.push_back(src * kLanes + key * width + i);
-          hi.push_back(src * kLanes + key * width + width / 2 + i);
-        }
-    SmallVector<Value> next;
-    for (size_t v = 0; v < cur.size(); v += 2)
-      next.push_back(arith::AddFOp::create(
-          b, vector::ShuffleOp::create(b, cur[v], cur[v + 1], lo),
-          vector::ShuffleOp::create(b, cur[v], cur[v + 1], hi)));
-    cur = next;
-  }
-  return cur.front();
-}
-
-Value KernelBuilder::rowsOfLanes(ArrayRef<Value> a,
-                                 function_ref<Value(Value, Value)> combine) {
-  assert(a.size() == kRows && "one vector per row");
-  // Two levels as in sumLanesOfEach: a[0], a[1] -> 8 lanes each; then
-  // 4 lanes per row.
-  SmallVector<Value> cur(a.begin(), a.end());
-  for (int64_t width = kLanes; width > kRows; width /= 2) {
+  for (int64_t width = kLanes; width > downTo; width /= 2) {
     SmallVector<int64_t> lo, hi;
     for (int64_t src = 0; src < 2; ++src)
       for (int64_t key = 0; key < kLanes / width; ++key)
@@ -656,9 +639,25 @@ Value KernelBuilder::rowsOfLanes(ArrayRef<Value> a,
                   vector::ShuffleOp::create(b, cur[v], cur[v + 1], hi)));
     cur = next;
   }
+  return cur;
+}
+
+Value KernelBuilder::sumLanesOfEach(ArrayRef<Value> a) {
+  return foldLaneHalves(a, 1,
+                        [&](Value x, Value y) -> Value {
+                          return arith::AddFOp::create(b, x, y);
+                        })
+      .front();
+}
+
+Value KernelBuilder::rowsOfLanes(ArrayRef<Value> a,
+                                 function_ref<Value(Value, Value)> combine) {
+  assert(a.size() == kRows && "one vector per row");
+  // The levels of sumLanesOfEach down to 4 lanes per row: a[0], a[1] -> 8
+  // lanes each; then 4 lanes per row.
+  Value v = foldLaneHalves(a, kRows, combine).front();
   // Within each group of 4 lanes: swap pairs, then neighbours, so that all
   // 4 lanes end with the group's reduction.
-  Value v = cur.front();
   for (int64_t d : {2, 1}) {
     SmallVector<int64_t> m;
     for (int64_t i = 0; i < kLanes; ++i)

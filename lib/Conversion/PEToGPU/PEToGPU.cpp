@@ -511,6 +511,15 @@ private:
       return arith::TruncFOp::create(b, f32, v);
     return arith::ExtFOp::create(b, f32, v);
   }
+  /// The f32 `v` rounded to `type` when that is f16 or bf16 (as f32), else
+  /// `v`: the kernels round rotated queries and keys to the input type, as
+  /// the composition's pe.rope rounds them.
+  Value roundThrough(Type type, Value v) {
+    if (!isa<Float16Type, BFloat16Type>(type))
+      return v;
+    Value rounded = arith::TruncFOp::create(b, type, v);
+    return arith::ExtFOp::create(b, f32, rounded);
+  }
   /// Stores the f32 `v` into element `i` of a flat memref, rounding to its
   /// element type.
   void storeFromF32(Value v, Value mem, Value i) {
@@ -1078,12 +1087,7 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     // them in f32, but a bf16 rounding step moves scores by up to 2^-9 of
     // |q||k|, more than the other differences between the two forms).
     auto roundTo = [&](Type type) {
-      return [&, type](Value v) -> Value {
-        if (!isa<Float16Type, BFloat16Type>(type))
-          return v;
-        Value rounded = arith::TruncFOp::create(b, type, v);
-        return arith::ExtFOp::create(b, f32, rounded);
-      };
+      return [&, type](Value v) { return roundThrough(type, v); };
     };
     auto asInput = roundTo(op.getQuery().getType().getElementType());
     // Keys (and values, exact in their type already) in the key's type.
@@ -1353,12 +1357,7 @@ void GPUKernelBuilder::buildDecodeAttention(AttentionOp op, int64_t bk) {
     // f16/bf16: the rotated queries and keys rounded to the input type, as
     // in the one-row-per-thread kernel.
     auto roundTo = [&](Type type) {
-      return [&, type](Value v) -> Value {
-        if (!isa<Float16Type, BFloat16Type>(type))
-          return v;
-        Value rounded = arith::TruncFOp::create(b, type, v);
-        return arith::ExtFOp::create(b, f32, rounded);
-      };
+      return [&, type](Value v) { return roundThrough(type, v); };
     };
     auto asInput = roundTo(op.getQuery().getType().getElementType());
     auto asKey = roundTo(op.getKey().getType().getElementType());
