@@ -413,6 +413,19 @@ private:
                          scf::YieldOp::create(b);
                        });
   }
+  /// A for loop [lb, ub) step 1 carrying one value from `init`: `body(iv,
+  /// acc)` returns the next value; returns the last.
+  Value foldLoop(Value lb, Value ub, Value init,
+                 function_ref<Value(Value, Value)> body) {
+    auto loop = scf::ForOp::create(
+        b, lb, ub, idx(1), ValueRange{init},
+        [&](OpBuilder &ob, Location, Value iv, ValueRange acc) {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          scf::YieldOp::create(b, ValueRange{body(iv, acc[0])});
+        });
+    return loop.getResult(0);
+  }
   /// Opens an scf.if on `nonEmpty` around a kernel launch (a grid with no
   /// blocks is an error for CUDA) and returns it; the caller resumes after
   /// it with `b.setInsertionPointAfter`.
@@ -1341,8 +1354,8 @@ void GPUKernelBuilder::buildDecodeAttention(AttentionOp op, int64_t bk) {
     // Per-row state in rowState: m (running max), l (running sum), the
     // tile's rescale factor alpha, and the tile's exponent base.
     enum { kMax, kSum, kAlpha, kBase };
-    auto rowAt = [&](int64_t what, Value gRow) {
-      return ValueRange{idx(what), gRow};
+    auto rowAt = [&](int64_t what, Value gRow) -> SmallVector<Value, 2> {
+      return {idx(what), gRow};
     };
     Value tk = validKeys(host, bIdx, tkAll);
     Value shift = causalShift(op, tk, tq, causalOffset);
@@ -1403,38 +1416,27 @@ void GPUKernelBuilder::buildDecodeAttention(AttentionOp op, int64_t bk) {
       // query row and a key row in workgroup memory.
       forLoop(tx, idx(group * bk), idx(threads), [&](Value e) {
         Value g = divui(e, idx(bk)), jj = remui(e, idx(bk));
-        auto dot = scf::ForOp::create(
-            b, idx(0), idx(d), idx(1), ValueRange{cf(0.0)},
-            [&](OpBuilder &db, Location, Value c, ValueRange sum) {
-              OpBuilder::InsertionGuard g3(b);
-              b.setInsertionPoint(db.getInsertionBlock(),
-                                  db.getInsertionPoint());
-              Value qc = memref::LoadOp::create(b, qs, ValueRange{g, c});
-              Value kc = memref::LoadOp::create(b, ks, ValueRange{jj, c});
-              scf::YieldOp::create(
-                  b, ValueRange{math::FmaOp::create(b, qc, kc, sum[0])});
-            });
+        Value dot = foldLoop(idx(0), idx(d), cf(0.0), [&](Value c, Value sum) {
+          Value qc = memref::LoadOp::create(b, qs, ValueRange{g, c});
+          Value kc = memref::LoadOp::create(b, ks, ValueRange{jj, c});
+          return Value(math::FmaOp::create(b, qc, kc, sum));
+        });
         Value h = addi(muli(kvh, idx(group)), g);
         Value slope = host.slopes ? loadF32(host.slopes, h) : Value();
-        Value s = finalScore(op, host, dot.getResult(0), qPos, slope, bIdx, h,
-                             idx(0), addi(j0, jj), tk, tq, tkAll, limit);
+        Value s = finalScore(op, host, dot, qPos, slope, bIdx, h, idx(0),
+                             addi(j0, jj), tk, tq, tkAll, limit);
         memref::StoreOp::create(b, s, ps, ValueRange{g, jj});
       });
       gpu::BarrierOp::create(b);
       // Per row: the new max, the rescale factor and the exponent base.
       forLoop(tx, idx(group), idx(threads), [&](Value g) {
-        auto tileMax = scf::ForOp::create(
-            b, idx(0), idx(bk), idx(1), ValueRange{negInf},
-            [&](OpBuilder &mb, Location, Value jj, ValueRange mx) {
-              OpBuilder::InsertionGuard g3(b);
-              b.setInsertionPoint(mb.getInsertionBlock(),
-                                  mb.getInsertionPoint());
+        Value tileMax =
+            foldLoop(idx(0), idx(bk), negInf, [&](Value jj, Value mx) {
               Value sc = memref::LoadOp::create(b, ps, ValueRange{g, jj});
-              scf::YieldOp::create(
-                  b, ValueRange{arith::MaximumFOp::create(b, mx[0], sc)});
+              return Value(arith::MaximumFOp::create(b, mx, sc));
             });
         Value mOld = memref::LoadOp::create(b, rowState, rowAt(kMax, g));
-        Value mNew = arith::MaximumFOp::create(b, mOld, tileMax.getResult(0));
+        Value mNew = arith::MaximumFOp::create(b, mOld, tileMax);
         // A row without an allowed key so far keeps m = -inf; exponents are
         // taken against 0 then (exp(-inf) = 0, not NaN).
         Value base = select(
@@ -1474,36 +1476,22 @@ void GPUKernelBuilder::buildDecodeAttention(AttentionOp op, int64_t bk) {
           Value at = addi(muli(g, idx(cpt)), k);
           Value o0 =
               mulf(memref::LoadOp::create(b, acc, ValueRange{at}), alpha);
-          auto pv = scf::ForOp::create(
-              b, idx(0), idx(bk), idx(1), ValueRange{o0},
-              [&](OpBuilder &pb, Location, Value jj, ValueRange o) {
-                OpBuilder::InsertionGuard g3(b);
-                b.setInsertionPoint(pb.getInsertionBlock(),
-                                    pb.getInsertionPoint());
-                Value p = memref::LoadOp::create(b, ps, ValueRange{g, jj});
-                Value vc = memref::LoadOp::create(b, vs, ValueRange{jj, c});
-                scf::YieldOp::create(
-                    b,
-                    ValueRange{select(
-                        seenAt(p), math::FmaOp::create(b, p, vc, o[0]), o[0])});
-              });
-          memref::StoreOp::create(b, pv.getResult(0), acc, ValueRange{at});
+          Value pv = foldLoop(idx(0), idx(bk), o0, [&](Value jj, Value o) {
+            Value p = memref::LoadOp::create(b, ps, ValueRange{g, jj});
+            Value vc = memref::LoadOp::create(b, vs, ValueRange{jj, c});
+            return select(seenAt(p), math::FmaOp::create(b, p, vc, o), o);
+          });
+          memref::StoreOp::create(b, pv, acc, ValueRange{at});
         });
         ifThen(cmpi(arith::CmpIPredicate::eq, remui(g, idx(threads)), tx), [&] {
-          auto sum = scf::ForOp::create(
-              b, idx(0), idx(bk), idx(1), ValueRange{cf(0.0)},
-              [&](OpBuilder &sb, Location, Value jj, ValueRange l) {
-                OpBuilder::InsertionGuard g3(b);
-                b.setInsertionPoint(sb.getInsertionBlock(),
-                                    sb.getInsertionPoint());
+          Value sum =
+              foldLoop(idx(0), idx(bk), cf(0.0), [&](Value jj, Value l) {
                 Value p = memref::LoadOp::create(b, ps, ValueRange{g, jj});
-                scf::YieldOp::create(
-                    b, ValueRange{select(seenAt(p), addf(l[0], p), l[0])});
+                return select(seenAt(p), addf(l, p), l);
               });
           Value lOld = memref::LoadOp::create(b, rowState, rowAt(kSum, g));
-          memref::StoreOp::create(
-              b, math::FmaOp::create(b, lOld, alpha, sum.getResult(0)),
-              rowState, rowAt(kSum, g));
+          memref::StoreOp::create(b, math::FmaOp::create(b, lOld, alpha, sum),
+                                  rowState, rowAt(kSum, g));
         });
       });
       // Every thread is done with the tile before the next one is staged.
@@ -1601,16 +1589,10 @@ void GPUKernelBuilder::buildSplitCombine(const AttentionHost &host,
     Value negInf = cf(-std::numeric_limits<double>::infinity());
     // m = the largest split max (NaN if any is: the row's result is NaN,
     // as in the one-kernel form), then each split's weight exp(m_s - m).
-    auto maxLoop = scf::ForOp::create(
-        b, idx(0), splits, idx(1), ValueRange{negInf},
-        [&](OpBuilder &ob, Location, Value sIdx, ValueRange acc) {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-          Value ms = memref::LoadOp::create(b, mPart, ValueRange{slotOf(sIdx)});
-          scf::YieldOp::create(
-              b, ValueRange{arith::MaximumFOp::create(b, acc[0], ms)});
-        });
-    Value m = maxLoop.getResult(0);
+    Value m = foldLoop(idx(0), splits, negInf, [&](Value sIdx, Value mx) {
+      Value ms = memref::LoadOp::create(b, mPart, ValueRange{slotOf(sIdx)});
+      return Value(arith::MaximumFOp::create(b, mx, ms));
+    });
     // No allowed key in any split: m = -inf, every weight exp(-inf - 0) = 0.
     Value safeM =
         select(arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, negInf),
@@ -1619,32 +1601,21 @@ void GPUKernelBuilder::buildSplitCombine(const AttentionHost &host,
       Value ms = memref::LoadOp::create(b, mPart, ValueRange{slotOf(sIdx)});
       return math::ExpOp::create(b, arith::SubFOp::create(b, ms, safeM));
     };
-    auto sumLoop = scf::ForOp::create(
-        b, idx(0), splits, idx(1), ValueRange{cf(0.0)},
-        [&](OpBuilder &ob, Location, Value sIdx, ValueRange acc) {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-          Value ls = memref::LoadOp::create(b, lPart, ValueRange{slotOf(sIdx)});
-          scf::YieldOp::create(
-              b, ValueRange{math::FmaOp::create(b, ls, weight(sIdx), acc[0])});
-        });
-    Value l = sumLoop.getResult(0);
+    Value l = foldLoop(idx(0), splits, cf(0.0), [&](Value sIdx, Value acc) {
+      Value ls = memref::LoadOp::create(b, lPart, ValueRange{slotOf(sIdx)});
+      return Value(math::FmaOp::create(b, ls, weight(sIdx), acc));
+    });
     Value empty =
         arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
     Value inv = select(empty, cf(0.0), arith::DivFOp::create(b, cf(1.0), l));
     Value oRow = rowStart(host, bIdx, h, i, heads, tq, dv);
     forLoop(idx(0), idx(dv), idx(1), [&](Value c) {
-      auto oLoop = scf::ForOp::create(
-          b, idx(0), splits, idx(1), ValueRange{cf(0.0)},
-          [&](OpBuilder &ob, Location, Value sIdx, ValueRange acc) {
-            OpBuilder::InsertionGuard g2(b);
-            b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-            Value os = memref::LoadOp::create(
-                b, oPart, ValueRange{addi(muli(slotOf(sIdx), idx(dv)), c)});
-            scf::YieldOp::create(b, ValueRange{math::FmaOp::create(
-                                        b, os, weight(sIdx), acc[0])});
-          });
-      storeFromF32(mulf(oLoop.getResult(0), inv), host.out, addi(oRow, c));
+      Value o = foldLoop(idx(0), splits, cf(0.0), [&](Value sIdx, Value acc) {
+        Value os = memref::LoadOp::create(
+            b, oPart, ValueRange{addi(muli(slotOf(sIdx), idx(dv)), c)});
+        return Value(math::FmaOp::create(b, os, weight(sIdx), acc));
+      });
+      storeFromF32(mulf(o, inv), host.out, addi(oRow, c));
     });
     if (host.lse)
       memref::StoreOp::create(b, addf(m, math::LogOp::create(b, l)), host.lse,
