@@ -17,6 +17,8 @@
 #include "pe/Support/Npy.h"
 #include "pe/Version.h"
 
+#include "Roofline.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -891,15 +893,18 @@ public:
   }
 
   /// Calls `fn` once. With `outputs`, copies the results out. Frees the
-  /// results in any case. `ms` receives the duration of the call alone.
+  /// results in any case. `ms` receives the duration of the call alone;
+  /// `beforeCall` runs after the inputs are copied in, untimed.
   LogicalResult call(void (*fn)(void **), SmallVectorImpl<npy::Array> *outputs,
-                     double *ms) {
+                     double *ms, ::pe::run::Roofline *evictBefore = nullptr) {
     // A zero-size tensor has no data (data() may be null): memcpy with a
     // null pointer is undefined even for 0 bytes.
     for (auto [i, slot] : llvm::enumerate(slots))
       if (slot->buffer && slot->bytes)
         std::memcpy(slot->buffer.get(), inputs[i].data.data(), slot->bytes);
     std::fill(resultBuffer.begin(), resultBuffer.end(), 0);
+    if (evictBefore)
+      evictBefore->evict();
 
     auto start = std::chrono::steady_clock::now();
     fn(packed.data());
@@ -908,6 +913,7 @@ public:
       *ms = std::chrono::duration<double, std::milli>(stop - start).count();
 
     LogicalResult status = success();
+    lastResultBytes = 0;
     llvm::SmallPtrSet<void *, 8> keep;
     for (const auto &slot : slots)
       if (slot->allocated)
@@ -923,6 +929,10 @@ public:
       std::memcpy(&aligned, &d[1], 8);
       int64_t offset = d[2];
       ArrayRef<int64_t> sizes(d + 3, r.rank), strides(d + 3 + r.rank, r.rank);
+      int64_t elements = 1;
+      for (int64_t size : sizes)
+        elements *= size;
+      lastResultBytes += elements * npy::dtypeSize(storageDType(r.elem));
       if (outputs && succeeded(status)) {
         FailureOr<npy::Array> out =
             copyOut(r, i, aligned, offset, sizes, strides);
@@ -937,7 +947,19 @@ public:
     return status;
   }
 
+  /// The bytes of the tensor arguments (in their stored types) and of the
+  /// last call's results: what a function that reads each input once and
+  /// writes each result once moves.
+  int64_t tensorBytes() const {
+    int64_t bytes = lastResultBytes;
+    for (const auto &slot : slots)
+      bytes += int64_t(slot->bytes);
+    return bytes;
+  }
+
 private:
+  int64_t lastResultBytes = 0;
+
   static FailureOr<npy::Array> copyOut(const ResultSpec &r, size_t index,
                                        void *aligned, int64_t offset,
                                        ArrayRef<int64_t> sizes,
@@ -1097,23 +1119,69 @@ struct Timing {
 };
 } // namespace
 
-static FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c,
-                                   int runs) {
+static double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// With `roofline`, the caches are evicted before each timed call, and each
+/// call is followed by the memory roofs of the same bytes (see Roofline.h).
+static FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
+                                   bool roofline) {
   if (failed(inv.call(c.fn, nullptr, nullptr))) // warm-up
     return failure();
-  std::vector<double> ms(runs);
-  for (int i = 0; i < runs; ++i)
-    if (failed(inv.call(c.fn, nullptr, &ms[i])))
+  std::unique_ptr<::pe::run::Roofline> roof;
+  if (roofline) {
+    // The compiled code's OpenMP runtime, when the JIT has loaded it.
+    auto fork = reinterpret_cast<::pe::run::Roofline::ForkCall>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "__kmpc_fork_call"));
+    roof = ::pe::run::Roofline::create(
+        inv.tensorBytes(), ::pe::run::Roofline::defaultThreads(), fork);
+    if (!roof)
+      return error("--roofline: out of memory allocating the roofs' buffers "
+                   "for " +
+                   Twine(inv.tensorBytes()) + " bytes");
+  }
+  std::vector<double> ms(runs), readGbs, copyGbs, copyNtGbs, callGbs,
+      readFraction, copyFraction;
+  for (int i = 0; i < runs; ++i) {
+    if (failed(inv.call(c.fn, nullptr, &ms[i], roof.get())))
       return failure();
-  std::sort(ms.begin(), ms.end());
+    if (!roof)
+      continue;
+    double call = ms[i] * 1e-3, read = roof->readSeconds(),
+           copy = roof->copySeconds(/*nonTemporal=*/false),
+           copyNt = roof->copySeconds(/*nonTemporal=*/true);
+    // The roofs move the bytes rounded up to whole pairs of cache lines.
+    double gb = double(roof->bytes()) * 1e-9;
+    readGbs.push_back(gb / read);
+    copyGbs.push_back(gb / copy);
+    copyNtGbs.push_back(gb / copyNt);
+    callGbs.push_back(double(inv.tensorBytes()) * 1e-9 / call);
+    readFraction.push_back(read / call);
+    copyFraction.push_back(std::min(copy, copyNt) / call);
+  }
   Timing t;
-  t.minMs = ms.front();
-  t.medianMs =
-      runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
+  t.minMs = *std::min_element(ms.begin(), ms.end());
+  t.medianMs = medianOf(ms);
   llvm::outs() << "pe-run: time pipeline=" << c.pipeline << " runs=" << runs
                << llvm::format(" min_ms=%.6f median_ms=%.6f", t.minMs,
                                t.medianMs)
                << "\n";
+  if (roof)
+    llvm::outs() << "pe-run: roofline pipeline=" << c.pipeline
+                 << " bytes=" << inv.tensorBytes()
+                 << " threads=" << roof->threads()
+                 << (roof->onOpenMP() ? " team=libomp" : " team=pool")
+                 << llvm::format(" call_gbs=%.2f read_gbs=%.2f copy_gbs=%.2f "
+                                 "copy_nt_gbs=%.2f read_fraction=%.3f "
+                                 "copy_fraction=%.3f",
+                                 medianOf(callGbs), medianOf(readGbs),
+                                 medianOf(copyGbs), medianOf(copyNtGbs),
+                                 medianOf(readFraction), medianOf(copyFraction))
+                 << "\n";
   return t;
 }
 
@@ -1894,7 +1962,7 @@ ExecutionEngine and run it on .npy data.
 
   pe-run FILE.mlir -e FUNC --input=a.npy [--input=b.npy ...] --output=out.npy [--output=...]
          [--pipeline=reference] [--check=reference] [--rtol=R --atol=A]
-         [--repeat=N] [--seed=S --random-inputs] [--shared-libs=a.so,b.so]
+         [--repeat=N [--roofline]] [--seed=S --random-inputs] [--shared-libs=a.so,b.so]
   pe-run FILE.mlir -e FUNC --ranks=N --input=... --output=... [--check=reference]
   pe-run FILE.mlir -e FUNC --pipeline=P --emit-executable=EXE
 
@@ -1933,6 +2001,21 @@ With --check the check pipeline C is timed too, followed by
   pe-run: speedup C/P median=Xx
 Only the call is timed (not the input copies). Freed memory stays in the
 process, so result buffers of later calls reuse pages already mapped.
+
+--roofline (with --repeat; host pipelines only) measures how close a
+memory-bound function comes to the memory bandwidth. B is the bytes of its
+tensor arguments (as stored) and results. Before each timed call the caches
+are evicted (a read of twice the last-level cache); after it, in the same
+process and on the same threads (libomp's team when the code uses OpenMP),
+pe-run times a read of B bytes, and a copy of B/2 bytes into another B/2
+with plain and with streaming stores, each after an eviction too. It prints
+  pe-run: roofline pipeline=P bytes=B threads=N team=T call_gbs=G
+          read_gbs=G copy_gbs=G copy_nt_gbs=G read_fraction=F copy_fraction=F
+(one line; T is libomp or, when libomp is not loaded, pool: N threads of
+pe-run's own, N from OMP_NUM_THREADS or the hardware threads): medians over
+the calls of the bandwidths B / time, of
+read_fraction = read time / call time and of copy_fraction = the faster copy's
+time / call time, each ratio taken from one call and the roofs right after it.
 
 Pipelines: 'reference' (pe-reference-pipeline, the unfused semantics),
 'cpu' (pe-cpu-pipeline: fusion and generated kernels; loads libomp) and
@@ -2014,6 +2097,12 @@ int main(int argc, char **argv) {
   llvm::cl::opt<int> repeat(
       "repeat", llvm::cl::desc("Time N calls after one warm-up call"),
       llvm::cl::value_desc("N"), llvm::cl::cat(category));
+  llvm::cl::opt<bool> roofline(
+      "roofline",
+      llvm::cl::desc("With --repeat: evict the caches before each timed call "
+                     "and time read and copy roofs of the same bytes after "
+                     "it (see below)"),
+      llvm::cl::cat(category));
   llvm::cl::opt<unsigned long long> seed(
       "seed", llvm::cl::desc("Seed of --random-inputs (default 0)"),
       llvm::cl::init(0), llvm::cl::value_desc("S"), llvm::cl::cat(category));
@@ -2121,6 +2210,19 @@ int main(int argc, char **argv) {
                 "rank runs pe-shard-pipeline)");
   if (timing && repeat < 1)
     return fail("--repeat must be at least 1, got " + Twine(repeat.getValue()));
+  if (roofline && !timing)
+    return fail("--roofline needs --repeat (it times the calls)");
+  // The GPU pipelines' kernels read device memory (or, on lavapipe, run on
+  // a Vulkan driver's threads): the host roofs say nothing about them.
+  auto onHost = [](const PipelineEntry *p) {
+    return p->name == "reference" || p->name == "cpu";
+  };
+  if (roofline &&
+      (!onHost(pipeline) || (checkPipeline && !onHost(checkPipeline))))
+    return fail("--roofline measures host memory: it applies to the reference "
+                "and cpu pipelines, not to '" +
+                (!onHost(pipeline) ? pipeline->name : checkPipeline->name) +
+                "'");
   bool emitting = emitPath.getNumOccurrences() > 0;
   if (emitting && emitPath.empty())
     return fail("--emit-executable needs a path");
@@ -2331,11 +2433,11 @@ int main(int argc, char **argv) {
   }
 
   if (timing) {
-    FailureOr<Timing> t = timeCalls(mainInv, *primary, repeat);
+    FailureOr<Timing> t = timeCalls(mainInv, *primary, repeat, roofline);
     if (failed(t))
       return 1;
     if (checkPipeline) {
-      FailureOr<Timing> tc = timeCalls(*checkInv, *check, repeat);
+      FailureOr<Timing> tc = timeCalls(*checkInv, *check, repeat, roofline);
       if (failed(tc))
         return 1;
       double speedup = t->medianMs > 0 ? tc->medianMs / t->medianMs

@@ -53,6 +53,18 @@
 // RUN:   | FileCheck %s --check-prefix=REPEAT-NAN
 // REPEAT-NAN: pe-run: for the --repeat option: 'many' value invalid for integer argument!
 //
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --roofline 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ROOF-NOREPEAT
+// ROOF-NOREPEAT: pe-run: error: --roofline needs --repeat (it times the calls)
+//
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=2 \
+// RUN:   --roofline --pipeline=vulkan 2>&1 | FileCheck %s --check-prefix=ROOF-GPU
+// ROOF-GPU: pe-run: error: --roofline measures host memory: it applies to the reference and cpu pipelines, not to 'vulkan'
+//
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=2 \
+// RUN:   --roofline --check=cuda 2>&1 | FileCheck %s --check-prefix=ROOF-CHECK-GPU
+// ROOF-CHECK-GPU: pe-run: error: --roofline measures host memory: it applies to the reference and cpu pipelines, not to 'cuda'
+//
 // RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --output=%t/o.npy \
 // RUN:   --pipeline=fast 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // PIPELINE: pe-run: error: unknown pipeline 'fast'; known pipelines: reference

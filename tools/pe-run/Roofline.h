@@ -1,0 +1,85 @@
+//===- Roofline.h - Memory roofs timed next to a function's calls -*- C++ -*-=//
+//
+// Part of the pe-mlir project.
+//
+//===----------------------------------------------------------------------===//
+//
+// `pe-run --repeat=N --roofline` compares each timed call of a memory-bound
+// function with the plain memory operations that move the same bytes, timed
+// right after it in the same process: a read of the bytes, and a copy of half
+// of them into the other half (plain stores and streaming stores). The bytes
+// are those of the function's tensor arguments and results, the traffic of a
+// function that reads each input once and writes each result once. The caches
+// are evicted before each timed call and before each roof, so both start from
+// memory (a decode step of a real model finds its layer's KV cache there, not
+// in the L3 where pe-run's copy of the pristine inputs would leave it).
+//
+// Host memory bandwidth drifts with the other tenants of a shared machine by
+// up to 1.5x within seconds; a ratio of a call and a roof measured
+// milliseconds apart is far steadier than one of measurements seconds apart.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PE_TOOLS_PE_RUN_ROOFLINE_H
+#define PE_TOOLS_PE_RUN_ROOFLINE_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace pe::run {
+
+class Pool;
+
+/// Buffers and threads for the roofs of a function moving `bytes` bytes.
+class Roofline {
+public:
+  /// libomp's `__kmpc_fork_call`, when the process has loaded libomp.
+  using ForkCall = void (*)(void *loc, int32_t argc, void *microtask, ...);
+
+  /// Allocates the buffers (2 x `bytes`, plus one of twice the last-level
+  /// cache for the eviction) and first-touches them. With `forkCall`, the
+  /// roofs run on libomp's default team, the threads that run the compiled
+  /// function's parallel loops (a separate pool would share the cores with
+  /// libomp's workers, which spin for a while after each parallel region);
+  /// otherwise on `threads` threads of a pool. Returns null when the memory
+  /// is not available.
+  static std::unique_ptr<Roofline> create(int64_t bytes, int threads,
+                                          ForkCall forkCall);
+  ~Roofline();
+
+  /// Evicts the caches: reads a buffer twice the last-level cache's size.
+  void evict();
+
+  /// The threads of a parallel region (libomp's team size when on libomp).
+  int threads() const { return numThreads; }
+  /// Whether the roofs run on libomp's team (else on pe-run's own threads).
+  bool onOpenMP() const { return fork != nullptr; }
+
+  /// Seconds to read `bytes` bytes, after an eviction.
+  double readSeconds();
+  /// Seconds to copy `bytes / 2` bytes to another `bytes / 2` bytes (so
+  /// `bytes` bytes move), after an eviction; plain or streaming stores.
+  double copySeconds(bool nonTemporal);
+
+  int64_t bytes() const { return size; }
+  int64_t evictBytes() const { return evictSize; }
+
+  /// The pool's threads: OMP_NUM_THREADS when it holds a positive number
+  /// (as libomp's default team), else the hardware threads.
+  static int defaultThreads();
+
+private:
+  Roofline() = default;
+  double timeParallel(const std::function<void(int)> &body);
+
+  int64_t size = 0, evictSize = 0;
+  int numThreads = 1;
+  ForkCall fork = nullptr;
+  char *src = nullptr, *dst = nullptr, *evictBuf = nullptr;
+  std::unique_ptr<Pool> pool;
+};
+
+} // namespace pe::run
+
+#endif // PE_TOOLS_PE_RUN_ROOFLINE_H
