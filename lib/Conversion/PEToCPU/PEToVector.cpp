@@ -103,6 +103,12 @@ constexpr int64_t kMinTasks = 16;
 /// of the op's semantics by at most 2^20 2^-53, about 1e-10, far below the
 /// f32 rounding of the result.
 constexpr double kRecurrenceMaxAngle = 1048576.0;
+/// Heads (leading rows) the RoPE kernel rotates per pass over a token block:
+/// each token's cos/sin vectors are loaded once and serve the group's rows
+/// from registers. One head per pass reloaded the block's table (32 KiB for
+/// 128 channels) from the L1 or L2 for every head, between the streams'
+/// loads; all heads per pass make too many streams for the prefetchers.
+constexpr int64_t kRopeHeadGroup = 8;
 /// Rows the sinusoidal recurrence advances per pass over a row's channels.
 constexpr int64_t kRecurrenceRows = 8;
 /// Tokens per parallel task of the sinusoidal kernel on large static shapes.
@@ -525,9 +531,21 @@ private:
   /// lanes are zeroed first, so a NaN there stays out of the row).
   void pvPairStep(Value vp, Value pBuf, Value vRow, Value jj, int64_t e0,
                   ValueRange acc, bool skipZeroWeights);
+  /// The cos/sin vectors of one table row, as rotateRow applies them: per
+  /// vector of channels, the cos and (signed, for interleaved pairs) sin.
+  struct RopeRow {
+    SmallVector<Value> cos, sin;
+  };
+  RopeRow loadRopeRow(Value pos, Value cosT, Value sinT);
+  void rotateRow(Value src, ValueRange srcPrefix, Value dst,
+                 ValueRange dstPrefix, const RopeRow &row, double mul,
+                 bool streaming = false);
   void rotateRow(Value src, ValueRange srcPrefix, Value dst,
                  ValueRange dstPrefix, Value pos, Value cosT, Value sinT,
-                 double mul, bool streaming = false);
+                 double mul, bool streaming = false) {
+    rotateRow(src, srcPrefix, dst, dstPrefix, loadRopeRow(pos, cosT, sinT), mul,
+              streaming);
+  }
   void blockStep(Value qs, Value kt, Value vMem, Value os, Value pBuf,
                  Value mBuf, Value lBuf, Value bIdx, Value hIdx, Value q0,
                  Value kb, Value tq, Value tk, Value shift, Value alibiBase,
@@ -885,13 +903,52 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   return sinT;
 }
 
-/// Rotates one row of `src` (prefix indices + channel) by the table row of
-/// `pos`, multiplies it by `mul`, and stores it into `dst` (prefix + channel).
-/// Channels beyond the rotary dimension are copied (times `mul`).
+/// Loads table row `pos` of cosT / sinT as rotateRow applies it: for the
+/// half layout one cos and one sin vector per 16 pairs; for interleaved
+/// pairs, per 16 channels, cos expanded to [c0 c0 c1 c1 ...] and sin to
+/// [-s0 s0 -s1 s1 ...].
+KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
+                                                  Value sinT) {
+  RopeRow row;
+  if (!rotary)
+    return row;
+  if (rot->layout == RopeLayout::Half) {
+    for (int64_t i = 0; i < rotary / 2; i += kLanes) {
+      row.cos.push_back(
+          vector::LoadOp::create(b, vf, cosT, ValueRange{pos, idx(i)}));
+      row.sin.push_back(
+          vector::LoadOp::create(b, vf, sinT, ValueRange{pos, idx(i)}));
+    }
+    return row;
+  }
+  auto half = VectorType::get({kLanes / 2}, f32);
+  SmallVector<int64_t> dup;
+  for (int64_t i = 0; i < kLanes; ++i)
+    dup.push_back(i / 2);
+  SmallVector<float> signs;
+  for (int64_t i = 0; i < kLanes; ++i)
+    signs.push_back(i % 2 ? 1.0f : -1.0f);
+  Value sign = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vf, ArrayRef<float>(signs)));
+  for (int64_t ch = 0; ch < rotary; ch += kLanes) {
+    Value c8 =
+        vector::LoadOp::create(b, half, cosT, ValueRange{pos, idx(ch / 2)});
+    Value s8 =
+        vector::LoadOp::create(b, half, sinT, ValueRange{pos, idx(ch / 2)});
+    row.cos.push_back(vector::ShuffleOp::create(b, c8, c8, dup));
+    row.sin.push_back(arith::MulFOp::create(
+        b, vector::ShuffleOp::create(b, s8, s8, dup), sign));
+  }
+  return row;
+}
+
+/// Rotates one row of `src` (prefix indices + channel) by the table row
+/// `row`, multiplies it by `mul`, and stores it into `dst` (prefix +
+/// channel). Channels beyond the rotary dimension are copied (times `mul`).
 /// `streaming`: non-temporal stores (see storeVector).
 void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
-                              ValueRange dstPrefix, Value pos, Value cosT,
-                              Value sinT, double mul, bool streaming) {
+                              ValueRange dstPrefix, const RopeRow &row,
+                              double mul, bool streaming) {
   auto at = [&](ValueRange prefix, int64_t c) {
     SmallVector<Value> ix(prefix.begin(), prefix.end());
     ix.push_back(idx(c));
@@ -911,8 +968,7 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
     if (rot->layout == RopeLayout::Half) {
       // (x[i], x[i + R/2]) -> (x_lo c - x_hi s, x_hi c + x_lo s).
       for (int64_t i = 0; i < pairs; i += kLanes) {
-        Value c = vector::LoadOp::create(b, vf, cosT, ValueRange{pos, idx(i)});
-        Value s = vector::LoadOp::create(b, vf, sinT, ValueRange{pos, idx(i)});
+        Value c = row.cos[i / kLanes], s = row.sin[i / kLanes];
         Value lo = load(i), hi = load(i + pairs);
         Value newLo = arith::SubFOp::create(b, arith::MulFOp::create(b, lo, c),
                                             arith::MulFOp::create(b, hi, s));
@@ -922,27 +978,12 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
         store(newHi, i + pairs);
       }
     } else {
-      // (x[2i], x[2i+1]): per 16 channels, 8 pairs; expand cos/sin to
-      // [c0 c0 c1 c1 ...] and [-s0 s0 -s1 s1 ...], swap neighbours of x.
-      auto half = VectorType::get({kLanes / 2}, f32);
-      SmallVector<int64_t> dup, swap;
-      for (int64_t i = 0; i < kLanes; ++i) {
-        dup.push_back(i / 2);
-        swap.push_back(i ^ 1);
-      }
-      SmallVector<float> signs;
+      // (x[2i], x[2i+1]): per 16 channels, 8 pairs; swap neighbours of x.
+      SmallVector<int64_t> swap;
       for (int64_t i = 0; i < kLanes; ++i)
-        signs.push_back(i % 2 ? 1.0f : -1.0f);
-      Value sign = arith::ConstantOp::create(
-          b, DenseElementsAttr::get(vf, ArrayRef<float>(signs)));
+        swap.push_back(i ^ 1);
       for (int64_t ch = 0; ch < rotary; ch += kLanes) {
-        Value c8 =
-            vector::LoadOp::create(b, half, cosT, ValueRange{pos, idx(ch / 2)});
-        Value s8 =
-            vector::LoadOp::create(b, half, sinT, ValueRange{pos, idx(ch / 2)});
-        Value c = vector::ShuffleOp::create(b, c8, c8, dup);
-        Value s = arith::MulFOp::create(
-            b, vector::ShuffleOp::create(b, s8, s8, dup), sign);
+        Value c = row.cos[ch / kLanes], s = row.sin[ch / kLanes];
         Value x = load(ch);
         Value xs = vector::ShuffleOp::create(b, x, x, swap);
         Value y = math::FmaOp::create(b, xs, s, arith::MulFOp::create(b, x, c));
@@ -2471,18 +2512,29 @@ Value KernelBuilder::buildRope() {
         Value sinT = buildTables(rows, saturatingAdd(t0, offset), cosT);
         Value n0 = muli(ivs[1], perChunk);
         Value n1 = arith::MinSIOp::create(b, addi(n0, perChunk), lead);
+        // Groups of kRopeHeadGroup leading rows; per token, the table row
+        // is loaded once and rotates the group's rows.
         withStreaming(large, [&](bool streaming) {
           scf::ForOp::create(
-              b, n0, n1, idx(1), ValueRange{},
-              [&](OpBuilder &nb, Location l2, Value n, ValueRange) {
-                Scope rowScope(b, nb);
+              b, n0, n1, idx(kRopeHeadGroup), ValueRange{},
+              [&](OpBuilder &gb, Location l1, Value g0, ValueRange) {
+                Scope groupScope(b, gb);
+                Value g1 = arith::MinSIOp::create(
+                    b, addi(g0, idx(kRopeHeadGroup)), n1);
                 scf::ForOp::create(
                     b, idx(0), rows, idx(1), ValueRange{},
-                    [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
-                      Scope inner(b, ib);
+                    [&](OpBuilder &ib, Location l2, Value r, ValueRange) {
+                      Scope rowScope(b, ib);
                       Value t = addi(t0, r);
-                      rotateRow(x3, ValueRange{n, t}, out3, ValueRange{n, t}, r,
-                                cosT, sinT, 1.0, streaming);
+                      RopeRow row = loadRopeRow(r, cosT, sinT);
+                      scf::ForOp::create(
+                          b, g0, g1, idx(1), ValueRange{},
+                          [&](OpBuilder &nb, Location l3, Value n, ValueRange) {
+                            Scope inner(b, nb);
+                            rotateRow(x3, ValueRange{n, t}, out3,
+                                      ValueRange{n, t}, row, 1.0, streaming);
+                            scf::YieldOp::create(b);
+                          });
                       scf::YieldOp::create(b);
                     });
                 scf::YieldOp::create(b);

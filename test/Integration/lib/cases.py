@@ -350,6 +350,28 @@ def rope_interleaved_batch_positions(d):
 
 
 @case
+def rope_half_head_groups(d):
+    # 17 token blocks (the last one of 6 tokens): one task per block takes
+    # all 11 heads, rotated in groups of 8 and 3 per token.
+    _rope(d, "rope_half_head_groups", (1, 11, 1030, 32), "half", 5, index(5))
+
+
+@case
+def rope_interleaved_head_groups(d):
+    # 18 token blocks, 2 x 5 leading rows in groups of 8 and 2; channels
+    # [16, 32) pass through.
+    _rope(d, "rope_interleaved_head_groups", (2, 5, 1100, 32), "interleaved", 0, R=16,
+          freq_dtype=F64)
+
+
+@case
+def rope_half_streaming(d):
+    # A 36 MiB result (at least 32 MiB: non-temporal stores); 9 heads in
+    # groups of 8 and 1.
+    _rope(d, "rope_half_streaming", (1, 9, 8192, 128), "half", 0)
+
+
+@case
 def rope_scaling_partial(d):
     # attention_scaling multiplies cos and sin; the pass-through channels
     # [R, D) keep their values.
