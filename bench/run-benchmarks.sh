@@ -56,6 +56,8 @@ if args.repeat < 1:
     sys.exit("run-benchmarks.sh: --repeat must be >= 1")
 
 PE_RUN = os.path.join(build, "bin", "pe-run")
+# Calls (each with its roofs) of the memory-bound workloads' cpu pipeline.
+ROOF_CALLS = 9
 PE_BENCH = os.path.join(build, "bin", "pe-bench")
 WDIR = os.path.join(root, "bench", "workloads")
 SEED = 20240601
@@ -229,24 +231,32 @@ try:
         mlir = os.path.join(WDIR, fname)
         ins = [f"--input={os.path.join(d, a + '.npy')}" for a in inputs]
         res, outs, others = {}, {}, {}
-        # Memory-bound workloads: the bandwidth right before and right after
-        # this workload's timings, so that its fraction compares with the
-        # memory system as it was then (it drifts with the host's other
-        # tenants by up to 1.6x within minutes on a shared VM); the larger
-        # of the two measurements is the bound (the lower fraction).
-        near = []
-        if basis != "flop":
-            near.append(kv(run([PE_BENCH, "bandwidth"]).stdout))
+        # Memory-bound workloads: pe-run --roofline evicts the caches before
+        # each timed call of the cpu pipeline and times, right after each
+        # call and in the same process, a read and a copy of the same bytes
+        # (the memory system drifts with the host's other tenants by up to
+        # 1.5x within seconds on a shared VM; a call and its roofs are
+        # milliseconds apart). The cpu fraction is the median of the
+        # per-call ratios; the bound is the roofs' median bandwidth.
+        roof = None
         variants = ["cpu"] + ([] if args.no_reference else ["reference"])
         for pipe in variants:
             o = [os.path.join(d, f"{pipe}_{i}.npy") for i in range(nres)]
             t_start = time.time()
-            p = run([PE_RUN, mlir, "-e", func, f"--pipeline={pipe}",
-                     f"--repeat={args.repeat}"] + ins + [f"--output={x}" for x in o])
+            timing = [f"--repeat={args.repeat}"]
+            if pipe == "cpu" and basis != "flop":
+                timing = [f"--repeat={max(args.repeat, ROOF_CALLS)}", "--roofline"]
+            p = run([PE_RUN, mlir, "-e", func, f"--pipeline={pipe}"] + timing
+                    + ins + [f"--output={x}" for x in o])
             if pipe == "reference":
                 ref_seconds += time.time() - t_start
             res[pipe] = parse_time(p.stdout, f"pe-run {pipe}")
             outs[pipe], others[pipe] = o, p.others
+            if "--roofline" in timing:
+                line = [l for l in p.stdout.splitlines() if "roofline" in l]
+                if not line:
+                    raise SystemExit(f"run-benchmarks.sh: no roofline line from pe-run:\n{p.stdout}")
+                roof = kv(line[0])
         o = [os.path.join(d, f"naive_{i}.npy") for i in range(nres)]
         naive_dir = os.path.join(d, "naive") if name in KV_DTYPE else d
         p = run([PE_BENCH, "naive", NAIVE.get(name, name), "--inputs", naive_dir,
@@ -272,12 +282,10 @@ try:
                 verdicts.append(ok)
                 checks.append(f"{LABEL[name]:<15} {pipe:<9} vs naive: {line}")
             check[pipe] = "PASS" if all(verdicts) else "FAIL"
-        if near:
-            near.append(kv(run([PE_BENCH, "bandwidth"]).stdout))
         if basis == "read":
-            bound = max(m["read_gbs"] for m in near)
+            bound = roof["read_gbs"]
         elif basis == "byte":
-            bound = max(max(m["copy_gbs"], m["copy_nt_gbs"]) for m in near)
+            bound = max(roof["copy_gbs"], roof["copy_nt_gbs"])
         else:
             bound = peak2
         for v in ["cpu", "reference", "naive", "cached"]:
@@ -290,8 +298,12 @@ try:
                 frac, of = gflops / bound, "peak2t"
             elif basis == "read":
                 frac, of = gbs / bound, "read"
+                if v == "cpu":
+                    frac = roof["read_fraction"]
             else:
                 frac, of = gbs / bound, "copy"
+                if v == "cpu":
+                    frac = roof["copy_fraction"]
             speed = "" if v == "cpu" else f"{med / res['cpu'][1]:.2f}x"
             rows.append((LABEL[name], v, med, mn, gflops, gbs, frac, of,
                          check[v], speed, others[v], bound))
@@ -358,8 +370,11 @@ try:
           "naive rows of the f16/bf16 KV workloads read f32) / median")
     print(f"frac: GFLOP/s / bound; bound: peak_gflops_2t ({peak2:.1f}) for W2/W3; for "
           "W4* the read bandwidth and for W1/W5 the best copy bandwidth (plain or "
-          "streaming stores), each the larger of the measurements right before and "
-          "right after that workload's timings")
+          "streaming stores) of the same bytes, timed by pe-run --roofline right after "
+          f"each of the cpu pipeline's {max(args.repeat, ROOF_CALLS)} calls (caches "
+          "evicted before each call and each roof; bound: their median); the cpu row's "
+          "frac is the median of the per-call ratios, the other rows' GB/s / bound "
+          "(those run warm: the C++ variants do not evict the caches)")
     print("cached (W1, W5): C++ with the encoding precomputed outside the call "
           "(f32 cos/sin tables; an f32 [T, C] table added in f32), 2 threads")
     print(f"check: output vs naive within rtol {RTOL:g} atol {ATOL:g} (npycmp; "
