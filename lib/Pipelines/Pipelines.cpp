@@ -125,6 +125,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   // through the reference lowering.
   ConvertPEToVectorOptions kernels;
   kernels.targetFeatures = options.targetFeatures;
+  kernels.decodePrefetchBytes = options.decodePrefetchBytes;
   pm.addPass(createConvertPEToVector(kernels));
   pm.addPass(createConvertPEToLinalg());
   if (options.approximateMath)

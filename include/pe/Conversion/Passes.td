@@ -83,6 +83,12 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     following by the angle-addition formulas; other layouts use one sine per
     channel with cos channels shifted by a quarter turn.
 
+    **Decode.** An attention with one query per head runs in parallel over
+    (batch, KV head), the query heads of a GQA group together: scores 16
+    keys at a time (each key row loaded once for the group), a two-pass
+    softmax, then `P V`; the K and V cache rows `decode-prefetch-bytes`
+    ahead are prefetched into the L2 (`memref.prefetch`).
+
     Results of the RoPE and sinusoidal kernels of 32 MiB or more are written
     with non-temporal stores.
   }];
@@ -102,6 +108,11 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
            "CPU features the kernels may use, in LLVM's syntax "
            "('+avx512f,+avx512bf16'), or 'host' for those of the machine "
            "running the pass (llvm::sys::getHostCPUFeatures)">,
+    Option<"decodePrefetchBytes", "decode-prefetch-bytes", "int64_t",
+           /*default=*/"8192",
+           "Decode kernel: prefetch the K and V cache rows this many bytes "
+           "ahead of the row in use (into the L2, one prefetch per 64-byte "
+           "line); 0 turns the software prefetch off">,
   ];
 }
 

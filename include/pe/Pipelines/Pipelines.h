@@ -76,6 +76,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "of the machine compiling (which pe-run's JIT targets) "
                      "(convert-pe-to-vector{target-features})"),
       llvm::cl::init("host")};
+  PassOptions::Option<int64_t> decodePrefetchBytes{
+      *this, "decode-prefetch-bytes",
+      llvm::cl::desc("How far ahead the decode kernel prefetches the K and V "
+                     "cache rows, in bytes; 0: off "
+                     "(convert-pe-to-vector{decode-prefetch-bytes})"),
+      llvm::cl::init(8192)};
 };
 
 /// The kernel targets of `pe-gpu-pipeline`.

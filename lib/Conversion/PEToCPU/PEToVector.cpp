@@ -209,6 +209,10 @@ public:
   explicit KernelBuilder(AddSinusoidalOp op)
       : KernelBuilder(op, op.getInput(), std::nullopt) {}
 
+  /// Decode kernel: how far ahead of the key or value row in use the cache
+  /// rows are prefetched, in bytes; 0: no software prefetch.
+  int64_t decodePrefetchBytes = 0;
+
   /// What both attention kernels start with: the operands as memrefs, the
   /// result buffer, the cos/sin tables of the query and key positions, and
   /// the ALiBi slopes.
@@ -1759,46 +1763,92 @@ Value KernelBuilder::buildDecode() {
                       vsplat(scale)),
                   qs, ValueRange{idx(g), idx(c)});
         }
-        SmallVector<Value> qv;
-        for (int64_t g = 0; g < group; ++g)
-          for (int64_t c = 0; c < dVecs; ++c)
-            qv.push_back(vector::LoadOp::create(
-                b, vf, qs, ValueRange{idx(g), idx(c * kLanes)}));
+        // The group's query vectors, loaded where used (see below).
+        auto qAt = [&](int64_t g, int64_t c) -> Value {
+          return vector::LoadOp::create(b, vf, qs,
+                                        ValueRange{idx(g), idx(c * kLanes)});
+        };
         // Scores, 16 keys at a time: per query head, the 16 dot products as
         // vectors, summed together by a transposing shuffle tree into one
-        // vector of 16 scores (instead of a reduction per key). The 16 key
-        // rows are first copied (rotated, or converted from f16/bf16) into
-        // a [16, D] f32 block, row by row, once for all the query heads of
-        // the group: read straight from the cache, the dot products' loads
-        // interleave the 16 rows (the scheduler's order), which the
-        // hardware prefetchers follow worse than a sequential copy (W4 f32:
-        // about 15% slower).
-        Value kBlk = alloc({kLanes, headDim}, {});
+        // vector of 16 scores (instead of a reduction per key). The keys go
+        // in pairs, in order: each key row is loaded (and converted from
+        // f16/bf16) once into registers and serves the group's query heads,
+        // whose vectors come from memory, each load feeding both keys'
+        // products (the group's 32 query vectors of D = 128 do not fit in
+        // the registers beside the keys, and as values live across the loop
+        // they were spilled and reloaded once per key). Rotated keys are
+        // first rotated row by row into a [16, D] block.
+        Value kBlk = rotary && attn.rotatesKey() ? alloc({kLanes, headDim}, {})
+                                                 : Value();
+        Value dots = alloc({group * kLanes, kLanes}, {});
+        int64_t keysPerStep = dVecs <= 8 ? 2 : 1;
         Value jMain = addi(
             jLo, muli(arith::DivUIOp::create(
                           b, arith::SubIOp::create(b, jHi, jLo), idx(kLanes)),
                       idx(kLanes)));
         auto iv64 = VectorType::get({kLanes}, b.getI64Type());
         Value iota64 = iota(b.getI64Type());
+        // Software prefetch of the cache row decodePrefetchBytes ahead of
+        // key row j (clamped to the last row), one per 64-byte line, into
+        // the L2: the hardware prefetchers alone keep too few lines in
+        // flight while the group's products run (see docs/CodegenCPU.md).
+        auto prefetchRow = [&](Value mem, Value j, int64_t width) {
+          if (decodePrefetchBytes <= 0)
+            return;
+          int64_t bits =
+              cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
+          int64_t rowBytes = width * bits / 8;
+          int64_t ahead = std::max<int64_t>(
+              1, (decodePrefetchBytes + rowBytes - 1) / rowBytes);
+          Value row = arith::MinSIOp::create(
+              b, addi(j, idx(ahead)), arith::SubIOp::create(b, tkAll, idx(1)));
+          for (int64_t c = 0; c < width; c += 512 / bits)
+            memref::PrefetchOp::create(b, mem,
+                                       ValueRange{bIdx, kvh, row, idx(c)},
+                                       /*isWrite=*/false, /*localityHint=*/2,
+                                       /*isDataCache=*/true);
+        };
         scf::ForOp::create(
             b, jLo, jMain, idx(kLanes), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
               Scope inner(b, ib);
-              for (int64_t r = 0; r < kLanes; ++r) {
-                Value j = addi(j0, idx(r));
-                if (rotary && attn.rotatesKey())
+              if (kBlk)
+                for (int64_t r = 0; r < kLanes; ++r) {
+                  Value j = addi(j0, idx(r));
                   rotateRow(kMem, ValueRange{bIdx, kvh, j}, kBlk,
                             ValueRange{idx(r)}, j, kCos, kSin, 1.0);
-                else
-                  for (int64_t c = 0; c < headDim; c += kLanes)
-                    vector::StoreOp::create(
-                        b, loadF32(kMem, ValueRange{bIdx, kvh, j, idx(c)}),
-                        kBlk, ValueRange{idx(r), idx(c)});
-              }
+                }
               auto keyVec = [&](int64_t r, int64_t c) -> Value {
-                return vector::LoadOp::create(
-                    b, vf, kBlk, ValueRange{idx(r), idx(c * kLanes)});
+                if (kBlk)
+                  return vector::LoadOp::create(
+                      b, vf, kBlk, ValueRange{idx(r), idx(c * kLanes)});
+                return loadF32(kMem, ValueRange{bIdx, kvh, addi(j0, idx(r)),
+                                                idx(c * kLanes)});
               };
+              for (int64_t r0 = 0; r0 < kLanes; r0 += keysPerStep) {
+                for (int64_t k = 0; k < keysPerStep; ++k)
+                  prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim);
+                SmallVector<SmallVector<Value>> keys(keysPerStep);
+                for (int64_t k = 0; k < keysPerStep; ++k)
+                  for (int64_t c = 0; c < dVecs; ++c)
+                    keys[k].push_back(keyVec(r0 + k, c));
+                for (int64_t g = 0; g < group; ++g) {
+                  SmallVector<Value> acc(keysPerStep);
+                  for (int64_t c = 0; c < dVecs; ++c) {
+                    Value q = qAt(g, c);
+                    for (int64_t k = 0; k < keysPerStep; ++k)
+                      acc[k] =
+                          c == 0
+                              ? Value(arith::MulFOp::create(b, q, keys[k][0]))
+                              : Value(vector::FMAOp::create(b, q, keys[k][c],
+                                                            acc[k]));
+                  }
+                  for (int64_t k = 0; k < keysPerStep; ++k)
+                    vector::StoreOp::create(
+                        b, acc[k], dots,
+                        ValueRange{idx(g * kLanes + r0 + k), idx(0)});
+                }
+              }
               // Key positions as f32, exactly as the per-key conversion.
               Value jV = arith::SIToFPOp::create(
                   b, vf,
@@ -1809,16 +1859,11 @@ Value KernelBuilder::buildDecode() {
                           arith::IndexCastOp::create(b, b.getI64Type(), j0)),
                       iota64));
               for (int64_t g = 0; g < group; ++g) {
-                SmallVector<Value> dots;
-                for (int64_t r = 0; r < kLanes; ++r) {
-                  Value acc =
-                      arith::MulFOp::create(b, qv[g * dVecs], keyVec(r, 0));
-                  for (int64_t c = 1; c < dVecs; ++c)
-                    acc = vector::FMAOp::create(b, qv[g * dVecs + c],
-                                                keyVec(r, c), acc);
-                  dots.push_back(acc);
-                }
-                Value sc = sumLanesOfEach(dots);
+                SmallVector<Value> sums;
+                for (int64_t r = 0; r < kLanes; ++r)
+                  sums.push_back(vector::LoadOp::create(
+                      b, vf, dots, ValueRange{idx(g * kLanes + r), idx(0)}));
+                Value sc = sumLanesOfEach(sums);
                 Value slope, q;
                 if (attn.getAlibiAttr()) {
                   slope = bcast(
@@ -1850,9 +1895,9 @@ Value KernelBuilder::buildDecode() {
               }
               Value jF = indexToF32(j);
               for (int64_t g = 0; g < group; ++g) {
-                Value acc = arith::MulFOp::create(b, qv[g * dVecs], kv[0]);
+                Value acc = arith::MulFOp::create(b, qAt(g, 0), kv[0]);
                 for (int64_t c = 1; c < dVecs; ++c)
-                  acc = vector::FMAOp::create(b, qv[g * dVecs + c], kv[c], acc);
+                  acc = vector::FMAOp::create(b, qAt(g, c), kv[c], acc);
                 Value sc = vector::ReductionOp::create(
                     b, vector::CombiningKind::ADD, acc, kFast);
                 Value slope;
@@ -1936,6 +1981,8 @@ Value KernelBuilder::buildDecode() {
               b, j0, j1, idx(1), init,
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
+                if (e0 == 0)
+                  prefetchRow(vMem, j, valueDim);
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
                   vv.push_back(loadF32(
@@ -2584,6 +2631,13 @@ struct ConvertPEToVectorPass
 
   void runOnOperation() override {
     StringRef category = getArgument();
+    if (decodePrefetchBytes < 0) {
+      getOperation()->emitError()
+          << "convert-pe-to-vector: decode-prefetch-bytes must be at least 0 "
+             "(0: no prefetch), not "
+          << static_cast<int64_t>(decodePrefetchBytes);
+      return signalPassFailure();
+    }
     SmallVector<AttentionOp> attentions;
     getOperation()->walk([&](AttentionOp op) { attentions.push_back(op); });
     for (AttentionOp op : attentions) {
@@ -2597,6 +2651,7 @@ struct ConvertPEToVectorPass
         continue;
       }
       KernelBuilder kernel(op);
+      kernel.decodePrefetchBytes = decodePrefetchBytes;
       // One query per head: the decode kernel.
       bool decode =
           op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1;

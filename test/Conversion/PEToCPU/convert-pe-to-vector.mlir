@@ -237,15 +237,19 @@ func.func @sinusoidal_unsupported(%h: tensor<8x16xf16>, %x: tensor<8x16xf32>, %p
 
 // Decode (one query per head): parallel over (batch, KV head), the 4 query
 // heads of a GQA group together; scores straight from the row-major keys
-// (no packing), 16 keys at a time, summed by a transposing shuffle tree into
-// one vector of 16 scores (the last keys one at a time); a two-pass softmax
-// over a [4, Tk + 16] buffer in 16-lane vectors; then P V.
+// (no packing), 16 keys at a time, each key row loaded once for the group's
+// heads, the products of (head, key) stored in a [4 x 16, 16] buffer and
+// summed per head by a transposing shuffle tree into one vector of 16 scores
+// (the last keys one at a time); a two-pass softmax over a [4, Tk + 16]
+// buffer in 16-lane vectors; then P V.
 // CHECK-LABEL: func @decode
 // CHECK: scf.parallel (%{{.*}}, %[[KVH:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %c2{{.*}})
 // CHECK: %[[S:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<4x?xf32>
+// CHECK: %[[D:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64x16xf32>
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK: vector.load %{{.*}}[%{{.*}}, %[[KVH]], %{{.*}}, %{{.*}}] : memref<1x2x?x32xf32>, vector<16xf32>
 // CHECK: vector.fma
+// CHECK: vector.store %{{.*}}, %[[D]]
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
 // CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
 // CHECK: vector.store %{{.*}}, %[[S]][%{{.*}}, %[[J0]]]

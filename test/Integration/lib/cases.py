@@ -1504,6 +1504,20 @@ def e2e_llama3_decode(d):
 
 
 @case
+def e2e_decode_rope_d256(d):
+    # One query at position 299 against 300 keys at 0..299, both rotated
+    # (the fused decode kernel rotates the keys), head dimension 256 (one key
+    # per step of the score loop), 18 score blocks and a 12-key tail.
+    q, k, v = _qkv("e2e_decode_rope_d256", 8, 2, 1, 300, 256)
+    save(d, q=q, k=k, v=v)
+    inv, _ = ref.default_freqs(10000.0, 256)
+    inv = f32(inv)
+    qr = ref.rope_inv_freq(q, inv, 299, "half")
+    kr = ref.rope_inv_freq(k, inv, 0, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
 def e2e_rope_huge_offset(d):
     # RoPE on q at positions 2^61 + 7 + i and on k at 2^61 + j, fused into
     # causal attention: the generated kernel's rotation at huge angles.

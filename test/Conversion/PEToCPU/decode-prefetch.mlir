@@ -1,0 +1,76 @@
+// The decode kernel prefetches the K and V cache rows decode-prefetch-bytes
+// (default 8192) ahead of the row in use: ceil(bytes / row bytes) rows
+// ahead, clamped to the last row, one memref.prefetch (into the L2,
+// locality 2) per 64-byte line, in the score loop (K) and the P V loop (V).
+// RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
+// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=100" --split-input-file | FileCheck %s --check-prefix=NEAR
+// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: pe-opt %s --pe-cpu-pipeline="decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=PIPE-OFF
+
+// f32 cache, D = 32: 128-byte rows, 8192 bytes = 64 rows ahead, two lines
+// per row.
+// CHECK-LABEL: func @decode_f32
+// CHECK-DAG: %[[KM:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<1x2x?x32xf32> to memref<1x2x?x32xf32>
+// CHECK-DAG: %[[VM:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<1x2x?x32xf32> to memref<1x2x?x32xf32>
+// CHECK: scf.parallel (%[[B:.*]], %[[H:.*]]) =
+// CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: %[[J:.*]] = arith.addi %[[J0]], %{{.*}} : index
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[A:.*]] = arith.addi %[[J]], %[[C64]] : index
+// CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[R:.*]] = arith.minsi %[[A]], %[[LAST]] : index
+// CHECK: memref.prefetch %[[KM]][%[[B]], %[[H]], %[[R]], %{{.*}}], read, locality<2>, data : memref<1x2x?x32xf32>
+// CHECK: memref.prefetch %[[KM]][%[[B]], %[[H]], %[[R]], %{{.*}}], read, locality<2>, data : memref<1x2x?x32xf32>
+// CHECK-NOT: memref.prefetch %[[KM]][%[[B]], %[[H]], %[[R]]
+// CHECK: vector.fma
+// The P V loop: V rows ahead.
+// CHECK: math.exp
+// CHECK: memref.prefetch %[[VM]][%[[B]], %[[H]], %{{.*}}, %{{.*}}], read, locality<2>, data : memref<1x2x?x32xf32>
+// CHECK: return
+// NEAR-LABEL: func @decode_f32
+// NEAR: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c16
+// NEAR: %[[J:.*]] = arith.addi %[[J0]], %{{.*}} : index
+// NEAR: %[[C1:.*]] = arith.constant 1 : index
+// NEAR: arith.addi %[[J]], %[[C1]] : index
+// NEAR: memref.prefetch
+// OFF-LABEL: func @decode_f32
+// OFF-NOT: memref.prefetch
+// PIPE-OFF-LABEL: func @decode_f32
+// PIPE-OFF-NOT: llvm.intr.prefetch
+func.func @decode_f32(%q: tensor<1x4x1x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>) -> tensor<1x4x1x32xf32> {
+  %init = tensor.empty() : tensor<1x4x1x32xf32>
+  %o = pe.attention %q, %k, %v outs(%init : tensor<1x4x1x32xf32>) : tensor<1x4x1x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x4x1x32xf32>
+  return %o : tensor<1x4x1x32xf32>
+}
+
+// -----
+
+// f16 cache, D = 32: 64-byte rows, 128 rows ahead, one line per row.
+// CHECK-LABEL: func @decode_f16
+// CHECK: scf.for %{{.*}} step %c16
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: arith.addi %{{.*}}, %[[C128]] : index
+// CHECK: %[[R:.*]] = arith.minsi
+// CHECK: memref.prefetch %[[KM:.*]][%{{.*}}, %{{.*}}, %[[R]], %{{.*}}], read, locality<2>, data : memref<1x2x64x32xf16>
+// CHECK-NOT: memref.prefetch %[[KM]][%{{.*}}, %{{.*}}, %[[R]],
+// CHECK: arith.minsi
+// CHECK: vector.fma
+// OFF-LABEL: func @decode_f16
+// OFF-NOT: memref.prefetch
+func.func @decode_f16(%q: tensor<1x4x1x32xf32>, %k: tensor<1x2x64x32xf16>, %v: tensor<1x2x64x32xf16>) -> tensor<1x4x1x32xf32> {
+  %init = tensor.empty() : tensor<1x4x1x32xf32>
+  %o = pe.attention %q, %k, %v outs(%init : tensor<1x4x1x32xf32>) : tensor<1x4x1x32xf32>, tensor<1x2x64x32xf16>, tensor<1x2x64x32xf16> -> tensor<1x4x1x32xf32>
+  return %o : tensor<1x4x1x32xf32>
+}
+
+// -----
+
+// Prefill (more than one query per head): no software prefetch.
+// CHECK-LABEL: func @prefill
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+func.func @prefill(%q: tensor<1x4x8x32xf32>, %k: tensor<1x2x64x32xf32>) -> tensor<1x4x8x32xf32> {
+  %init = tensor.empty() : tensor<1x4x8x32xf32>
+  %o = pe.attention %q, %k, %k outs(%init : tensor<1x4x8x32xf32>) : tensor<1x4x8x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32> -> tensor<1x4x8x32xf32>
+  return %o : tensor<1x4x8x32xf32>
+}

@@ -1,0 +1,12 @@
+// Option values convert-pe-to-vector rejects, directly and through
+// pe-cpu-pipeline.
+// RUN: not pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=-1" 2>&1 | FileCheck %s
+// RUN: not pe-opt %s --pe-cpu-pipeline="decode-prefetch-bytes=-64" 2>&1 | FileCheck %s --check-prefix=PIPE
+// CHECK: error: convert-pe-to-vector: decode-prefetch-bytes must be at least 0 (0: no prefetch), not -1
+// PIPE: error: convert-pe-to-vector: decode-prefetch-bytes must be at least 0 (0: no prefetch), not -64
+
+func.func @f(%q: tensor<1x4x1x32xf32>, %k: tensor<1x2x64x32xf32>) -> tensor<1x4x1x32xf32> {
+  %init = tensor.empty() : tensor<1x4x1x32xf32>
+  %o = pe.attention %q, %k, %k outs(%init : tensor<1x4x1x32xf32>) : tensor<1x4x1x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32> -> tensor<1x4x1x32xf32>
+  return %o : tensor<1x4x1x32xf32>
+}
