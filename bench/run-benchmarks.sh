@@ -335,7 +335,9 @@ try:
     model = re.search(r"model name\s*:\s*(.*)", cpu)
     print()
     print(f"pe-mlir benchmark  ({model.group(1) if model else '?'}, {os.cpu_count()} CPUs; "
-          f"median of {args.repeat} runs after one warm-up; inputs uniform [-1,1) f32, seed {SEED})")
+          f"median of {args.repeat} runs after one warm-up, W1/W4*/W5 cpu: "
+          f"{max(args.repeat, ROOF_CALLS)} cold runs with roofs; inputs uniform [-1,1) f32, "
+          f"seed {SEED})")
     print(f"machine: peak_gflops_1t={peak['peak_gflops_1t']:.1f} "
           f"peak_gflops_2t={peak2:.1f} (others {peak_others:.2f})  "
           f"read_gbs={bw['read_gbs']:.1f} copy_gbs={bw['copy_gbs']:.1f} "
