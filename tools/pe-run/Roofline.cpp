@@ -203,10 +203,9 @@ std::unique_ptr<Roofline> Roofline::create(int64_t bytes, int threads,
   r->evictSize = 2 * lastLevelCacheBytes();
   r->evictSize = (r->evictSize + kAlign - 1) / kAlign * kAlign;
   int64_t buf = (r->size + kAlign - 1) / kAlign * kAlign;
-  r->src = static_cast<char *>(std::aligned_alloc(kAlign, buf));
-  r->dst = static_cast<char *>(std::aligned_alloc(kAlign, buf));
+  r->data = static_cast<char *>(std::aligned_alloc(kAlign, buf));
   r->evictBuf = static_cast<char *>(std::aligned_alloc(kAlign, r->evictSize));
-  if (!r->src || !r->dst || !r->evictBuf)
+  if (!r->data || !r->evictBuf)
     return nullptr;
   // First touch (the pages exist before any timing), split as the roofs are.
   int64_t lines = r->size / 64, evictLines = r->evictSize / 64;
@@ -214,8 +213,7 @@ std::unique_ptr<Roofline> Roofline::create(int64_t bytes, int threads,
   r->timeParallel([&](int t) {
     int64_t lo, hi;
     split(lines, t, self->numThreads, lo, hi);
-    std::memset(self->src + lo * 64, 1, (hi - lo) * 64);
-    std::memset(self->dst + lo * 64, 2, (hi - lo) * 64);
+    std::memset(self->data + lo * 64, 1, (hi - lo) * 64);
     split(evictLines, t, self->numThreads, lo, hi);
     std::memset(self->evictBuf + lo * 64, 3, (hi - lo) * 64);
   });
@@ -223,8 +221,7 @@ std::unique_ptr<Roofline> Roofline::create(int64_t bytes, int threads,
 }
 
 Roofline::~Roofline() {
-  std::free(src);
-  std::free(dst);
+  std::free(data);
   std::free(evictBuf);
 }
 
@@ -239,20 +236,9 @@ double Roofline::timeParallel(const std::function<void(int)> &body) {
   return std::chrono::duration<double>(end - start).count();
 }
 
-void Roofline::evict() {
-  int64_t lines = evictSize / 64;
-  const Line *p = reinterpret_cast<const Line *>(evictBuf);
-  timeParallel([&](int t) {
-    int64_t lo, hi;
-    split(lines, t, numThreads, lo, hi);
-    sink = readLines(p, lo, hi);
-  });
-}
-
-double Roofline::readSeconds() {
-  evict();
-  int64_t lines = size / 64;
-  const Line *p = reinterpret_cast<const Line *>(src);
+double Roofline::readAll(const char *buf, int64_t bytes) {
+  int64_t lines = bytes / 64;
+  const Line *p = reinterpret_cast<const Line *>(buf);
   return timeParallel([&](int t) {
     int64_t lo, hi;
     split(lines, t, numThreads, lo, hi);
@@ -260,11 +246,18 @@ double Roofline::readSeconds() {
   });
 }
 
+void Roofline::evict() { readAll(evictBuf, evictSize); }
+
+double Roofline::readSeconds() {
+  evict();
+  return readAll(data, size);
+}
+
 double Roofline::copySeconds(bool nonTemporal) {
   evict();
   int64_t half = size / 128; // lines per half
-  const Line *s = reinterpret_cast<const Line *>(src);
-  Line *d = reinterpret_cast<Line *>(dst);
+  const Line *s = reinterpret_cast<const Line *>(data);
+  Line *d = reinterpret_cast<Line *>(data + size / 2);
   return timeParallel([&](int t) {
     int64_t lo, hi;
     split(half, t, numThreads, lo, hi);

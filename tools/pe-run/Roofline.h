@@ -37,8 +37,8 @@ public:
   /// libomp's `__kmpc_fork_call`, when the process has loaded libomp.
   using ForkCall = void (*)(void *loc, int32_t argc, void *microtask, ...);
 
-  /// Allocates the buffers (2 x `bytes`, plus one of twice the last-level
-  /// cache for the eviction) and first-touches them. With `forkCall`, the
+  /// Allocates the buffers (`bytes`, plus twice the last-level cache for the
+  /// eviction) and first-touches them. With `forkCall`, the
   /// roofs run on libomp's default team, the threads that run the compiled
   /// function's parallel loops (a separate pool would share the cores with
   /// libomp's workers, which spin for a while after each parallel region);
@@ -58,12 +58,11 @@ public:
 
   /// Seconds to read `bytes` bytes, after an eviction.
   double readSeconds();
-  /// Seconds to copy `bytes / 2` bytes to another `bytes / 2` bytes (so
+  /// Seconds to copy the first `bytes / 2` bytes to the second half (so
   /// `bytes` bytes move), after an eviction; plain or streaming stores.
   double copySeconds(bool nonTemporal);
 
   int64_t bytes() const { return size; }
-  int64_t evictBytes() const { return evictSize; }
 
   /// The pool's threads: OMP_NUM_THREADS when it holds a positive number
   /// (as libomp's default team), else the hardware threads.
@@ -72,11 +71,13 @@ public:
 private:
   Roofline() = default;
   double timeParallel(const std::function<void(int)> &body);
+  /// Seconds to read `bytes` of `buf` on the threads.
+  double readAll(const char *buf, int64_t bytes);
 
   int64_t size = 0, evictSize = 0;
   int numThreads = 1;
   ForkCall fork = nullptr;
-  char *src = nullptr, *dst = nullptr, *evictBuf = nullptr;
+  char *data = nullptr, *evictBuf = nullptr;
   std::unique_ptr<Pool> pool;
 };
 

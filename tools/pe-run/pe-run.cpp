@@ -894,7 +894,8 @@ public:
 
   /// Calls `fn` once. With `outputs`, copies the results out. Frees the
   /// results in any case. `ms` receives the duration of the call alone;
-  /// `beforeCall` runs after the inputs are copied in, untimed.
+  /// with `evictBefore`, the caches are evicted after the inputs are copied
+  /// in, untimed.
   LogicalResult call(void (*fn)(void **), SmallVectorImpl<npy::Array> *outputs,
                      double *ms, ::pe::run::Roofline *evictBefore = nullptr) {
     // A zero-size tensor has no data (data() may be null): memcpy with a
