@@ -1190,6 +1190,12 @@ def attn_gqa_decode_d128(d):
 
 
 @case
+def attn_gqa8_decode_d128(d):
+    _attn(d, "attn_gqa8_decode_d128", 2, 16, 2, 1, 200, 128, causal=True,
+          kv_lengths=[150, 199])
+
+
+@case
 def attn_f16_cache_prefill(d):
     _attn(d, "attn_f16_cache_prefill", 1, 4, 2, 80, 80, 32, kv_dtype=np.float16, causal=True)
 

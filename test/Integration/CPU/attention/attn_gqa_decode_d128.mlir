@@ -3,9 +3,10 @@
 // test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
 // values, by test/Integration/lib/cases.py).
 //
-// Decode, f32, GQA 8/2 with head dimension 128 (the decode kernel's P V goes
-// in 64-key blocks, two 64-column chunks per block), per-batch lengths 150
-// and 199 (16-key score blocks with tails of 6 and 7 keys).
+// Decode, f32, GQA 8/2 with head dimension 128 (the decode kernel's P V
+// keeps the group's 4 x 8 accumulators and passes once over the keys),
+// per-batch lengths 150 and 199 (16-key score blocks with tails of 6 and 7
+// keys).
 // Tolerance: rtol 1e-5, atol 1e-6: f32 math; the scores are summed in a
 // different order than the reference's.
 
