@@ -2472,11 +2472,36 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
         // pass (a row's state is 2 x 8 bytes per pair, twice the row's own
         // f32 data, so one row per pass moved three times the row's bytes
         // through the L1 besides the row itself).
+        //
+        // Streaming whole passes also prefetch, into the L2, the input lines
+        // of the next pass at the same channels (rows t + rows + r, clamped
+        // to the block's last row): the pass's 16 or so instructions per
+        // 64-byte line otherwise leave too few of its loads in flight for
+        // the memory's bandwidth (see docs/CodegenCPU.md, W5).
         auto rowsFrom = [&](Value t, int64_t rows) {
+          SmallVector<Value> nextRows;
+          if (streaming && rows > 1) {
+            Value last = arith::SubIOp::create(b, t1, idx(1));
+            for (int64_t r = 0; r < rows; ++r)
+              nextRows.push_back(
+                  arith::MinSIOp::create(b, addi(t, idx(rows + r)), last));
+          }
           forEachPairVector([&](Value c, Value k) {
             auto ld = [&](Value m) -> Value {
               return vector::LoadOp::create(b, vPair, m, ValueRange{k});
             };
+            for (Value row : nextRows) {
+              memref::PrefetchOp::create(b, x3, ValueRange{n, row, c},
+                                         /*isWrite=*/false,
+                                         /*localityHint=*/2,
+                                         /*isDataCache=*/true);
+              if (!interleaved)
+                memref::PrefetchOp::create(
+                    b, x3, ValueRange{n, row, addi(c, idx(half))},
+                    /*isWrite=*/false,
+                    /*localityHint=*/2,
+                    /*isDataCache=*/true);
+            }
             Value s = ld(sState), co = ld(cState);
             Value sw = ld(stepSinM), cw = ld(stepCosM);
             for (int64_t r = 0; r < rows; ++r) {

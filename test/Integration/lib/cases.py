@@ -124,6 +124,22 @@ def sin_interleaved_long_tasks(d):
 
 
 @case
+def sin_interleaved_streaming(d):
+    # A 33.6 MB result (at least 32 MiB: non-temporal stores), 4100 static
+    # tokens of 2048 channels from position 3: 17 tasks of 256 tokens, the
+    # last of 4; each 8-row pass prefetches the next pass's rows, clamped to
+    # its task's last row.
+    _sinusoidal(d, "sin_interleaved_streaming", (4100, 2048), F32, 3)
+
+
+@case
+def sin_concat_streaming_dynamic(d):
+    # The concat layout with a dynamic token count (4100 x 2048, decided at
+    # run time to stream): 64-token tasks, the last of 4 tokens.
+    _sinusoidal(d, "sin_concat_streaming_dynamic", (4100, 2048), F32, 0, layout="concat")
+
+
+@case
 def sin_concat_long_tasks(d):
     # The same in the concat layout, C = 64, 2 x 2048 tokens.
     _sinusoidal(d, "sin_concat_long_tasks", (2, 2048, 64), F32, 0, layout="concat")
