@@ -1200,6 +1200,29 @@ def attn_bf16_cache_decode_d128(d):
 
 
 @case
+def attn_bf16_cache_decode_gqa8(d):
+    # Groups of 8, D = 128: P V in two 64-column chunks over 64-key blocks,
+    # the accumulators kept in a buffer between blocks; 150 keys (a last
+    # block of 22).
+    _attn(d, "attn_bf16_cache_decode_gqa8", 1, 16, 2, 1, 150, 128, kv_dtype="bf16",
+          causal=True)
+
+
+@case
+def attn_bf16_cache_decode_dv(d):
+    # D = 48 with Dv = 64 (value rows wider than key rows), MQA 4/1, 77 keys.
+    _attn(d, "attn_bf16_cache_decode_dv", 1, 4, 1, 1, 77, 48, Dv=64, kv_dtype="bf16")
+
+
+@case
+def attn_bf16_cache_decode_mqa32(d):
+    # 32 query heads on one KV head, D = 32: one P V accumulator per head;
+    # 45 keys.
+    _attn(d, "attn_bf16_cache_decode_mqa32", 1, 32, 1, 1, 45, 32, kv_dtype="bf16",
+          causal=True)
+
+
+@case
 def attn_gqa_decode_d128(d):
     _attn(d, "attn_gqa_decode_d128", 2, 8, 2, 1, 200, 128, causal=True,
           kv_lengths=[150, 199])

@@ -4,9 +4,8 @@
 // values, by test/Integration/lib/cases.py).
 //
 // Decode from a bf16 KV cache, GQA 8/2 with head dimension 128 (the decode
-// kernel's P V goes in 64-key blocks, two 64-column chunks per block, 16
-// accumulators each), per-batch lengths 150 and 200 (key blocks of 16 with
-// a tail, and a last 64-key block of 22 keys).
+// kernel's P V keeps the group's 4 x 8 accumulators and passes once over
+// the keys), per-batch lengths 150 and 200 (key blocks of 16 with a tail).
 // Tolerance: rtol 1e-5, atol 1e-6: the keys and values are exactly the
 // half-precision values the reference reads (float32 .npy holding bf16
 // values), and the math and the result are f32.
