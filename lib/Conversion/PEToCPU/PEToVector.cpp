@@ -330,6 +330,13 @@ private:
         vector::LoadOp::create(b, VectorType::get({kLanes}, et), mem, indices);
     return et == f32 ? v : Value(arith::ExtFOp::create(b, vf, v));
   }
+  /// Prefetches the cache line of `mem` at `indices` for reading, into the
+  /// L2 (`prefetcht1` on x86): the software prefetch of the memory-bound
+  /// kernels (into the L1 it competed with the loads in use).
+  void prefetchToL2(Value mem, ValueRange indices) {
+    memref::PrefetchOp::create(b, mem, indices, /*isWrite=*/false,
+                               /*localityHint=*/2, /*isDataCache=*/true);
+  }
   /// Stores an f32 vector into `mem`, rounding to its element type.
   void storeFromF32(Value v, Value mem, ValueRange indices) {
     Type et = cast<MemRefType>(mem.getType()).getElementType();
@@ -1798,6 +1805,7 @@ Value KernelBuilder::buildDecode() {
         // key row j (clamped to the last row), one per 64-byte line, into
         // the L2: the hardware prefetchers alone keep too few lines in
         // flight while the group's products run (see docs/CodegenCPU.md).
+        Value lastRow = arith::SubIOp::create(b, tkAll, idx(1));
         auto prefetchRow = [&](Value mem, Value j, int64_t width) {
           if (decodePrefetchBytes <= 0)
             return;
@@ -1806,13 +1814,9 @@ Value KernelBuilder::buildDecode() {
           int64_t rowBytes = width * bits / 8;
           int64_t ahead = std::max<int64_t>(
               1, (decodePrefetchBytes + rowBytes - 1) / rowBytes);
-          Value row = arith::MinSIOp::create(
-              b, addi(j, idx(ahead)), arith::SubIOp::create(b, tkAll, idx(1)));
+          Value row = arith::MinSIOp::create(b, addi(j, idx(ahead)), lastRow);
           for (int64_t c = 0; c < width; c += 512 / bits)
-            memref::PrefetchOp::create(b, mem,
-                                       ValueRange{bIdx, kvh, row, idx(c)},
-                                       /*isWrite=*/false, /*localityHint=*/2,
-                                       /*isDataCache=*/true);
+            prefetchToL2(mem, ValueRange{bIdx, kvh, row, idx(c)});
         };
         scf::ForOp::create(
             b, jLo, jMain, idx(kLanes), ValueRange{},
@@ -2491,16 +2495,9 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
               return vector::LoadOp::create(b, vPair, m, ValueRange{k});
             };
             for (Value row : nextRows) {
-              memref::PrefetchOp::create(b, x3, ValueRange{n, row, c},
-                                         /*isWrite=*/false,
-                                         /*localityHint=*/2,
-                                         /*isDataCache=*/true);
+              prefetchToL2(x3, ValueRange{n, row, c});
               if (!interleaved)
-                memref::PrefetchOp::create(
-                    b, x3, ValueRange{n, row, addi(c, idx(half))},
-                    /*isWrite=*/false,
-                    /*localityHint=*/2,
-                    /*isDataCache=*/true);
+                prefetchToL2(x3, ValueRange{n, row, addi(c, idx(half))});
             }
             Value s = ld(sState), co = ld(cState);
             Value sw = ld(stepSinM), cw = ld(stepCosM);
