@@ -268,8 +268,9 @@ public:
           b, attn.getLse().getType(), pr.lseBuffer, /*restrict=*/true,
           /*writable=*/true);
   }
-  /// The decode kernel (one query per head): no packing, two-pass softmax
-  /// over a [group, Tk] score buffer, K and V each read once per KV head.
+  /// The decode kernel (one query per head): no packing, a [group, Tk]
+  /// score buffer (the maximum kept in the score pass, the exponentials
+  /// taken in the P V pass), K and V each read once per KV head.
   Value buildDecode();
   /// A standalone pe.rope: `input` rotated at positions `qOff + t`.
   Value buildRope();
@@ -1761,6 +1762,49 @@ Value KernelBuilder::buildDecode() {
         // 16 columns of padding: the softmax passes load whole vectors.
         Value sBuf =
             alloc({group, ShapedType::kDynamic}, addi(tkAll, idx(kLanes)));
+        // Each head's running maximum score, 16 lanes (the softmax's max
+        // taken in the score pass, not in a pass of its own).
+        Value mBuf = alloc({group, kLanes}, {});
+        for (int64_t g = 0; g < group; ++g)
+          vector::StoreOp::create(
+              b, vsplat(-std::numeric_limits<double>::infinity()), mBuf,
+              ValueRange{idx(g), idx(0)});
+        Value lastRow = arith::SubIOp::create(b, tkAll, idx(1));
+        // Software prefetch, into the L2, of the cache rows
+        // decodePrefetchBytes ahead of the row in use: the rows that many
+        // bytes span, and one prefetch per 64-byte line of a row.
+        auto rowsAhead = [&](Value mem, int64_t width) {
+          int64_t rowBytes =
+              width * cast<MemRefType>(mem.getType()).getElementTypeBitWidth() /
+              8;
+          return std::max<int64_t>(1, (decodePrefetchBytes + rowBytes - 1) /
+                                          rowBytes);
+        };
+        auto prefetchLines = [&](Value mem, Value row, int64_t width) {
+          int64_t bits =
+              cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
+          for (int64_t c = 0; c < width; c += 512 / bits)
+            prefetchToL2(mem, ValueRange{bIdx, kvh, row, idx(c)});
+        };
+        // The first decodePrefetchBytes of the K rows, then (after the
+        // scores) of the V rows, prefetched before each pass starts: the
+        // passes' own prefetch runs that far ahead of the row in use, so
+        // the memory does not wait for the hardware prefetchers to find
+        // the new stream.
+        auto primeRows = [&](Value mem, int64_t width) {
+          if (decodePrefetchBytes <= 0)
+            return;
+          Value end = arith::MinSIOp::create(
+              b, addi(jLo, idx(rowsAhead(mem, width))), jHi);
+          scf::ForOp::create(
+              b, jLo, end, idx(1), ValueRange{},
+              [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
+                Scope inner(b, ib);
+                prefetchLines(mem, j, width);
+                scf::YieldOp::create(b);
+              });
+        };
+        primeRows(kMem, headDim);
         // The group's queries, rotated and scaled.
         for (int64_t g = 0; g < group; ++g) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
@@ -1801,22 +1845,17 @@ Value KernelBuilder::buildDecode() {
                       idx(kLanes)));
         auto iv64 = VectorType::get({kLanes}, b.getI64Type());
         Value iota64 = iota(b.getI64Type());
-        // Software prefetch of the cache row decodePrefetchBytes ahead of
-        // key row j (clamped to the last row), one per 64-byte line, into
-        // the L2: the hardware prefetchers alone keep too few lines in
-        // flight while the group's products run (see docs/CodegenCPU.md).
-        Value lastRow = arith::SubIOp::create(b, tkAll, idx(1));
+        // In the loops, the row decodePrefetchBytes ahead of key row j
+        // (clamped to the last row): the hardware prefetchers alone keep
+        // too few lines in flight while the group's products run (see
+        // docs/CodegenCPU.md).
         auto prefetchRow = [&](Value mem, Value j, int64_t width) {
           if (decodePrefetchBytes <= 0)
             return;
-          int64_t bits =
-              cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
-          int64_t rowBytes = width * bits / 8;
-          int64_t ahead = std::max<int64_t>(
-              1, (decodePrefetchBytes + rowBytes - 1) / rowBytes);
-          Value row = arith::MinSIOp::create(b, addi(j, idx(ahead)), lastRow);
-          for (int64_t c = 0; c < width; c += 512 / bits)
-            prefetchToL2(mem, ValueRange{bIdx, kvh, row, idx(c)});
+          prefetchLines(mem,
+                        arith::MinSIOp::create(
+                            b, addi(j, idx(rowsAhead(mem, width))), lastRow),
+                        width);
         };
         scf::ForOp::create(
             b, jLo, jMain, idx(kLanes), ValueRange{},
@@ -1882,6 +1921,11 @@ Value KernelBuilder::buildDecode() {
                 }
                 sc = modifyScore(sc, q, jV, slope);
                 vector::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j0});
+                Value mx = vector::LoadOp::create(b, vf, mBuf,
+                                                  ValueRange{idx(g), idx(0)});
+                vector::StoreOp::create(
+                    b, arith::MaxNumFOp::create(b, mx, sc, kFast), mBuf,
+                    ValueRange{idx(g), idx(0)});
               }
               scf::YieldOp::create(b);
             });
@@ -1915,11 +1959,20 @@ Value KernelBuilder::buildDecode() {
                   slope = slopeOf(slopes, addi(muli(kvh, idx(group)), idx(g)));
                 sc = modifyScore(sc, alibiQ, jF, slope);
                 memref::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j});
+                Value mx = vector::LoadOp::create(b, vf, mBuf,
+                                                  ValueRange{idx(g), idx(0)});
+                vector::StoreOp::create(
+                    b, arith::MaxNumFOp::create(b, mx, bcast(sc), kFast), mBuf,
+                    ValueRange{idx(g), idx(0)});
               }
               scf::YieldOp::create(b);
             });
-        // Softmax of each row, 16 keys at a time (lanes at or past jHi
-        // masked): max, then exp and sum in place.
+        primeRows(vMem, valueDim);
+        // Softmax: each head's maximum is known from the score pass; the
+        // exponentials are taken 16 keys at a time in the P V pass, just
+        // before those keys' rows (lanes at or past jHi masked), and summed
+        // per head in lBuf. No pass of its own: the V rows keep streaming
+        // while they are computed.
         auto iv32 = VectorType::get({kLanes}, b.getI32Type());
         Value iota32 = iota(b.getI32Type());
         // Lanes j0 + i < jHi.
@@ -1932,65 +1985,89 @@ Value KernelBuilder::buildDecode() {
                   b, iv32,
                   arith::IndexCastOp::create(b, b.getI32Type(), left)));
         };
-        SmallVector<Value> inv;
+        SmallVector<Value> maxOf;
+        Value lBuf = alloc({group, kLanes}, {});
         for (int64_t g = 0; g < group; ++g) {
-          Value negInf = vsplat(-std::numeric_limits<double>::infinity());
-          auto mx = scf::ForOp::create(
-              b, jLo, jHi, idx(kLanes), ValueRange{negInf},
-              [&](OpBuilder &ib, Location l2, Value j0, ValueRange a) {
-                Scope inner(b, ib);
-                Value sc =
-                    vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0});
-                sc = arith::SelectOp::create(b, validLanes(j0), sc, negInf);
-                scf::YieldOp::create(b, ValueRange{arith::MaxNumFOp::create(
-                                            b, a[0], sc, kFast)});
-              });
-          Value m = vector::ReductionOp::create(
-              b, vector::CombiningKind::MAXNUMF, mx.getResult(0), kFast);
-          Value mV = bcast(m);
-          auto sum = scf::ForOp::create(
-              b, jLo, jHi, idx(kLanes), ValueRange{vsplat(0.0)},
-              [&](OpBuilder &ib, Location l2, Value j0, ValueRange a) {
-                Scope inner(b, ib);
-                Value x = arith::SubFOp::create(
-                    b,
-                    vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0}),
-                    mV);
-                Value e = math::ExpOp::create(b, x);
-                e = arith::SelectOp::create(
-                    b,
-                    arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
-                                          vsplat(kExpCutoff)),
-                    vsplat(0.0), e);
-                e = arith::SelectOp::create(b, validLanes(j0), e, vsplat(0.0));
-                vector::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j0});
-                scf::YieldOp::create(
-                    b, ValueRange{arith::AddFOp::create(b, a[0], e)});
-              });
-          Value l = vector::ReductionOp::create(b, vector::CombiningKind::ADD,
-                                                sum.getResult(0), kFast);
-          if (pr.lseBuffer)
-            memref::StoreOp::create(
-                b, arith::AddFOp::create(b, m, math::LogOp::create(b, l)),
-                pr.lseBuffer,
-                ValueRange{bIdx, addi(muli(kvh, idx(group)), idx(g)), idx(0)});
-          inv.push_back(arith::SelectOp::create(
-              b,
-              arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0)),
-              cf(0.0), arith::DivFOp::create(b, cf(1.0), l)));
+          maxOf.push_back(vector::ReductionOp::create(
+              b, vector::CombiningKind::MAXNUMF,
+              vector::LoadOp::create(b, vf, mBuf, ValueRange{idx(g), idx(0)}),
+              kFast));
+          vector::StoreOp::create(b, vsplat(0.0), lBuf,
+                                  ValueRange{idx(g), idx(0)});
         }
+        // P for keys [j0, j0 + 16) of every head, in place of the scores.
+        auto expBlock = [&](Value j0) {
+          Value valid = validLanes(j0);
+          for (int64_t g = 0; g < group; ++g) {
+            Value x = arith::SubFOp::create(
+                b, vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0}),
+                bcast(maxOf[g]));
+            Value e = math::ExpOp::create(b, x);
+            e = arith::SelectOp::create(
+                b,
+                arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
+                                      vsplat(kExpCutoff)),
+                vsplat(0.0), e);
+            e = arith::SelectOp::create(b, valid, e, vsplat(0.0));
+            vector::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j0});
+            Value l =
+                vector::LoadOp::create(b, vf, lBuf, ValueRange{idx(g), idx(0)});
+            vector::StoreOp::create(b, arith::AddFOp::create(b, l, e), lBuf,
+                                    ValueRange{idx(g), idx(0)});
+          }
+        };
+        // 1 / l per head, once P V is done (0 when no key is visible).
+        auto inverseSums = [&]() {
+          SmallVector<Value> inv;
+          for (int64_t g = 0; g < group; ++g) {
+            Value l = vector::ReductionOp::create(
+                b, vector::CombiningKind::ADD,
+                vector::LoadOp::create(b, vf, lBuf, ValueRange{idx(g), idx(0)}),
+                kFast);
+            if (pr.lseBuffer)
+              memref::StoreOp::create(
+                  b,
+                  arith::AddFOp::create(b, maxOf[g], math::LogOp::create(b, l)),
+                  pr.lseBuffer,
+                  ValueRange{bIdx, addi(muli(kvh, idx(group)), idx(g)),
+                             idx(0)});
+            inv.push_back(arith::SelectOp::create(
+                b,
+                arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0)),
+                cf(0.0), arith::DivFOp::create(b, cf(1.0), l)));
+          }
+          return inv;
+        };
         // O = P V / l, a chunk of value columns at a time (at most 32
-        // accumulators). With several chunks, the keys go in blocks of 64
-        // and every chunk passes over the block while its rows are in the
-        // cache, the accumulators kept in oBuf between blocks: V is read
-        // from memory once, in whole rows, not once per chunk.
+        // accumulators). With one chunk, one loop over the keys takes P for
+        // the next 16 keys at every 16th key (a branch off the loop's path,
+        // where the accumulators can be spilled; an inner loop of 16 keys
+        // inside a loop over blocks carried the 32 accumulators through two
+        // loops, and LLVM spilled more of them in the hot loop). With
+        // several chunks, the keys go in blocks of 64: P for the block, then
+        // every chunk passes over the block while its rows are in the cache,
+        // the accumulators kept in oBuf between blocks: V is read from
+        // memory once, in whole rows, not once per chunk.
         int64_t chunkWidth = chunkVecs * kLanes;
-        auto pvLoop = [&](Value j0, Value j1, int64_t e0,
-                          ValueRange init) -> scf::ForOp {
+        auto pvLoop = [&](Value j0, Value j1, int64_t e0, ValueRange init,
+                          bool withExp) -> scf::ForOp {
           return scf::ForOp::create(
               b, j0, j1, idx(1), init,
               [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
                 Scope inner(b, ib);
+                if (withExp) {
+                  Value blockStart = arith::CmpIOp::create(
+                      b, arith::CmpIPredicate::eq,
+                      arith::RemUIOp::create(
+                          b, arith::SubIOp::create(b, j, jLo), idx(kLanes)),
+                      idx(0));
+                  scf::IfOp::create(b, blockStart,
+                                    [&](OpBuilder &tb, Location l3) {
+                                      Scope then(b, tb);
+                                      expBlock(j);
+                                      scf::YieldOp::create(b);
+                                    });
+                }
                 if (e0 == 0)
                   prefetchRow(vMem, j, valueDim);
                 SmallVector<Value> vv, next;
@@ -2007,17 +2084,18 @@ Value KernelBuilder::buildDecode() {
                 scf::YieldOp::create(b, next);
               });
         };
-        auto storeOut = [&](int64_t g, int64_t c, Value acc) {
+        auto storeOut = [&](int64_t g, int64_t c, Value acc, Value inv) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
-          storeFromF32(arith::MulFOp::create(b, acc, bcast(inv[g])), out,
+          storeFromF32(arith::MulFOp::create(b, acc, bcast(inv)), out,
                        ValueRange{bIdx, h, idx(0), idx(c * kLanes)});
         };
         if (valueDim == chunkWidth) {
           SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
-          auto pv = pvLoop(jLo, jHi, 0, init);
+          auto pv = pvLoop(jLo, jHi, 0, init, /*withExp=*/true);
+          SmallVector<Value> inv = inverseSums();
           for (int64_t g = 0; g < group; ++g)
             for (int64_t c = 0; c < chunkVecs; ++c)
-              storeOut(g, c, pv.getResult(g * chunkVecs + c));
+              storeOut(g, c, pv.getResult(g * chunkVecs + c), inv[g]);
         } else {
           Value oBuf = alloc({group, valueDim}, {});
           for (int64_t g = 0; g < group; ++g)
@@ -2030,6 +2108,13 @@ Value KernelBuilder::buildDecode() {
                 Scope inner(b, ib);
                 Value j1 =
                     arith::MinSIOp::create(b, addi(j0, idx(kBlock)), jHi);
+                scf::ForOp::create(
+                    b, j0, j1, idx(kLanes), ValueRange{},
+                    [&](OpBuilder &eb, Location l3, Value e, ValueRange) {
+                      Scope inner2(b, eb);
+                      expBlock(e);
+                      scf::YieldOp::create(b);
+                    });
                 for (int64_t e0 = 0; e0 < valueDim; e0 += chunkWidth) {
                   SmallVector<Value> init;
                   for (int64_t g = 0; g < group; ++g)
@@ -2037,7 +2122,7 @@ Value KernelBuilder::buildDecode() {
                       init.push_back(vector::LoadOp::create(
                           b, vf, oBuf,
                           ValueRange{idx(g), idx(e0 + c * kLanes)}));
-                  auto pv = pvLoop(j0, j1, e0, init);
+                  auto pv = pvLoop(j0, j1, e0, init, /*withExp=*/false);
                   for (int64_t g = 0; g < group; ++g)
                     for (int64_t c = 0; c < chunkVecs; ++c)
                       vector::StoreOp::create(
@@ -2046,11 +2131,13 @@ Value KernelBuilder::buildDecode() {
                 }
                 scf::YieldOp::create(b);
               });
+          SmallVector<Value> inv = inverseSums();
           for (int64_t g = 0; g < group; ++g)
             for (int64_t c = 0; c < valueDim / kLanes; ++c)
               storeOut(g, c,
                        vector::LoadOp::create(
-                           b, vf, oBuf, ValueRange{idx(g), idx(c * kLanes)}));
+                           b, vf, oBuf, ValueRange{idx(g), idx(c * kLanes)}),
+                       inv[g]);
         }
         scf::ReduceOp::create(b);
       });

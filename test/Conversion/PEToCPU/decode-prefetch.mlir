@@ -2,6 +2,9 @@
 // (default 8192) ahead of the row in use: ceil(bytes / row bytes) rows
 // ahead, clamped to the last row, one memref.prefetch (into the L2,
 // locality 2) per 64-byte line, in the score loop (K) and the P V loop (V).
+// Before each of the two loops, the first rows of that distance are
+// prefetched (K rows [lo, min(lo + ahead, hi)) at the task's start, V rows
+// once the scores are done), so that each pass starts with them in flight.
 // RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
 // RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=100" --split-input-file | FileCheck %s --check-prefix=NEAR
 // RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=OFF
@@ -16,6 +19,14 @@
 // CHECK: scf.parallel (%[[B:.*]], %[[H:.*]]) =
 // The last row, once per task, before the score loop.
 // CHECK: %[[LAST:.*]] = arith.subi %[[TK]], %c1{{(_[0-9]+)?}} : index
+// The first 64 K rows, two lines each.
+// CHECK: %[[KEND:.*]] = arith.minsi %{{.*}}, %[[TK]] : index
+// CHECK: scf.for %[[KP:.*]] = %{{.*}} to %[[KEND]] step
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: memref.prefetch %[[KM]][%[[B]], %[[H]], %[[KP]], %{{.*}}], read, locality<2>, data
+// CHECK-NEXT: arith.constant 16 : index
+// CHECK-NEXT: memref.prefetch %[[KM]][%[[B]], %[[H]], %[[KP]], %{{.*}}], read, locality<2>, data
+// CHECK-NEXT: }
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK: %[[J:.*]] = arith.addi %[[J0]], %{{.*}} : index
 // CHECK: %[[C64:.*]] = arith.constant 64 : index
@@ -25,6 +36,14 @@
 // CHECK: memref.prefetch %[[KM]][%[[B]], %[[H]], %[[R]], %{{.*}}], read, locality<2>, data : memref<1x2x?x32xf32>
 // CHECK-NOT: memref.prefetch %[[KM]][%[[B]], %[[H]], %[[R]]
 // CHECK: vector.fma
+// The first 64 V rows, after the scores.
+// CHECK: %[[VEND:.*]] = arith.minsi %{{.*}}, %[[TK]] : index
+// CHECK: scf.for %[[VP:.*]] = %{{.*}} to %[[VEND]] step
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: memref.prefetch %[[VM]][%[[B]], %[[H]], %[[VP]], %{{.*}}], read, locality<2>, data
+// CHECK-NEXT: arith.constant 16 : index
+// CHECK-NEXT: memref.prefetch %[[VM]][%[[B]], %[[H]], %[[VP]], %{{.*}}], read, locality<2>, data
+// CHECK-NEXT: }
 // The P V loop: V rows ahead.
 // CHECK: math.exp
 // CHECK: memref.prefetch %[[VM]][%[[B]], %[[H]], %{{.*}}, %{{.*}}], read, locality<2>, data : memref<1x2x?x32xf32>

@@ -1234,6 +1234,26 @@ def attn_gqa8_decode_d128(d):
           kv_lengths=[150, 199])
 
 
+# Decode with a sliding window over a longer cache: the visible keys
+# [L - W, L) start off a multiple of 16, so the kernel's blocks of 16 keys
+# (P taken in the P V loop) and of 64 keys (several value chunks) start at
+# the window's first key and end in a partial block.
+@case
+def attn_decode_window_gqa4_d128(d):
+    # Groups of 4, D = 128 (one chunk of 32 accumulators): lengths 237 and
+    # 300, a window of 150: keys [87, 237) and [150, 300).
+    _attn(d, "attn_decode_window_gqa4_d128", 2, 8, 2, 1, 300, 128, causal=True,
+          window=150, kv_lengths=[237, 300])
+
+
+@case
+def attn_decode_window_gqa8_d128(d):
+    # Groups of 8, D = 128 (two chunks over 64-key blocks), a window of 101
+    # into lengths 291 and 77: keys [190, 291) and [0, 77).
+    _attn(d, "attn_decode_window_gqa8_d128", 2, 16, 2, 1, 300, 128, causal=True,
+          window=101, kv_lengths=[291, 77])
+
+
 @case
 def attn_f16_cache_prefill(d):
     _attn(d, "attn_f16_cache_prefill", 1, 4, 2, 80, 80, 32, kv_dtype=np.float16, causal=True)
