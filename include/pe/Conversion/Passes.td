@@ -85,9 +85,11 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
 
     **Decode.** An attention with one query per head runs in parallel over
     (batch, KV head), the query heads of a GQA group together: scores 16
-    keys at a time (each key row loaded once for the group), a two-pass
-    softmax, then `P V`; the K and V cache rows `decode-prefetch-bytes`
-    ahead are prefetched into the L2 (`memref.prefetch`).
+    keys at a time (each key row loaded once for the group), each head's
+    maximum kept as they go, then `P V`, which takes the softmax weights 16
+    keys at a time as it reaches them. Each pass over the K or V cache
+    starts with its first `decode-prefetch-bytes` of rows prefetched into
+    the L2 (`memref.prefetch`) and stays that far ahead.
 
     Results of the RoPE and sinusoidal kernels of 32 MiB or more are written
     with non-temporal stores.

@@ -1759,7 +1759,7 @@ Value KernelBuilder::buildDecode() {
         }
         Value qs = alloc({group, headDim}, {});
         Value krow = alloc({headDim}, {});
-        // 16 columns of padding: the softmax passes load whole vectors.
+        // 16 columns of padding: the softmax loads whole vectors.
         Value sBuf =
             alloc({group, ShapedType::kDynamic}, addi(tkAll, idx(kLanes)));
         // Each head's running maximum score, 16 lanes (the softmax's max
