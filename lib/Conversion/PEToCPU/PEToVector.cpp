@@ -1769,6 +1769,13 @@ Value KernelBuilder::buildDecode() {
           vector::StoreOp::create(
               b, vsplat(-std::numeric_limits<double>::infinity()), mBuf,
               ValueRange{idx(g), idx(0)});
+        // Head g's maximum raised to at least each lane of `sc`.
+        auto raiseMax = [&](int64_t g, Value sc) {
+          Value mx =
+              vector::LoadOp::create(b, vf, mBuf, ValueRange{idx(g), idx(0)});
+          vector::StoreOp::create(b, arith::MaxNumFOp::create(b, mx, sc, kFast),
+                                  mBuf, ValueRange{idx(g), idx(0)});
+        };
         Value lastRow = arith::SubIOp::create(b, tkAll, idx(1));
         // Software prefetch, into the L2, of the cache rows
         // decodePrefetchBytes ahead of the row in use: the rows that many
@@ -1921,11 +1928,7 @@ Value KernelBuilder::buildDecode() {
                 }
                 sc = modifyScore(sc, q, jV, slope);
                 vector::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j0});
-                Value mx = vector::LoadOp::create(b, vf, mBuf,
-                                                  ValueRange{idx(g), idx(0)});
-                vector::StoreOp::create(
-                    b, arith::MaxNumFOp::create(b, mx, sc, kFast), mBuf,
-                    ValueRange{idx(g), idx(0)});
+                raiseMax(g, sc);
               }
               scf::YieldOp::create(b);
             });
@@ -1959,11 +1962,7 @@ Value KernelBuilder::buildDecode() {
                   slope = slopeOf(slopes, addi(muli(kvh, idx(group)), idx(g)));
                 sc = modifyScore(sc, alibiQ, jF, slope);
                 memref::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j});
-                Value mx = vector::LoadOp::create(b, vf, mBuf,
-                                                  ValueRange{idx(g), idx(0)});
-                vector::StoreOp::create(
-                    b, arith::MaxNumFOp::create(b, mx, bcast(sc), kFast), mBuf,
-                    ValueRange{idx(g), idx(0)});
+                raiseMax(g, bcast(sc));
               }
               scf::YieldOp::create(b);
             });
@@ -1985,13 +1984,16 @@ Value KernelBuilder::buildDecode() {
                   b, iv32,
                   arith::IndexCastOp::create(b, b.getI32Type(), left)));
         };
-        SmallVector<Value> maxOf;
+        // Each head's maximum, as a scalar (for lse) and broadcast once
+        // (for the exponentials).
+        SmallVector<Value> maxOf, maxVec;
         Value lBuf = alloc({group, kLanes}, {});
         for (int64_t g = 0; g < group; ++g) {
           maxOf.push_back(vector::ReductionOp::create(
               b, vector::CombiningKind::MAXNUMF,
               vector::LoadOp::create(b, vf, mBuf, ValueRange{idx(g), idx(0)}),
               kFast));
+          maxVec.push_back(bcast(maxOf.back()));
           vector::StoreOp::create(b, vsplat(0.0), lBuf,
                                   ValueRange{idx(g), idx(0)});
         }
@@ -2001,7 +2003,7 @@ Value KernelBuilder::buildDecode() {
           for (int64_t g = 0; g < group; ++g) {
             Value x = arith::SubFOp::create(
                 b, vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0}),
-                bcast(maxOf[g]));
+                maxVec[g]);
             Value e = math::ExpOp::create(b, x);
             e = arith::SelectOp::create(
                 b,
