@@ -91,6 +91,13 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     starts with its first `decode-prefetch-bytes` of rows prefetched into
     the L2 (`memref.prefetch`) and stays that far ahead.
 
+    **Scratch.** Each task of the attention kernels (the scf.parallel
+    body) is built in a `memref.alloca_scope`; its scratch buffers whose
+    size is known at compile time go on the stack (`memref.alloca`) while
+    the task's total stays within `stack-scratch-bytes`, the others on the
+    heap (`memref.alloc`). A heap buffer per task costs a malloc and a free
+    in every task of every call.
+
     Results of the RoPE and sinusoidal kernels of 32 MiB or more are written
     with non-temporal stores.
   }];
@@ -115,6 +122,13 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
            "Decode kernel: prefetch the K and V cache rows this many bytes "
            "ahead of the row in use (into the L2, one prefetch per 64-byte "
            "line); 0 turns the software prefetch off">,
+    Option<"stackScratchBytes", "stack-scratch-bytes", "int64_t",
+           /*default=*/"131072",
+           "Attention kernels: each parallel task's scratch buffers of "
+           "static size go on the stack (memref.alloca in a "
+           "memref.alloca_scope per task) while the task's total stays "
+           "within this many bytes; the others, and all with 0, are "
+           "allocated on the heap">,
   ];
 }
 

@@ -82,6 +82,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "cache rows, in bytes; 0: off "
                      "(convert-pe-to-vector{decode-prefetch-bytes})"),
       llvm::cl::init(8192)};
+  PassOptions::Option<int64_t> stackScratchBytes{
+      *this, "stack-scratch-bytes",
+      llvm::cl::desc("How many bytes of each attention task's scratch "
+                     "buffers may go on the stack; 0: all on the heap "
+                     "(convert-pe-to-vector{stack-scratch-bytes})"),
+      llvm::cl::init(131072)};
 };
 
 /// The kernel targets of `pe-gpu-pipeline`.

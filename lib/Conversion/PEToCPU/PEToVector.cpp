@@ -212,6 +212,9 @@ public:
   /// Decode kernel: how far ahead of the key or value row in use the cache
   /// rows are prefetched, in bytes; 0: no software prefetch.
   int64_t decodePrefetchBytes = 0;
+  /// Attention kernels: how many bytes of one task's scratch buffers may go
+  /// on the stack (see scratch()); 0: all on the heap.
+  int64_t stackScratchBytes = 0;
 
   /// What both attention kernels start with: the operands as memrefs, the
   /// result buffer, the cos/sin tables of the query and key positions, and
@@ -374,6 +377,27 @@ private:
     return memref::AllocOp::create(b, MemRefType::get(shape, et), dynamicSizes,
                                    b.getI64IntegerAttr(64));
   }
+  /// A task's scratch buffer (64-byte aligned, element type `et`): on the
+  /// stack (memref.alloca, released at the end of the task's
+  /// memref.alloca_scope, see taskScope) when its size is known at compile
+  /// time and fits in what is left of the task's stackScratchBytes, else on
+  /// the heap (allocOf). A heap allocation per buffer and task costs a
+  /// malloc and a free, whose bookkeeping is cold in a call that finds the
+  /// caches cold.
+  Value scratch(Type et, ArrayRef<int64_t> shape, ValueRange dynamicSizes);
+  Value scratch(ArrayRef<int64_t> shape, ValueRange dynamicSizes) {
+    return scratch(f32, shape, dynamicSizes);
+  }
+  /// Starts one task of a kernel's scf.parallel: a memref.alloca_scope to
+  /// build the task in, so that its stack scratch is released when the task
+  /// ends however scf.parallel is lowered, and a fresh stack budget.
+  void beginTask();
+  /// Ends the task's memref.alloca_scope; building continues after it.
+  void endTask();
+  /// The stack bytes of scratch() taken in the current task.
+  int64_t stackScratchUsed = 0;
+  /// Where building continues after the current task's alloca_scope.
+  OpBuilder::InsertPoint afterTask;
   // bf16 pairs for the dot-product kernel (bf16Dot).
   /// An f32 vector rounded to bf16 (to nearest even).
   Value toBf16(Value v) {
@@ -782,6 +806,66 @@ std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
   return {pick(q), pick(arith::AddIOp::create(b, q, ci(1)))};
 }
 
+/// `v` as a constant when it folds to one: a constant, a memref.dim of a
+/// static dimension, or sums and products of those.
+static std::optional<int64_t> staticIndex(Value v) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto d = dyn_cast<memref::DimOp>(def)) {
+    auto type = cast<MemRefType>(d.getSource().getType());
+    std::optional<int64_t> i = d.getConstantIndex();
+    if (i && !type.isDynamicDim(*i))
+      return type.getDimSize(*i);
+    return std::nullopt;
+  }
+  if (isa<arith::AddIOp, arith::MulIOp>(def)) {
+    std::optional<int64_t> l = staticIndex(def->getOperand(0));
+    std::optional<int64_t> r = staticIndex(def->getOperand(1));
+    if (!l || !r)
+      return std::nullopt;
+    return isa<arith::AddIOp>(def) ? *l + *r : *l * *r;
+  }
+  return std::nullopt;
+}
+
+Value KernelBuilder::scratch(Type et, ArrayRef<int64_t> shape,
+                             ValueRange dynamicSizes) {
+  SmallVector<int64_t> staticShape;
+  int64_t bytes = et.getIntOrFloatBitWidth() / 8;
+  auto dyn = dynamicSizes.begin();
+  for (int64_t d : shape) {
+    std::optional<int64_t> size =
+        ShapedType::isDynamic(d) ? staticIndex(*dyn++) : std::optional(d);
+    if (!size) {
+      bytes = -1;
+      break;
+    }
+    staticShape.push_back(*size);
+    bytes *= *size;
+  }
+  if (bytes < 0 || bytes > stackScratchBytes - stackScratchUsed)
+    return allocOf(et, shape, dynamicSizes);
+  stackScratchUsed += bytes;
+  return memref::AllocaOp::create(b, MemRefType::get(staticShape, et),
+                                  ValueRange{}, b.getI64IntegerAttr(64));
+}
+
+void KernelBuilder::beginTask() {
+  auto scope = memref::AllocaScopeOp::create(b, TypeRange{});
+  afterTask = OpBuilder::InsertPoint(scope->getBlock(),
+                                     std::next(scope->getIterator()));
+  b.createBlock(&scope.getBodyRegion());
+  stackScratchUsed = 0;
+}
+
+void KernelBuilder::endTask() {
+  memref::AllocaScopeReturnOp::create(b, ValueRange{});
+  b.restoreInsertionPoint(afterTask);
+}
+
 Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   int64_t pairs = rotary / 2;
   cosT = alloc({ShapedType::kDynamic, pairs}, rows);
@@ -1015,7 +1099,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
   // 16 keys at a time: rotate (or copy) them into rows[16][D], then transpose
   // each 16 x 16 tile with shuffles and store it as 16 channel rows of the
   // key block.
-  Value rows = alloc({kLanes, headDim}, {});
+  Value rows = scratch({kLanes, headDim}, {});
   Value blocks = dim(kt, 0);
   Value padded = muli(blocks, idx(kBlock));
   auto tileType = VectorType::get({kLanes, kLanes}, f32);
@@ -1744,6 +1828,7 @@ Value KernelBuilder::buildDecode() {
       ValueRange{idx(1), idx(1)},
       [&](OpBuilder &ob, Location loc, ValueRange ivs) {
         Scope scope(b, ob);
+        beginTask();
         Value bIdx = ivs[0], kvh = ivs[1];
         Value tk = validKeys(pr, bIdx, tkAll);
         Value jLo = idx(0), jHi = tk;
@@ -1757,14 +1842,24 @@ Value KernelBuilder::buildDecode() {
                 arith::MaxSIOp::create(
                     b, idx(0), addi(shift, idx(1 - static_cast<int64_t>(*w)))));
         }
-        Value qs = alloc({group, headDim}, {});
-        Value krow = alloc({headDim}, {});
-        // 16 columns of padding: the softmax loads whole vectors.
-        Value sBuf =
-            alloc({group, ShapedType::kDynamic}, addi(tkAll, idx(kLanes)));
+        // The small buffers first, so that a long cache's scores are the
+        // ones left to the heap when the stack budget runs out.
+        Value qs = scratch({group, headDim}, {});
+        Value krow = scratch({headDim}, {});
         // Each head's running maximum score, 16 lanes (the softmax's max
         // taken in the score pass, not in a pass of its own).
-        Value mBuf = alloc({group, kLanes}, {});
+        Value mBuf = scratch({group, kLanes}, {});
+        Value lBuf = scratch({group, kLanes}, {});
+        Value dots = scratch({group * kLanes, kLanes}, {});
+        Value kBlk = rotary && attn.rotatesKey()
+                         ? scratch({kLanes, headDim}, {})
+                         : Value();
+        Value oBuf = valueDim == chunkVecs * kLanes
+                         ? Value()
+                         : scratch({group, valueDim}, {});
+        // 16 columns of padding: the softmax loads whole vectors.
+        Value sBuf =
+            scratch({group, ShapedType::kDynamic}, addi(tkAll, idx(kLanes)));
         for (int64_t g = 0; g < group; ++g)
           vector::StoreOp::create(
               b, vsplat(-std::numeric_limits<double>::infinity()), mBuf,
@@ -1842,9 +1937,6 @@ Value KernelBuilder::buildDecode() {
         // the registers beside the keys, and as values live across the loop
         // they were spilled and reloaded once per key). Rotated keys are
         // first rotated row by row into a [16, D] block.
-        Value kBlk = rotary && attn.rotatesKey() ? alloc({kLanes, headDim}, {})
-                                                 : Value();
-        Value dots = alloc({group * kLanes, kLanes}, {});
         int64_t keysPerStep = dVecs <= 8 ? 2 : 1;
         Value jMain = addi(
             jLo, muli(arith::DivUIOp::create(
@@ -1987,7 +2079,6 @@ Value KernelBuilder::buildDecode() {
         // Each head's maximum, as a scalar (for lse) and broadcast once
         // (for the exponentials).
         SmallVector<Value> maxOf, maxVec;
-        Value lBuf = alloc({group, kLanes}, {});
         for (int64_t g = 0; g < group; ++g) {
           maxOf.push_back(vector::ReductionOp::create(
               b, vector::CombiningKind::MAXNUMF,
@@ -2099,7 +2190,6 @@ Value KernelBuilder::buildDecode() {
             for (int64_t c = 0; c < chunkVecs; ++c)
               storeOut(g, c, pv.getResult(g * chunkVecs + c), inv[g]);
         } else {
-          Value oBuf = alloc({group, valueDim}, {});
           for (int64_t g = 0; g < group; ++g)
             for (int64_t c = 0; c < valueDim; c += kLanes)
               vector::StoreOp::create(b, vsplat(0.0), oBuf,
@@ -2141,6 +2231,7 @@ Value KernelBuilder::buildDecode() {
                            b, vf, oBuf, ValueRange{idx(g), idx(c * kLanes)}),
                        inv[g]);
         }
+        endTask();
         scf::ReduceOp::create(b);
       });
   finishLse(pr);
@@ -2168,6 +2259,7 @@ Value KernelBuilder::build() {
       ValueRange{idx(1), idx(1)},
       [&](OpBuilder &ob, Location loc, ValueRange ivs) {
         Scope scope_nb(b, ob);
+        beginTask();
         Value bIdx = ivs[0], hIdx = ivs[1];
         // This batch's valid keys L[b] and causal offset o[b].
         Value tk = validKeys(pr, bIdx, tkAll);
@@ -2184,16 +2276,16 @@ Value KernelBuilder::build() {
                        kBlocks);
           vp = allocOf(bf16, {ShapedType::kDynamic, 2 * valueDim},
                        muli(kBlocks, idx(kBlock / 2)));
-          qp = allocOf(i32, {kQBlock, headDim / 2}, {});
-          pBuf = allocOf(i32, {kRows, kBlock / 2}, {});
+          qp = scratch(i32, {kQBlock, headDim / 2}, {});
+          pBuf = scratch(i32, {kRows, kBlock / 2}, {});
         } else {
           kt = alloc({ShapedType::kDynamic, headDim, kBlock}, kBlocks);
-          pBuf = alloc({kRows, kBlock}, {});
+          pBuf = scratch({kRows, kBlock}, {});
         }
-        Value qs = alloc({kQBlock, headDim}, {});
-        Value os = alloc({kQBlock, valueDim}, {});
-        Value mBuf = alloc({kQBlock}, {});
-        Value lBuf = alloc({kQBlock}, {});
+        Value qs = scratch({kQBlock, headDim}, {});
+        Value os = scratch({kQBlock, valueDim}, {});
+        Value mBuf = scratch({kQBlock}, {});
+        Value lBuf = scratch({kQBlock}, {});
         packKeys(kMem, kt, bIdx, kvHead, tk, kCos, kSin);
         if (bf16Dot)
           packValuePairs(vMem, vp, bIdx, kvHead, tk);
@@ -2292,6 +2384,7 @@ Value KernelBuilder::build() {
                   });
               scf::YieldOp::create(b);
             });
+        endTask();
         scf::ReduceOp::create(b);
       });
   finishLse(pr);
@@ -2748,13 +2841,20 @@ struct ConvertPEToVectorPass
 
   void runOnOperation() override {
     StringRef category = getArgument();
-    if (decodePrefetchBytes < 0) {
+    // Byte counts: at least 0, where 0 means `zero`.
+    auto nonNegative = [&](StringRef name, int64_t value, StringRef zero) {
+      if (value >= 0)
+        return true;
       getOperation()->emitError()
-          << "convert-pe-to-vector: decode-prefetch-bytes must be at least 0 "
-             "(0: no prefetch), not "
-          << static_cast<int64_t>(decodePrefetchBytes);
+          << "convert-pe-to-vector: " << name
+          << " must be at least 0 (0: " << zero << "), not " << value;
+      return false;
+    };
+    if (!nonNegative("decode-prefetch-bytes", decodePrefetchBytes,
+                     "no prefetch") ||
+        !nonNegative("stack-scratch-bytes", stackScratchBytes,
+                     "all scratch on the heap"))
       return signalPassFailure();
-    }
     SmallVector<AttentionOp> attentions;
     getOperation()->walk([&](AttentionOp op) { attentions.push_back(op); });
     for (AttentionOp op : attentions) {
@@ -2769,6 +2869,7 @@ struct ConvertPEToVectorPass
       }
       KernelBuilder kernel(op);
       kernel.decodePrefetchBytes = decodePrefetchBytes;
+      kernel.stackScratchBytes = stackScratchBytes;
       // One query per head: the decode kernel.
       bool decode =
           op.getQuery().getType().getDimSize(op.getSequenceAxis()) == 1;

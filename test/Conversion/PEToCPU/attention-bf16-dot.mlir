@@ -6,11 +6,13 @@
 
 // DOT-LABEL: func @prefill
 // Keys packed as channel pairs, values as key pairs, queries as channel
-// pairs, P as key pairs.
+// pairs, P as key pairs (the packed keys and values on the heap: their
+// length is not known at compile time; the query and P blocks on the
+// stack).
 // DOT: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x16x128xbf16>
 // DOT: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x64xbf16>
-// DOT: memref.alloc() {alignment = 64 : i64} : memref<64x16xi32>
-// DOT: memref.alloc() {alignment = 64 : i64} : memref<4x32xi32>
+// DOT: memref.alloca() {alignment = 64 : i64} : memref<64x16xi32>
+// DOT: memref.alloca() {alignment = 64 : i64} : memref<4x32xi32>
 // Key packing: the transposed 16 x 16 f32 tile, rounded, channel pairs
 // interleaved.
 // DOT: vector.transpose

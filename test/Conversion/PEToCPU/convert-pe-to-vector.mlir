@@ -240,12 +240,13 @@ func.func @sinusoidal_unsupported(%h: tensor<8x16xf16>, %x: tensor<8x16xf32>, %p
 // (no packing), 16 keys at a time, each key row loaded once for the group's
 // heads, the products of (head, key) stored in a [4 x 16, 16] buffer and
 // summed per head by a transposing shuffle tree into one vector of 16 scores
-// (the last keys one at a time); a two-pass softmax over a [4, Tk + 16]
-// buffer in 16-lane vectors; then P V.
+// (the last keys one at a time), each head's running maximum kept on the
+// way; the scores in a [4, Tk + 16] buffer (on the heap: Tk is not known at
+// compile time), the small buffers on the stack; then P V.
 // CHECK-LABEL: func @decode
 // CHECK: scf.parallel (%{{.*}}, %[[KVH:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %c2{{.*}})
+// CHECK: %[[D:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64x16xf32>
 // CHECK: %[[S:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<4x?xf32>
-// CHECK: %[[D:.*]] = memref.alloc() {alignment = 64 : i64} : memref<64x16xf32>
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK: vector.load %{{.*}}[%{{.*}}, %[[KVH]], %{{.*}}, %{{.*}}] : memref<1x2x?x32xf32>, vector<16xf32>
 // CHECK: vector.fma

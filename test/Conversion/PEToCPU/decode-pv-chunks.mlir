@@ -9,11 +9,11 @@
 // first visible key, in a branch, summing them per head in a second [G, 16]
 // buffer.
 // CHECK-LABEL: func @decode_group4_d128
-// CHECK: %[[M:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x16xf32>
+// CHECK: %[[M:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4x16xf32>
+// CHECK: %[[L:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4x16xf32>
 // CHECK: scf.for %{{.*}} step %c16
 // CHECK: %[[MX:.*]] = vector.load %[[M]]
 // CHECK: arith.maxnumf %[[MX]], %{{.*}} : vector<16xf32>
-// CHECK: %[[L:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x16xf32>
 // CHECK: vector.reduction <maxnumf>
 // CHECK-NOT: math.exp
 // CHECK-NOT: step %c64
@@ -44,9 +44,9 @@ func.func @decode_group4_d128(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x?x128xf3
 // the cache, the accumulators kept in an [8, 128] buffer between blocks.
 // The block's softmax weights come first, 16 keys at a time.
 // CHECK-LABEL: func @decode_group8_d128
+// CHECK: %[[O:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x128xf32>
 // CHECK: vector.reduction <maxnumf>
 // CHECK-NOT: math.exp
-// CHECK: %[[O:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8x128xf32>
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %c64
 // CHECK: scf.for %{{.*}} = %[[J0]] to %{{.*}} step %c16
 // CHECK: math.exp %{{.*}} : vector<16xf32>
