@@ -379,7 +379,7 @@ private:
   }
   /// A task's scratch buffer (64-byte aligned, element type `et`): on the
   /// stack (memref.alloca, released at the end of the task's
-  /// memref.alloca_scope, see taskScope) when its size is known at compile
+  /// memref.alloca_scope, see beginTask) when its size is known at compile
   /// time and fits in what is left of the task's stackScratchBytes, else on
   /// the heap (allocOf). A heap allocation per buffer and task costs a
   /// malloc and a free, whose bookkeeping is cold in a call that finds the
@@ -839,7 +839,10 @@ Value KernelBuilder::scratch(Type et, ArrayRef<int64_t> shape,
   for (int64_t d : shape) {
     std::optional<int64_t> size =
         ShapedType::isDynamic(d) ? staticIndex(*dyn++) : std::optional(d);
-    if (!size) {
+    // Unknown, or more than the whole budget (checked before multiplying,
+    // so that no product of huge static sizes overflows).
+    if (!size || *size < 0 ||
+        (*size != 0 && bytes > stackScratchBytes / *size)) {
       bytes = -1;
       break;
     }
