@@ -379,9 +379,9 @@ private:
   }
   /// A task's scratch buffer (64-byte aligned, element type `et`): on the
   /// stack (memref.alloca, released at the end of the task's
-  /// memref.alloca_scope, see beginTask) when its size is known at compile
-  /// time and fits in what is left of the task's stackScratchBytes, else on
-  /// the heap (allocOf). A heap allocation per buffer and task costs a
+  /// memref.alloca_scope, see beginTask) when its shape is static and it
+  /// fits in what is left of the task's stackScratchBytes, else on the heap
+  /// (allocOf). A heap allocation per buffer and task costs a
   /// malloc and a free, whose bookkeeping is cold in a call that finds the
   /// caches cold.
   Value scratch(Type et, ArrayRef<int64_t> shape, ValueRange dynamicSizes);
@@ -806,54 +806,24 @@ std::pair<Value, Value> KernelBuilder::sinCos64(Value a, Value shift) {
   return {pick(q), pick(arith::AddIOp::create(b, q, ci(1)))};
 }
 
-/// `v` as a constant when it folds to one: a constant, a memref.dim of a
-/// static dimension, or sums and products of those.
-static std::optional<int64_t> staticIndex(Value v) {
-  if (std::optional<int64_t> c = getConstantIntValue(v))
-    return c;
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return std::nullopt;
-  if (auto d = dyn_cast<memref::DimOp>(def)) {
-    auto type = cast<MemRefType>(d.getSource().getType());
-    std::optional<int64_t> i = d.getConstantIndex();
-    if (i && !type.isDynamicDim(*i))
-      return type.getDimSize(*i);
-    return std::nullopt;
-  }
-  if (isa<arith::AddIOp, arith::MulIOp>(def)) {
-    std::optional<int64_t> l = staticIndex(def->getOperand(0));
-    std::optional<int64_t> r = staticIndex(def->getOperand(1));
-    if (!l || !r)
-      return std::nullopt;
-    return isa<arith::AddIOp>(def) ? *l + *r : *l * *r;
-  }
-  return std::nullopt;
-}
-
 Value KernelBuilder::scratch(Type et, ArrayRef<int64_t> shape,
                              ValueRange dynamicSizes) {
-  SmallVector<int64_t> staticShape;
   int64_t bytes = et.getIntOrFloatBitWidth() / 8;
-  auto dyn = dynamicSizes.begin();
-  for (int64_t d : shape) {
-    std::optional<int64_t> size =
-        ShapedType::isDynamic(d) ? staticIndex(*dyn++) : std::optional(d);
-    // Unknown, or more than the whole budget (checked before multiplying,
-    // so that no product of huge static sizes overflows).
-    if (!size || *size < 0 ||
-        (*size != 0 && bytes > stackScratchBytes / *size)) {
+  for (int64_t size : shape) {
+    // Sized at run time, or more than the whole budget (checked before
+    // multiplying, so that no product of huge static sizes overflows).
+    if (ShapedType::isDynamic(size) ||
+        (size != 0 && bytes > stackScratchBytes / size)) {
       bytes = -1;
       break;
     }
-    staticShape.push_back(*size);
-    bytes *= *size;
+    bytes *= size;
   }
   if (bytes < 0 || bytes > stackScratchBytes - stackScratchUsed)
     return allocOf(et, shape, dynamicSizes);
   stackScratchUsed += bytes;
-  return memref::AllocaOp::create(b, MemRefType::get(staticShape, et),
-                                  ValueRange{}, b.getI64IntegerAttr(64));
+  return memref::AllocaOp::create(b, MemRefType::get(shape, et), ValueRange{},
+                                  b.getI64IntegerAttr(64));
 }
 
 void KernelBuilder::beginTask() {
@@ -1857,12 +1827,16 @@ Value KernelBuilder::buildDecode() {
         Value kBlk = rotary && attn.rotatesKey()
                          ? scratch({kLanes, headDim}, {})
                          : Value();
-        Value oBuf = valueDim == chunkVecs * kLanes
-                         ? Value()
-                         : scratch({group, valueDim}, {});
-        // 16 columns of padding: the softmax loads whole vectors.
-        Value sBuf =
-            scratch({group, ShapedType::kDynamic}, addi(tkAll, idx(kLanes)));
+        int64_t chunkWidth = chunkVecs * kLanes;
+        Value oBuf =
+            valueDim == chunkWidth ? Value() : scratch({group, valueDim}, {});
+        // 16 columns of padding: the softmax loads whole vectors. Static
+        // when the cache length is.
+        int64_t tkStatic = cast<MemRefType>(kMem.getType()).getDimSize(2);
+        Value sBuf = ShapedType::isDynamic(tkStatic)
+                         ? scratch({group, ShapedType::kDynamic},
+                                   addi(tkAll, idx(kLanes)))
+                         : scratch({group, tkStatic + kLanes}, {});
         for (int64_t g = 0; g < group; ++g)
           vector::StoreOp::create(
               b, vsplat(-std::numeric_limits<double>::infinity()), mBuf,
@@ -2144,7 +2118,6 @@ Value KernelBuilder::buildDecode() {
         // every chunk passes over the block while its rows are in the cache,
         // the accumulators kept in oBuf between blocks: V is read from
         // memory once, in whole rows, not once per chunk.
-        int64_t chunkWidth = chunkVecs * kLanes;
         auto pvLoop = [&](Value j0, Value j1, int64_t e0, ValueRange init,
                           bool withExp) -> scf::ForOp {
           return scf::ForOp::create(

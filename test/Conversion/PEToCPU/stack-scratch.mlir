@@ -30,14 +30,14 @@
 // HEAP-NEXT: memref.alloca_scope {
 // HEAP: memref.alloc() {alignment = 64 : i64} : memref<4x128xf32>
 // HEAP-NOT: memref.alloca(
-// HEAP: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<4x?xf32>
+// HEAP: memref.alloc() {alignment = 64 : i64} : memref<4x4112xf32>
 // HEAP-NOT: memref.alloca(
 // HEAP: scf.reduce
 // SMALL-LABEL: func @decode_static
 // SMALL: memref.alloca_scope {
 // SMALL: memref.alloca() {alignment = 64 : i64} : memref<4x128xf32>
 // SMALL: memref.alloca() {alignment = 64 : i64} : memref<64x16xf32>
-// SMALL: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<4x?xf32>
+// SMALL: memref.alloc() {alignment = 64 : i64} : memref<4x4112xf32>
 // SMALL: scf.reduce
 // Through pe-cpu-pipeline: stack slots released at the end of each task;
 // with stack-scratch-bytes=0, malloc instead.
