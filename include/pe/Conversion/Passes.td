@@ -48,7 +48,10 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     masking (with whole key blocks above the diagonal skipped), softcap in
     either order. Memory stays O(T D): the keys of one head are rotated and
     packed once into blocked, transposed scratch, queries are rotated per
-    64-row block, and scores live in registers and a 4 x 64 buffer.
+    64-row block, and the scores of a 64 x 64 block live in a 16 KiB
+    buffer (per key block, all 16 groups of 4 query rows are scored before
+    any softmax and `P V`, so that the key block and then the value block
+    stay in the L1 cache).
 
     The kernel runs in parallel over batch x heads (`scf.parallel`, lowered
     to OpenMP by `pe-cpu-pipeline`) and is vectorised with 16-lane f32

@@ -582,10 +582,10 @@ private:
     rotateRow(src, srcPrefix, dst, dstPrefix, loadRopeRow(pos, cosT, sinT), mul,
               streaming);
   }
-  void blockStep(Value qs, Value kt, Value vMem, Value os, Value pBuf,
-                 Value mBuf, Value lBuf, Value bIdx, Value hIdx, Value q0,
-                 Value kb, Value tq, Value tk, Value shift, Value alibiBase,
-                 Value slope);
+  void blockStep(Value qs, Value kt, Value vMem, Value os, Value sBuf,
+                 Value pBuf, Value mBuf, Value lBuf, Value bIdx, Value hIdx,
+                 Value q0, Value kb, Value tq, Value tk, Value shift,
+                 Value alibiBase, Value slope);
 
   AttentionOp attn; // null for the standalone kernels
   Value lseTensor;  // the lse result, when the op has one
@@ -1300,12 +1300,13 @@ void KernelBuilder::pvPairStep(Value vp, Value pBuf, Value vRow, Value jj,
   scf::YieldOp::create(b, next);
 }
 
-/// One key block for one query block: 16 groups of 4 rows, each S = Qs Kt,
-/// masks, online softmax, O = alpha O + P V.
+/// One key block for one query block, in two passes over its 16 groups of 4
+/// rows: first S = Qs Kt of every group into sBuf, then per group the
+/// masks, the online softmax and O = alpha O + P V.
 void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
-                              Value pBuf, Value mBuf, Value lBuf, Value bIdx,
-                              Value hIdx, Value q0, Value kb, Value tq,
-                              Value tk, Value shift, Value alibiBase,
+                              Value sBuf, Value pBuf, Value mBuf, Value lBuf,
+                              Value bIdx, Value hIdx, Value q0, Value kb,
+                              Value tq, Value tk, Value shift, Value alibiBase,
                               Value slope) {
   Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
   Value j0 = muli(kb, idx(kBlock));
@@ -1322,13 +1323,32 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
   Value j0f = indexToF32(j0);
   Value tkF = indexToF32(tk);
 
+  // The scores of all groups first, then the softmax and P V of each: the
+  // S loops then read the key block (D x 64 keys, 32 KiB in f32) from the
+  // L1 cache, and the P V loops the value block (64 x Dv), where
+  // alternating S and P V per group made each evict the other's block
+  // (together 64 KiB, more than a 48 KiB L1) and read it from the L2.
+  int64_t tileVecs = kRows * kBlockVecs;
+  scf::ForOp::create(b, idx(0), groups, idx(1), ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
+                       Scope scope_nb(b, ob);
+                       SmallVector<Value> tile =
+                           scoreTile(qs, kt, kb, muli(g, idx(kRows)));
+                       for (int64_t v = 0; v < tileVecs; ++v)
+                         vector::StoreOp::create(b, tile[v], sBuf,
+                                                 ValueRange{g, idx(v), idx(0)});
+                       scf::YieldOp::create(b);
+                     });
   scf::ForOp::create(
       b, idx(0), groups, idx(1), ValueRange{},
       [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
         Scope scope_nb(b, ob);
         Value r0 = muli(g, idx(kRows));
         // S[4][64].
-        SmallVector<Value> scores = scoreTile(qs, kt, kb, r0);
+        SmallVector<Value> scores;
+        for (int64_t v = 0; v < tileVecs; ++v)
+          scores.push_back(vector::LoadOp::create(
+              b, vf, sBuf, ValueRange{g, idx(v), idx(0)}));
         // Softcap and ALiBi on every score; causal and tail masks only where
         // some key of the block may be masked for some row of the group (the
         // first row is the most restricted), so interior blocks skip them.
@@ -2262,6 +2282,8 @@ Value KernelBuilder::build() {
         Value os = scratch({kQBlock, valueDim}, {});
         Value mBuf = scratch({kQBlock}, {});
         Value lBuf = scratch({kQBlock}, {});
+        // The raw scores of a key block, per group of 4 rows: 16 vectors.
+        Value sBuf = scratch({kQBlock / kRows, kRows * kBlockVecs, kLanes}, {});
         packKeys(kMem, kt, bIdx, kvHead, tk, kCos, kSin);
         if (bf16Dot)
           packValuePairs(vMem, vp, bIdx, kvHead, tk);
@@ -2320,8 +2342,8 @@ Value KernelBuilder::build() {
                   [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {
                     Scope scope_inner(b, ib);
                     blockStep(bf16Dot ? qp : qs, kt, bf16Dot ? vp : vMem, os,
-                              pBuf, mBuf, lBuf, bIdx, hIdx, q0, kb, tq, tk,
-                              shift, alibiBase, slope);
+                              sBuf, pBuf, mBuf, lBuf, bIdx, hIdx, q0, kb, tq,
+                              tk, shift, alibiBase, slope);
                     scf::YieldOp::create(b);
                   });
               // O / l, 0 for rows without any allowed key.

@@ -75,8 +75,8 @@ func.func @decode_dynamic(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x?x128xf32>) 
 
 // -----
 
-// Prefill: the query, output, softmax-state, P and key-tile blocks on the
-// stack (37.5 KiB here); the packed keys on the heap (their block count is
+// Prefill: the query, output, softmax-state, P, score and key-tile blocks
+// on the stack (53.5 KiB here); the packed keys on the heap (their block count is
 // computed at run time, from the valid keys of the batch).
 // CHECK-LABEL: func @prefill
 // CHECK: scf.parallel
@@ -87,6 +87,7 @@ func.func @decode_dynamic(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x?x128xf32>) 
 // CHECK-NEXT: memref.alloca() {alignment = 64 : i64} : memref<64x64xf32>
 // CHECK-NEXT: memref.alloca() {alignment = 64 : i64} : memref<64xf32>
 // CHECK-NEXT: memref.alloca() {alignment = 64 : i64} : memref<64xf32>
+// CHECK-NEXT: memref.alloca() {alignment = 64 : i64} : memref<16x16x16xf32>
 // CHECK-NEXT: memref.alloca() {alignment = 64 : i64} : memref<16x64xf32>
 // CHECK-NOT: memref.alloc(
 // CHECK: scf.reduce
@@ -98,6 +99,7 @@ func.func @decode_dynamic(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x?x128xf32>) 
 // SMALL-NEXT: memref.alloc() {alignment = 64 : i64} : memref<64x64xf32>
 // SMALL-NEXT: memref.alloca() {alignment = 64 : i64} : memref<64xf32>
 // SMALL-NEXT: memref.alloca() {alignment = 64 : i64} : memref<64xf32>
+// SMALL-NEXT: memref.alloc() {alignment = 64 : i64} : memref<16x16x16xf32>
 // SMALL-NEXT: memref.alloca() {alignment = 64 : i64} : memref<16x64xf32>
 // HEAP-LABEL: func @prefill
 // HEAP: memref.alloca_scope {
