@@ -1324,10 +1324,11 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
   Value tkF = indexToF32(tk);
 
   // The scores of all groups first, then the softmax and P V of each: the
-  // S loops then read the key block (D x 64 keys, 32 KiB in f32) from the
-  // L1 cache, and the P V loops the value block (64 x Dv), where
-  // alternating S and P V per group made each evict the other's block
-  // (together 64 KiB, more than a 48 KiB L1) and read it from the L2.
+  // S loops then read the key block (D x 64 keys) from the L1 cache, and
+  // the P V loops the value block (64 x Dv), where alternating S and P V
+  // per group made each evict the other's block and read it from the L2
+  // (at D = Dv = 128 in f32 the two take 64 KiB, more than the 32-48 KiB L1
+  // of current x86 cores).
   int64_t tileVecs = kRows * kBlockVecs;
   scf::ForOp::create(b, idx(0), groups, idx(1), ValueRange{},
                      [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
