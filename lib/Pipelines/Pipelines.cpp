@@ -126,6 +126,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   ConvertPEToVectorOptions kernels;
   kernels.targetFeatures = options.targetFeatures;
   kernels.decodePrefetchBytes = options.decodePrefetchBytes;
+  kernels.decodePrefetchMinOps = options.decodePrefetchMinOps;
   kernels.stackScratchBytes = options.stackScratchBytes;
   pm.addPass(createConvertPEToVector(kernels));
   pm.addPass(createConvertPEToLinalg());

@@ -92,7 +92,10 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     maximum kept as they go, then `P V`, which takes the softmax weights 16
     keys at a time as it reaches them. Each pass over the K or V cache
     starts with its first `decode-prefetch-bytes` of rows prefetched into
-    the L2 (`memref.prefetch`) and stays that far ahead.
+    the L2 (`memref.prefetch`) and stays that far ahead, unless the pass
+    runs fewer than `decode-prefetch-min-ops` vector operations per 64-byte
+    line (by default: f32 rows read by one query head, a single multiply-add
+    per line), where the software prefetch slowed the pass.
 
     **Scratch.** Each task of the attention kernels (the scf.parallel
     body) is built in a `memref.alloca_scope`; its scratch buffers whose
@@ -125,6 +128,14 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
            "Decode kernel: prefetch the K and V cache rows this many bytes "
            "ahead of the row in use (into the L2, one prefetch per 64-byte "
            "line); 0 turns the software prefetch off">,
+    Option<"decodePrefetchMinOps", "decode-prefetch-min-ops", "int64_t",
+           /*default=*/"2",
+           "Decode kernel: a pass over the K or V cache prefetches only if "
+           "it runs at least this many vector operations per 64-byte line "
+           "(per 16 lanes, a multiply-add per query head of the GQA group, "
+           "a conversion from f16/bf16, two for rotating a key); lighter "
+           "passes leave the lines to the hardware prefetchers; 0 or 1: "
+           "every pass prefetches">,
     Option<"stackScratchBytes", "stack-scratch-bytes", "int64_t",
            /*default=*/"131072",
            "Attention kernels: each parallel task's scratch buffers of "

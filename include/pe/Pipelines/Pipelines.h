@@ -82,6 +82,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "cache rows, in bytes; 0: off "
                      "(convert-pe-to-vector{decode-prefetch-bytes})"),
       llvm::cl::init(8192)};
+  PassOptions::Option<int64_t> decodePrefetchMinOps{
+      *this, "decode-prefetch-min-ops",
+      llvm::cl::desc("The decode kernel's passes over K or V prefetch only "
+                     "if they run at least this many vector operations per "
+                     "64-byte line; 0 or 1: all do "
+                     "(convert-pe-to-vector{decode-prefetch-min-ops})"),
+      llvm::cl::init(2)};
   PassOptions::Option<int64_t> stackScratchBytes{
       *this, "stack-scratch-bytes",
       llvm::cl::desc("How many bytes of each attention task's scratch "

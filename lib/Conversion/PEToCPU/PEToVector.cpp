@@ -212,6 +212,10 @@ public:
   /// Decode kernel: how far ahead of the key or value row in use the cache
   /// rows are prefetched, in bytes; 0: no software prefetch.
   int64_t decodePrefetchBytes = 0;
+  /// Decode kernel: a pass over the K or V cache prefetches only if it runs
+  /// at least this many vector operations per 64-byte line it reads (see
+  /// opsPerLine in the decode kernel).
+  int64_t decodePrefetchMinOps = 0;
   /// Attention kernels: how many bytes of one task's scratch buffers may go
   /// on the stack (see scratch()); 0: all on the heap.
   int64_t stackScratchBytes = 0;
@@ -1886,13 +1890,34 @@ Value KernelBuilder::buildDecode() {
           for (int64_t c = 0; c < width; c += 512 / bits)
             prefetchToL2(mem, ValueRange{bIdx, kvh, row, idx(c)});
         };
+        // Whether the pass over `mem` prefetches: only if it runs at least
+        // decodePrefetchMinOps vector operations per 64-byte line it reads
+        // (per 16-lane vector a multiply-add for each query head of the
+        // group, a conversion from f16/bf16, and the multiply and
+        // multiply-add of rotating a key). With one multiply-add per line
+        // (f32 rows, one query head per KV head) the out-of-order window
+        // alone keeps the lines in flight, and one prefetch instruction per
+        // load made the pass slower (W4 f32 on Zen 5: 0.74-0.85 of the read
+        // roof with the prefetch, 1.02-1.15 without; see
+        // docs/CodegenCPU.md).
+        auto opsPerLine = [&](Value mem, bool rotated) {
+          int64_t bits =
+              cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
+          int64_t perVector = group + (bits < 32 ? 1 : 0) + (rotated ? 2 : 0);
+          return perVector * std::max<int64_t>(1, 512 / bits / kLanes);
+        };
+        bool prefetchK =
+            decodePrefetchBytes > 0 &&
+            opsPerLine(kMem, static_cast<bool>(kBlk)) >= decodePrefetchMinOps;
+        bool prefetchV = decodePrefetchBytes > 0 &&
+                         opsPerLine(vMem, false) >= decodePrefetchMinOps;
         // The first decodePrefetchBytes of the K rows, then (after the
         // scores) of the V rows, prefetched before each pass starts: the
         // passes' own prefetch runs that far ahead of the row in use, so
         // the memory does not wait for the hardware prefetchers to find
         // the new stream.
-        auto primeRows = [&](Value mem, int64_t width) {
-          if (decodePrefetchBytes <= 0)
+        auto primeRows = [&](Value mem, int64_t width, bool enabled) {
+          if (!enabled)
             return;
           Value end = arith::MinSIOp::create(
               b, addi(jLo, idx(rowsAhead(mem, width))), jHi);
@@ -1904,7 +1929,7 @@ Value KernelBuilder::buildDecode() {
                 scf::YieldOp::create(b);
               });
         };
-        primeRows(kMem, headDim);
+        primeRows(kMem, headDim, prefetchK);
         // The group's queries, rotated and scaled.
         for (int64_t g = 0; g < group; ++g) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
@@ -1946,8 +1971,9 @@ Value KernelBuilder::buildDecode() {
         // (clamped to the last row): the hardware prefetchers alone keep
         // too few lines in flight while the group's products run (see
         // docs/CodegenCPU.md).
-        auto prefetchRow = [&](Value mem, Value j, int64_t width) {
-          if (decodePrefetchBytes <= 0)
+        auto prefetchRow = [&](Value mem, Value j, int64_t width,
+                               bool enabled) {
+          if (!enabled)
             return;
           prefetchLines(mem,
                         arith::MinSIOp::create(
@@ -1973,7 +1999,7 @@ Value KernelBuilder::buildDecode() {
               };
               for (int64_t r0 = 0; r0 < kLanes; r0 += keysPerStep) {
                 for (int64_t k = 0; k < keysPerStep; ++k)
-                  prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim);
+                  prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim, prefetchK);
                 SmallVector<SmallVector<Value>> keys(keysPerStep);
                 for (int64_t k = 0; k < keysPerStep; ++k)
                   for (int64_t c = 0; c < dVecs; ++c)
@@ -2056,7 +2082,7 @@ Value KernelBuilder::buildDecode() {
               }
               scf::YieldOp::create(b);
             });
-        primeRows(vMem, valueDim);
+        primeRows(vMem, valueDim, prefetchV);
         // Softmax: each head's maximum is known from the score pass; the
         // exponentials are taken 16 keys at a time in the P V pass, just
         // before those keys' rows (lanes at or past jHi masked), and summed
@@ -2159,7 +2185,7 @@ Value KernelBuilder::buildDecode() {
                                     });
                 }
                 if (e0 == 0)
-                  prefetchRow(vMem, j, valueDim);
+                  prefetchRow(vMem, j, valueDim, prefetchV);
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
                   vv.push_back(loadF32(
@@ -2851,6 +2877,8 @@ struct ConvertPEToVectorPass
     };
     if (!nonNegative("decode-prefetch-bytes", decodePrefetchBytes,
                      "no prefetch") ||
+        !nonNegative("decode-prefetch-min-ops", decodePrefetchMinOps,
+                     "every pass prefetches") ||
         !nonNegative("stack-scratch-bytes", stackScratchBytes,
                      "all scratch on the heap"))
       return signalPassFailure();
@@ -2868,6 +2896,7 @@ struct ConvertPEToVectorPass
       }
       KernelBuilder kernel(op);
       kernel.decodePrefetchBytes = decodePrefetchBytes;
+      kernel.decodePrefetchMinOps = decodePrefetchMinOps;
       kernel.stackScratchBytes = stackScratchBytes;
       // One query per head: the decode kernel.
       bool decode =

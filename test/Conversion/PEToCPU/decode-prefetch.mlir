@@ -9,6 +9,13 @@
 // RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=100" --split-input-file | FileCheck %s --check-prefix=NEAR
 // RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=OFF
 // RUN: pe-opt %s --pe-cpu-pipeline="decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=PIPE-OFF
+// A pass prefetches only if it runs at least decode-prefetch-min-ops
+// (default 2) vector operations per 64-byte line: per 16 lanes one
+// multiply-add per query head of the group, one conversion from f16/bf16,
+// two for rotating a key in the kernel.
+// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-min-ops=1" --split-input-file | FileCheck %s --check-prefix=ALL
+// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-min-ops=5" --split-input-file | FileCheck %s --check-prefix=MIN5
+// RUN: pe-opt %s --pe-cpu-pipeline="decode-prefetch-min-ops=1" --split-input-file | FileCheck %s --check-prefix=PIPE-ALL
 
 // f32 cache, D = 32: 128-byte rows, 8192 bytes = 64 rows ahead, two lines
 // per row.
@@ -58,6 +65,10 @@
 // OFF-NOT: memref.prefetch
 // PIPE-OFF-LABEL: func @decode_f32
 // PIPE-OFF-NOT: llvm.intr.prefetch
+// Two query heads per KV head, f32: two multiply-adds per line.
+// MIN5-LABEL: func @decode_f32
+// MIN5-NOT: memref.prefetch
+// MIN5: return
 func.func @decode_f32(%q: tensor<1x4x1x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>) -> tensor<1x4x1x32xf32> {
   %init = tensor.empty() : tensor<1x4x1x32xf32>
   %o = pe.attention %q, %k, %v outs(%init : tensor<1x4x1x32xf32>) : tensor<1x4x1x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x4x1x32xf32>
@@ -78,10 +89,78 @@ func.func @decode_f32(%q: tensor<1x4x1x32xf32>, %k: tensor<1x2x?x32xf32>, %v: te
 // CHECK: vector.fma
 // OFF-LABEL: func @decode_f16
 // OFF-NOT: memref.prefetch
+// Two query heads, f16: per line two vectors of (2 multiply-adds and a
+// conversion), 6 operations.
+// MIN5-LABEL: func @decode_f16
+// MIN5-DAG: %[[KM:.*]] = bufferization.to_buffer %arg1
+// MIN5-DAG: %[[VM:.*]] = bufferization.to_buffer %arg2
+// MIN5: memref.prefetch %[[KM]][
+// MIN5: memref.prefetch %[[VM]][
 func.func @decode_f16(%q: tensor<1x4x1x32xf32>, %k: tensor<1x2x64x32xf16>, %v: tensor<1x2x64x32xf16>) -> tensor<1x4x1x32xf32> {
   %init = tensor.empty() : tensor<1x4x1x32xf32>
   %o = pe.attention %q, %k, %v outs(%init : tensor<1x4x1x32xf32>) : tensor<1x4x1x32xf32>, tensor<1x2x64x32xf16>, tensor<1x2x64x32xf16> -> tensor<1x4x1x32xf32>
   return %o : tensor<1x4x1x32xf32>
+}
+
+// -----
+
+// One query head per KV head, f32: one multiply-add per line in either
+// pass, so neither prefetches by default; with decode-prefetch-min-ops=1
+// both do.
+// CHECK-LABEL: func @decode_mha_f32
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+// ALL-LABEL: func @decode_mha_f32
+// ALL-DAG: %[[KM:.*]] = bufferization.to_buffer %arg1
+// ALL-DAG: %[[VM:.*]] = bufferization.to_buffer %arg2
+// ALL: memref.prefetch %[[KM]][
+// ALL: scf.for
+// ALL: memref.prefetch %[[KM]][
+// ALL: memref.prefetch %[[VM]][
+// ALL: math.exp
+// ALL: memref.prefetch %[[VM]][
+// PIPE-ALL-LABEL: func @decode_mha_f32
+// PIPE-ALL: llvm.intr.prefetch
+func.func @decode_mha_f32(%q: tensor<1x2x1x32xf32>, %k: tensor<1x2x64x32xf32>, %v: tensor<1x2x64x32xf32>) -> tensor<1x2x1x32xf32> {
+  %init = tensor.empty() : tensor<1x2x1x32xf32>
+  %o = pe.attention %q, %k, %v outs(%init : tensor<1x2x1x32xf32>) : tensor<1x2x1x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32> -> tensor<1x2x1x32xf32>
+  return %o : tensor<1x2x1x32xf32>
+}
+
+// -----
+
+// One query head per KV head, bf16: two vectors of (a multiply-add and a
+// conversion) per line, 4 operations: both passes prefetch.
+// CHECK-LABEL: func @decode_mha_bf16
+// CHECK-DAG: %[[KM:.*]] = bufferization.to_buffer %arg1 {{.*}} to memref<1x2x64x32xbf16>
+// CHECK-DAG: %[[VM:.*]] = bufferization.to_buffer %arg2 {{.*}} to memref<1x2x64x32xbf16>
+// CHECK: memref.prefetch %[[KM]][
+// CHECK: memref.prefetch %[[VM]][
+// MIN5-LABEL: func @decode_mha_bf16
+// MIN5-NOT: memref.prefetch
+// MIN5: return
+func.func @decode_mha_bf16(%q: tensor<1x2x1x32xf32>, %k: tensor<1x2x64x32xbf16>, %v: tensor<1x2x64x32xbf16>) -> tensor<1x2x1x32xf32> {
+  %init = tensor.empty() : tensor<1x2x1x32xf32>
+  %o = pe.attention %q, %k, %v outs(%init : tensor<1x2x1x32xf32>) : tensor<1x2x1x32xf32>, tensor<1x2x64x32xbf16>, tensor<1x2x64x32xbf16> -> tensor<1x2x1x32xf32>
+  return %o : tensor<1x2x1x32xf32>
+}
+
+// -----
+
+// One query head per KV head, f32, the keys rotated in the kernel: the key
+// pass runs a multiply-add and the rotation's two operations per line and
+// prefetches K; the value pass (one multiply-add per line) does not
+// prefetch V.
+// CHECK-LABEL: func @decode_mha_f32_rotated
+// CHECK-DAG: %[[KM:.*]] = bufferization.to_buffer %arg1 {{.*}} to memref<1x2x64x32xf32>
+// CHECK-DAG: %[[VM:.*]] = bufferization.to_buffer %arg2 {{.*}} to memref<1x2x64x32xf32>
+// CHECK: memref.prefetch %[[KM]][
+// CHECK-NOT: memref.prefetch %[[VM]][
+// CHECK: return
+func.func @decode_mha_f32_rotated(%q: tensor<1x2x1x32xf32>, %k: tensor<1x2x64x32xf32>, %v: tensor<1x2x64x32xf32>, %f: tensor<16xf32>) -> tensor<1x2x1x32xf32> {
+  %init = tensor.empty() : tensor<1x2x1x32xf32>
+  %o = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<16xf32>) outs(%init : tensor<1x2x1x32xf32>) : tensor<1x2x1x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32> -> tensor<1x2x1x32xf32>
+  return %o : tensor<1x2x1x32xf32>
 }
 
 // -----

@@ -4,6 +4,10 @@
 // RUN: not pe-opt %s --pe-cpu-pipeline="decode-prefetch-bytes=-64" 2>&1 | FileCheck %s --check-prefix=PIPE
 // CHECK: error: convert-pe-to-vector: decode-prefetch-bytes must be at least 0 (0: no prefetch), not -1
 // PIPE: error: convert-pe-to-vector: decode-prefetch-bytes must be at least 0 (0: no prefetch), not -64
+// RUN: not pe-opt %s --convert-pe-to-vector="decode-prefetch-min-ops=-1" 2>&1 | FileCheck %s --check-prefix=MINOPS
+// RUN: not pe-opt %s --pe-cpu-pipeline="decode-prefetch-min-ops=-2" 2>&1 | FileCheck %s --check-prefix=MINOPS-PIPE
+// MINOPS: error: convert-pe-to-vector: decode-prefetch-min-ops must be at least 0 (0: every pass prefetches), not -1
+// MINOPS-PIPE: error: convert-pe-to-vector: decode-prefetch-min-ops must be at least 0 (0: every pass prefetches), not -2
 // RUN: not pe-opt %s --convert-pe-to-vector="stack-scratch-bytes=-1" 2>&1 | FileCheck %s --check-prefix=STACK
 // RUN: not pe-opt %s --pe-cpu-pipeline="stack-scratch-bytes=-4096" 2>&1 | FileCheck %s --check-prefix=STACK-PIPE
 // STACK: error: convert-pe-to-vector: stack-scratch-bytes must be at least 0 (0: all scratch on the heap), not -1
