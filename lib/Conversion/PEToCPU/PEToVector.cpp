@@ -1953,14 +1953,19 @@ Value KernelBuilder::buildDecode() {
         // Scores, 16 keys at a time: per query head, the 16 dot products as
         // vectors, summed together by a transposing shuffle tree into one
         // vector of 16 scores (instead of a reduction per key). The keys go
-        // in pairs, in order: each key row is loaded (and converted from
-        // f16/bf16) once into registers and serves the group's query heads,
-        // whose vectors come from memory, each load feeding both keys'
-        // products (the group's 32 query vectors of D = 128 do not fit in
-        // the registers beside the keys, and as values live across the loop
-        // they were spilled and reloaded once per key). Rotated keys are
+        // four at a time, channel vector by channel vector: the four keys'
+        // vectors of a channel block are loaded (and converted from
+        // f16/bf16) once into registers and serve up to four query heads,
+        // whose vectors come from memory, each load feeding four products.
+        // That is 16 accumulators and 21 registers whatever D is; a group of
+        // more than four heads goes in chunks of four, each reloading the
+        // keys' vectors from the L1. Whole key rows in pairs (D / 16
+        // vectors per key in registers, each query vector feeding two
+        // products) took 5-15% longer on L2-resident GQA steps, with the
+        // same results bit for bit (docs/CodegenCPU.md). Rotated keys are
         // first rotated row by row into a [16, D] block.
-        int64_t keysPerStep = dVecs <= 8 ? 2 : 1;
+        int64_t keysPerStep = 4;
+        int64_t headsPerChunk = std::min<int64_t>(group, 4);
         Value jMain = addi(
             jLo, muli(arith::DivUIOp::create(
                           b, arith::SubIOp::create(b, jHi, jLo), idx(kLanes)),
@@ -2000,25 +2005,29 @@ Value KernelBuilder::buildDecode() {
               for (int64_t r0 = 0; r0 < kLanes; r0 += keysPerStep) {
                 for (int64_t k = 0; k < keysPerStep; ++k)
                   prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim, prefetchK);
-                SmallVector<SmallVector<Value>> keys(keysPerStep);
-                for (int64_t k = 0; k < keysPerStep; ++k)
-                  for (int64_t c = 0; c < dVecs; ++c)
-                    keys[k].push_back(keyVec(r0 + k, c));
-                for (int64_t g = 0; g < group; ++g) {
-                  SmallVector<Value> acc(keysPerStep);
+                for (int64_t g0 = 0; g0 < group; g0 += headsPerChunk) {
+                  int64_t heads = std::min(headsPerChunk, group - g0);
+                  // acc[h][k]: head g0 + h's products with key r0 + k.
+                  SmallVector<SmallVector<Value>> acc(
+                      heads, SmallVector<Value>(keysPerStep));
                   for (int64_t c = 0; c < dVecs; ++c) {
-                    Value q = qAt(g, c);
+                    SmallVector<Value> keys;
                     for (int64_t k = 0; k < keysPerStep; ++k)
-                      acc[k] =
-                          c == 0
-                              ? Value(arith::MulFOp::create(b, q, keys[k][0]))
-                              : Value(vector::FMAOp::create(b, q, keys[k][c],
-                                                            acc[k]));
+                      keys.push_back(keyVec(r0 + k, c));
+                    for (int64_t h = 0; h < heads; ++h) {
+                      Value q = qAt(g0 + h, c);
+                      for (int64_t k = 0; k < keysPerStep; ++k)
+                        acc[h][k] =
+                            c == 0 ? Value(arith::MulFOp::create(b, q, keys[k]))
+                                   : Value(vector::FMAOp::create(b, q, keys[k],
+                                                                 acc[h][k]));
+                    }
                   }
-                  for (int64_t k = 0; k < keysPerStep; ++k)
-                    vector::StoreOp::create(
-                        b, acc[k], dots,
-                        ValueRange{idx(g * kLanes + r0 + k), idx(0)});
+                  for (int64_t h = 0; h < heads; ++h)
+                    for (int64_t k = 0; k < keysPerStep; ++k)
+                      vector::StoreOp::create(
+                          b, acc[h][k], dots,
+                          ValueRange{idx((g0 + h) * kLanes + r0 + k), idx(0)});
                 }
               }
               // Key positions as f32, exactly as the per-key conversion.
