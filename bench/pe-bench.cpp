@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Support/FmaProbe.h"
 #include "pe/Support/Npy.h"
 
 #include "llvm/Support/Error.h"
@@ -64,53 +65,14 @@ double median(std::vector<double> v) {
 // peak: FP32 FMA throughput
 //===----------------------------------------------------------------------===//
 
-/// 12 independent dependency chains a_i = a_i * x + y (zmm, 16 lanes). The
-/// empty asm keeps the accumulators in registers and stops the compiler from
-/// folding iterations; the loop body is 12 vfmadd*ps zmm.
-__attribute__((noinline)) float fmaLoop(int64_t iters, float seed) {
-  const __m512 x = _mm512_set1_ps(0.999999f);
-  const __m512 y = _mm512_set1_ps(1e-7f);
-  __m512 a0 = _mm512_set1_ps(seed + 0.01f), a1 = _mm512_set1_ps(seed + 0.02f),
-         a2 = _mm512_set1_ps(seed + 0.03f), a3 = _mm512_set1_ps(seed + 0.04f),
-         a4 = _mm512_set1_ps(seed + 0.05f), a5 = _mm512_set1_ps(seed + 0.06f),
-         a6 = _mm512_set1_ps(seed + 0.07f), a7 = _mm512_set1_ps(seed + 0.08f),
-         a8 = _mm512_set1_ps(seed + 0.09f), a9 = _mm512_set1_ps(seed + 0.10f),
-         a10 = _mm512_set1_ps(seed + 0.11f), a11 = _mm512_set1_ps(seed + 0.12f);
-  for (int64_t i = 0; i < iters; ++i) {
-    a0 = _mm512_fmadd_ps(a0, x, y);
-    a1 = _mm512_fmadd_ps(a1, x, y);
-    a2 = _mm512_fmadd_ps(a2, x, y);
-    a3 = _mm512_fmadd_ps(a3, x, y);
-    a4 = _mm512_fmadd_ps(a4, x, y);
-    a5 = _mm512_fmadd_ps(a5, x, y);
-    a6 = _mm512_fmadd_ps(a6, x, y);
-    a7 = _mm512_fmadd_ps(a7, x, y);
-    a8 = _mm512_fmadd_ps(a8, x, y);
-    a9 = _mm512_fmadd_ps(a9, x, y);
-    a10 = _mm512_fmadd_ps(a10, x, y);
-    a11 = _mm512_fmadd_ps(a11, x, y);
-    asm volatile(""
-                 : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5),
-                   "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9), "+v"(a10),
-                   "+v"(a11));
-  }
-  __m512 s = _mm512_add_ps(
-      _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-      _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-  s = _mm512_add_ps(
-      s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
-  return _mm512_reduce_add_ps(s);
-}
-
-constexpr double kFlopsPerIter = 12.0 * 16 * 2; // 12 FMAs x 16 lanes x 2
 volatile float gSink;
 
-/// Seconds for `threads` threads each running fmaLoop(iters).
-double timeFma(int threads, int64_t iters) {
+/// Seconds for `threads` threads each running the probe's loop (iters).
+double timeFma(const pe::FmaProbe &probe, int threads, int64_t iters) {
   float sums[64] = {};
   double t0 = now();
 #pragma omp parallel num_threads(threads)
-  sums[omp_get_thread_num()] = fmaLoop(iters, float(omp_get_thread_num()));
+  sums[omp_get_thread_num()] = probe.loop(iters, float(omp_get_thread_num()));
   double t1 = now();
   for (int i = 0; i < threads; ++i)
     gSink = gSink + sums[i];
@@ -119,14 +81,15 @@ double timeFma(int threads, int64_t iters) {
 
 /// Median GFLOP/s of 5 measurements of about 0.5 s each.
 double peakGflops(int threads) {
-  timeFma(threads, 1 << 20); // wake the OpenMP threads, warm the clocks
+  pe::FmaProbe probe = pe::hostFmaProbe();
+  timeFma(probe, threads, 1 << 20); // wake the OpenMP threads, warm the clocks
   int64_t iters = 1 << 22;
-  double t = timeFma(threads, iters);
+  double t = timeFma(probe, threads, iters);
   iters = std::max<int64_t>(1, int64_t(double(iters) * 0.5 / t));
   std::vector<double> g;
   for (int r = 0; r < 5; ++r) {
-    double s = timeFma(threads, iters);
-    g.push_back(threads * double(iters) * kFlopsPerIter / s * 1e-9);
+    double s = timeFma(probe, threads, iters);
+    g.push_back(threads * double(iters) * probe.flopsPerIteration / s * 1e-9);
   }
   return median(g);
 }

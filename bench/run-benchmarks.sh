@@ -221,7 +221,7 @@ try:
     peak2 = peak["peak_gflops_2t"]
 
     # ---- workloads ---------------------------------------------------------
-    rows, checks = [], []
+    rows, checks, start_fracs = [], [], {}
     t_bench = time.time()
     ref_seconds = 0.0
     for name, fname, func, inputs, nres, flops, nbytes, basis in WORKLOADS:
@@ -238,7 +238,11 @@ try:
         # 1.5x within seconds on a shared VM; a call and its roofs are
         # milliseconds apart). The cpu fraction is the median of the
         # per-call ratios; the bound is the roofs' median bandwidth.
-        roof = None
+        # Compute-bound workloads: pe-run --flops times the FMA peak on the
+        # same threads right after each call, for as long as the call took
+        # (a vCPU's compute drifts too when its core's other hardware thread
+        # is busy); the cpu fraction is the median of the per-call ratios.
+        roof, froof = None, None
         variants = ["cpu"] + ([] if args.no_reference else ["reference"])
         for pipe in variants:
             o = [os.path.join(d, f"{pipe}_{i}.npy") for i in range(nres)]
@@ -246,6 +250,8 @@ try:
             timing = [f"--repeat={args.repeat}"]
             if pipe == "cpu" and basis != "flop":
                 timing = [f"--repeat={max(args.repeat, ROOF_CALLS)}", "--roofline"]
+            elif pipe == "cpu":
+                timing.append(f"--flops={flops}")
             p = run([PE_RUN, mlir, "-e", func, f"--pipeline={pipe}"] + timing
                     + ins + [f"--output={x}" for x in o])
             if pipe == "reference":
@@ -257,6 +263,11 @@ try:
                 if not line:
                     raise SystemExit(f"run-benchmarks.sh: no roofline line from pe-run:\n{p.stdout}")
                 roof = kv(line[0])
+            if any(t.startswith("--flops") for t in timing):
+                line = [l for l in p.stdout.splitlines() if l.startswith("pe-run: flops")]
+                if not line:
+                    raise SystemExit(f"run-benchmarks.sh: no flops line from pe-run:\n{p.stdout}")
+                froof = kv(line[0])
         o = [os.path.join(d, f"naive_{i}.npy") for i in range(nres)]
         naive_dir = os.path.join(d, "naive") if name in KV_DTYPE else d
         p = run([PE_BENCH, "naive", NAIVE.get(name, name), "--inputs", naive_dir,
@@ -287,7 +298,8 @@ try:
         elif basis == "byte":
             bound = max(roof["copy_gbs"], roof["copy_nt_gbs"])
         else:
-            bound = peak2
+            bound = froof["peak_gflops"]
+            start_fracs[name] = flops / res["cpu"][1] * 1e-6 / peak2
         for v in ["cpu", "reference", "naive", "cached"]:
             if v not in res:
                 continue
@@ -295,7 +307,9 @@ try:
             gflops = flops / med * 1e-6 if flops else None  # per ms -> G/s
             gbs = nbytes / med * 1e-6 if nbytes else None
             if basis == "flop":
-                frac, of = gflops / bound, "peak2t"
+                frac, of = gflops / bound, "peak"
+                if v == "cpu":
+                    frac = froof["peak_fraction"]
             elif basis == "read":
                 frac, of = gbs / bound, "read"
                 if v == "cpu":
@@ -370,13 +384,19 @@ try:
     print("GFLOP/s: 2*H*T^2*D (W2, W3) or 4*H*Tk*D (W4*) / median; GB/s: bytes "
           "(W1, W5: read + write; W4*: the K and V caches in their stored type; the "
           "naive rows of the f16/bf16 KV workloads read f32) / median")
-    print(f"frac: GFLOP/s / bound; bound: peak_gflops_2t ({peak2:.1f}) for W2/W3; for "
+    print("frac: GFLOP/s / bound; bound: for W2/W3 the FP32 FMA peak of the threads, "
+          "timed by pe-run --flops right after each of the cpu pipeline's "
+          f"{args.repeat} calls for as long as the call took; for "
           "W4* the read bandwidth and for W1/W5 the best copy bandwidth (plain or "
           "streaming stores) of the same bytes, timed by pe-run --roofline right after "
           f"each of the cpu pipeline's {max(args.repeat, ROOF_CALLS)} calls (caches "
-          "evicted before each call and each roof; bound: their median); the cpu row's "
-          "frac is the median of the per-call ratios, the other rows' GB/s / bound "
-          "(those run warm: the C++ variants do not evict the caches)")
+          "evicted before each call and each roof); bound: the median of those roofs; "
+          "the cpu row's frac is the median of the per-call ratios, the other rows' "
+          "GFLOP/s or GB/s / bound (the memory-bound ones run warm: the C++ variants "
+          "do not evict the caches)")
+    if start_fracs:
+        print(f"cpu frac against the peak_gflops_2t measured at the start ({peak2:.1f}): "
+              + ", ".join(f"{LABEL[w]} {f:.3f}" for w, f in start_fracs.items()))
     print("cached (W1, W5): C++ with the encoding precomputed outside the call "
           "(f32 cos/sin tables; an f32 [T, C] table added in f32), 2 threads")
     print(f"check: output vs naive within rtol {RTOL:g} atol {ATOL:g} (npycmp; "

@@ -1,4 +1,4 @@
-//===- Roofline.cpp - Memory roofs timed next to a function's calls -------===//
+//===- Roofline.cpp - Roofs timed next to a function's calls --------------===//
 //
 // Part of the pe-mlir project.
 //
@@ -198,6 +198,9 @@ std::unique_ptr<Roofline> Roofline::create(int64_t bytes, int threads,
   } else {
     r->pool = std::make_unique<Pool>(r->numThreads);
   }
+  r->probe = pe::hostFmaProbe();
+  if (bytes <= 0)
+    return r;
   // Whole lines, an even count (half of them are a copy's source).
   r->size = std::max<int64_t>(128, (bytes + 127) / 128 * 128);
   r->evictSize = 2 * lastLevelCacheBytes();
@@ -251,6 +254,23 @@ void Roofline::evict() { readAll(evictBuf, evictSize); }
 double Roofline::readSeconds() {
   evict();
   return readAll(data, size);
+}
+
+double Roofline::fmaFlopsPerSecond(double seconds) {
+  std::vector<float> sums(numThreads);
+  auto run = [&](int64_t iterations) {
+    return timeParallel(
+        [&](int t) { sums[t] += probe.loop(iterations, float(t)); });
+  };
+  if (fmaIterationsPerSecond <= 0) // calibrate (and wake the threads)
+    fmaIterationsPerSecond = double(1 << 16) / run(1 << 16);
+  int64_t iterations = std::max<int64_t>(
+      1024, int64_t(fmaIterationsPerSecond * std::max(seconds, 1e-3)));
+  double t = run(iterations);
+  fmaIterationsPerSecond = double(iterations) / t;
+  for (float s : sums)
+    sink = sink + s;
+  return double(numThreads) * double(iterations) * probe.flopsPerIteration / t;
 }
 
 double Roofline::copySeconds(bool nonTemporal) {

@@ -1,4 +1,4 @@
-//===- Roofline.h - Memory roofs timed next to a function's calls -*- C++ -*-=//
+//===- Roofline.h - Roofs timed next to a function's calls ------*- C++ -*-===//
 //
 // Part of the pe-mlir project.
 //
@@ -14,14 +14,23 @@
 // memory (a decode step of a real model finds its layer's KV cache there, not
 // in the L3 where pe-run's copy of the pristine inputs would leave it).
 //
+// `pe-run --repeat=N --flops=F` compares each timed call of a compute-bound
+// function that performs F floating-point operations with the compute roof:
+// the host's FP32 multiply-add loop (pe/Support/FmaProbe.h), run right after
+// the call on the same threads for about as long as the call took.
+//
 // Host memory bandwidth drifts with the other tenants of a shared machine by
-// up to 1.5x within seconds; a ratio of a call and a roof measured
-// milliseconds apart is far steadier than one of measurements seconds apart.
+// up to 1.5x within seconds, and so does the compute a vCPU gets when its
+// host core's other hardware thread is busy; a ratio of a call and a roof
+// measured milliseconds apart is far steadier than one of measurements
+// seconds apart.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PE_TOOLS_PE_RUN_ROOFLINE_H
 #define PE_TOOLS_PE_RUN_ROOFLINE_H
+
+#include "pe/Support/FmaProbe.h"
 
 #include <cstdint>
 #include <functional>
@@ -31,15 +40,16 @@ namespace pe::run {
 
 class Pool;
 
-/// Buffers and threads for the roofs of a function moving `bytes` bytes.
+/// Buffers and threads for the roofs of a function moving `bytes` bytes
+/// (0: the compute roof only).
 class Roofline {
 public:
   /// libomp's `__kmpc_fork_call`, when the process has loaded libomp.
   using ForkCall = void (*)(void *loc, int32_t argc, void *microtask, ...);
 
   /// Allocates the buffers (`bytes`, plus twice the last-level cache for the
-  /// eviction) and first-touches them. With `forkCall`, the
-  /// roofs run on libomp's default team, the threads that run the compiled
+  /// eviction; none when `bytes` is 0) and first-touches them. With `forkCall`,
+  /// the roofs run on libomp's default team, the threads that run the compiled
   /// function's parallel loops (a separate pool would share the cores with
   /// libomp's workers, which spin for a while after each parallel region);
   /// otherwise on `threads` threads of a pool. Returns null when the memory
@@ -64,6 +74,13 @@ public:
 
   int64_t bytes() const { return size; }
 
+  /// FP32 operations per second of the host's multiply-add loop on the
+  /// threads, each thread running it for about `seconds` (at least about a
+  /// millisecond). Needs no buffers.
+  double fmaFlopsPerSecond(double seconds);
+  /// The vector width of that loop ("avx512", "avx2" or "generic").
+  const char *fmaIsa() const { return probe.isa; }
+
   /// The pool's threads: OMP_NUM_THREADS when it holds a positive number
   /// (as libomp's default team), else the hardware threads.
   static int defaultThreads();
@@ -79,6 +96,10 @@ private:
   ForkCall fork = nullptr;
   char *data = nullptr, *evictBuf = nullptr;
   std::unique_ptr<Pool> pool;
+  pe::FmaProbe probe;
+  /// Iterations of the probe's loop per second on one thread, from its last
+  /// run (0 before the first).
+  double fmaIterationsPerSecond = 0;
 };
 
 } // namespace pe::run

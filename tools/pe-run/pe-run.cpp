@@ -1127,32 +1127,45 @@ static double medianOf(std::vector<double> v) {
 }
 
 /// With `roofline`, the caches are evicted before each timed call, and each
-/// call is followed by the memory roofs of the same bytes (see Roofline.h).
+/// call is followed by the memory roofs of the same bytes; with `flops` (the
+/// floating-point operations of one call, 0 for none), by the compute roof
+/// (see Roofline.h).
 static FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
-                                   bool roofline) {
+                                   bool roofline, double flops) {
   if (failed(inv.call(c.fn, nullptr, nullptr))) // warm-up
     return failure();
   std::unique_ptr<::pe::run::Roofline> roof;
-  if (roofline) {
+  if (roofline || flops > 0) {
     // The compiled code's OpenMP runtime, when the JIT has loaded it.
     auto fork = reinterpret_cast<::pe::run::Roofline::ForkCall>(
         llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
             "__kmpc_fork_call"));
-    roof = ::pe::run::Roofline::create(
-        inv.tensorBytes(), ::pe::run::Roofline::defaultThreads(), fork);
+    roof = ::pe::run::Roofline::create(roofline ? inv.tensorBytes() : 0,
+                                       ::pe::run::Roofline::defaultThreads(),
+                                       fork);
     if (!roof)
       return error("--roofline: out of memory allocating the roofs' buffers "
                    "for " +
                    Twine(inv.tensorBytes()) + " bytes");
   }
   std::vector<double> ms(runs), readGbs, copyGbs, copyNtGbs, callGbs,
-      readFraction, copyFraction;
+      readFraction, copyFraction, callGflops, peakGflops, peakFraction;
   for (int i = 0; i < runs; ++i) {
-    if (failed(inv.call(c.fn, nullptr, &ms[i], roof.get())))
+    if (failed(
+            inv.call(c.fn, nullptr, &ms[i], roofline ? roof.get() : nullptr)))
       return failure();
-    if (!roof)
+    double call = ms[i] * 1e-3;
+    if (flops > 0) {
+      // As long as the call took, so that both see the same share of the
+      // host; first, while the call's threads are still awake.
+      double peak = roof->fmaFlopsPerSecond(call);
+      callGflops.push_back(flops * 1e-9 / call);
+      peakGflops.push_back(peak * 1e-9);
+      peakFraction.push_back(flops / call / peak);
+    }
+    if (!roofline)
       continue;
-    double call = ms[i] * 1e-3, read = roof->readSeconds(),
+    double read = roof->readSeconds(),
            copy = roof->copySeconds(/*nonTemporal=*/false),
            copyNt = roof->copySeconds(/*nonTemporal=*/true);
     // The roofs move the bytes rounded up to whole pairs of cache lines.
@@ -1171,7 +1184,7 @@ static FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
                << llvm::format(" min_ms=%.6f median_ms=%.6f", t.minMs,
                                t.medianMs)
                << "\n";
-  if (roof)
+  if (roofline)
     llvm::outs() << "pe-run: roofline pipeline=" << c.pipeline
                  << " bytes=" << inv.tensorBytes()
                  << " threads=" << roof->threads()
@@ -1182,6 +1195,17 @@ static FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
                                  medianOf(callGbs), medianOf(readGbs),
                                  medianOf(copyGbs), medianOf(copyNtGbs),
                                  medianOf(readFraction), medianOf(copyFraction))
+                 << "\n";
+  if (flops > 0)
+    llvm::outs() << "pe-run: flops pipeline=" << c.pipeline
+                 << llvm::format(" flops=%.0f", flops)
+                 << " threads=" << roof->threads()
+                 << (roof->onOpenMP() ? " team=libomp" : " team=pool")
+                 << " isa=" << roof->fmaIsa()
+                 << llvm::format(" call_gflops=%.2f peak_gflops=%.2f "
+                                 "peak_fraction=%.3f",
+                                 medianOf(callGflops), medianOf(peakGflops),
+                                 medianOf(peakFraction))
                  << "\n";
   return t;
 }
@@ -1963,7 +1987,7 @@ ExecutionEngine and run it on .npy data.
 
   pe-run FILE.mlir -e FUNC --input=a.npy [--input=b.npy ...] --output=out.npy [--output=...]
          [--pipeline=reference] [--check=reference] [--rtol=R --atol=A]
-         [--repeat=N [--roofline]] [--seed=S --random-inputs] [--shared-libs=a.so,b.so]
+         [--repeat=N [--roofline] [--flops=F]] [--seed=S --random-inputs] [--shared-libs=a.so,b.so]
   pe-run FILE.mlir -e FUNC --ranks=N --input=... --output=... [--check=reference]
   pe-run FILE.mlir -e FUNC --pipeline=P --emit-executable=EXE
 
@@ -2017,6 +2041,17 @@ pe-run's own, N from OMP_NUM_THREADS or the hardware threads): medians over
 the calls of the bandwidths B / time, of
 read_fraction = read time / call time and of copy_fraction = the faster copy's
 time / call time, each ratio taken from one call and the roofs right after it.
+
+--flops=F (with --repeat; host pipelines only) measures how close a
+compute-bound function that performs F floating-point operations per call
+comes to the FP32 multiply-add peak. After each timed call (caches not
+evicted, unless with --roofline), on the same threads as the roofs, pe-run
+runs a loop of independent multiply-adds in the widest vectors the CPU has
+(I: avx512, avx2 or generic) for about as long as the call took, and prints
+  pe-run: flops pipeline=P flops=F threads=N team=T isa=I call_gflops=G
+          peak_gflops=G peak_fraction=F
+(one line): medians over the calls of F / call time, of the loop's rate and
+of peak_fraction = (F / call time) / the loop's rate right after the call.
 
 Pipelines: 'reference' (pe-reference-pipeline, the unfused semantics),
 'cpu' (pe-cpu-pipeline: fusion and generated kernels; loads libomp) and
@@ -2104,6 +2139,12 @@ int main(int argc, char **argv) {
                      "and time read and copy roofs of the same bytes after "
                      "it (see below)"),
       llvm::cl::cat(category));
+  llvm::cl::opt<double> flops(
+      "flops",
+      llvm::cl::desc("With --repeat: the floating-point operations of one "
+                     "call; time the FP32 multiply-add peak after each call "
+                     "(see below)"),
+      llvm::cl::value_desc("F"), llvm::cl::cat(category));
   llvm::cl::opt<unsigned long long> seed(
       "seed", llvm::cl::desc("Seed of --random-inputs (default 0)"),
       llvm::cl::init(0), llvm::cl::value_desc("S"), llvm::cl::cat(category));
@@ -2213,17 +2254,30 @@ int main(int argc, char **argv) {
     return fail("--repeat must be at least 1, got " + Twine(repeat.getValue()));
   if (roofline && !timing)
     return fail("--roofline needs --repeat (it times the calls)");
+  bool flopRoof = flops.getNumOccurrences() > 0;
+  if (flopRoof && !(flops > 0 && std::isfinite(flops))) {
+    char given[32];
+    std::snprintf(given, sizeof(given), "%g", flops.getValue());
+    return fail("--flops must be a positive, finite number of operations, "
+                "got " +
+                Twine(given));
+  }
+  if (flopRoof && !timing)
+    return fail("--flops needs --repeat (it times the calls)");
   // The GPU pipelines' kernels read device memory (or, on lavapipe, run on
   // a Vulkan driver's threads): the host roofs say nothing about them.
   auto onHost = [](const PipelineEntry *p) {
     return p->name == "reference" || p->name == "cpu";
   };
-  if (roofline &&
-      (!onHost(pipeline) || (checkPipeline && !onHost(checkPipeline))))
-    return fail("--roofline measures host memory: it applies to the reference "
-                "and cpu pipelines, not to '" +
-                (!onHost(pipeline) ? pipeline->name : checkPipeline->name) +
-                "'");
+  const PipelineEntry *offHost = !onHost(pipeline) ? pipeline
+                                 : checkPipeline && !onHost(checkPipeline)
+                                     ? checkPipeline
+                                     : nullptr;
+  if (offHost && (roofline || flopRoof))
+    return fail(Twine(roofline ? "--roofline measures host memory"
+                               : "--flops measures the host's compute peak") +
+                ": it applies to the reference and cpu pipelines, not to '" +
+                offHost->name + "'");
   bool emitting = emitPath.getNumOccurrences() > 0;
   if (emitting && emitPath.empty())
     return fail("--emit-executable needs a path");
@@ -2434,11 +2488,13 @@ int main(int argc, char **argv) {
   }
 
   if (timing) {
-    FailureOr<Timing> t = timeCalls(mainInv, *primary, repeat, roofline);
+    FailureOr<Timing> t = timeCalls(mainInv, *primary, repeat, roofline,
+                                    flopRoof ? flops.getValue() : 0.0);
     if (failed(t))
       return 1;
     if (checkPipeline) {
-      FailureOr<Timing> tc = timeCalls(*checkInv, *check, repeat, roofline);
+      FailureOr<Timing> tc = timeCalls(*checkInv, *check, repeat, roofline,
+                                       flopRoof ? flops.getValue() : 0.0);
       if (failed(tc))
         return 1;
       double speedup = t->medianMs > 0 ? tc->medianMs / t->medianMs

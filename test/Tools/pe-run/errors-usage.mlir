@@ -65,6 +65,33 @@
 // RUN:   --roofline --check=cuda 2>&1 | FileCheck %s --check-prefix=ROOF-CHECK-GPU
 // ROOF-CHECK-GPU: pe-run: error: --roofline measures host memory: it applies to the reference and cpu pipelines, not to 'cuda'
 //
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --flops=1e9 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=FLOPS-NOREPEAT
+// FLOPS-NOREPEAT: pe-run: error: --flops needs --repeat (it times the calls)
+//
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=1 \
+// RUN:   --flops=0 2>&1 | FileCheck %s --check-prefix=FLOPS-ZERO
+// FLOPS-ZERO: pe-run: error: --flops must be a positive, finite number of operations, got 0
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=1 \
+// RUN:   --flops=-5e3 2>&1 | FileCheck %s --check-prefix=FLOPS-NEG
+// FLOPS-NEG: pe-run: error: --flops must be a positive, finite number of operations, got -5000
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=1 \
+// RUN:   --flops=nan 2>&1 | FileCheck %s --check-prefix=FLOPS-NAN
+// FLOPS-NAN: pe-run: error: --flops must be a positive, finite number of operations, got nan
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=1 \
+// RUN:   --flops=1e999 2>&1 | FileCheck %s --check-prefix=FLOPS-INF
+// FLOPS-INF: pe-run: error: --flops must be a positive, finite number of operations, got inf
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=1 \
+// RUN:   --flops=many 2>&1 | FileCheck %s --check-prefix=FLOPS-WORD
+// FLOPS-WORD: pe-run: for the --flops option: 'many' value invalid for floating point argument!
+//
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=2 \
+// RUN:   --flops=1e9 --pipeline=vulkan 2>&1 | FileCheck %s --check-prefix=FLOPS-GPU
+// FLOPS-GPU: pe-run: error: --flops measures the host's compute peak: it applies to the reference and cpu pipelines, not to 'vulkan'
+// RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=2 \
+// RUN:   --flops=1e9 --check=cuda 2>&1 | FileCheck %s --check-prefix=FLOPS-CHECK-GPU
+// FLOPS-CHECK-GPU: pe-run: error: --flops measures the host's compute peak: it applies to the reference and cpu pipelines, not to 'cuda'
+//
 // RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --output=%t/o.npy \
 // RUN:   --pipeline=fast 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // PIPELINE: pe-run: error: unknown pipeline 'fast'; known pipelines: reference
