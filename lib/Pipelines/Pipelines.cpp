@@ -127,6 +127,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   kernels.targetFeatures = options.targetFeatures;
   kernels.decodePrefetchBytes = options.decodePrefetchBytes;
   kernels.decodePrefetchMinOps = options.decodePrefetchMinOps;
+  kernels.decodePrefetchL2MinOps = options.decodePrefetchL2MinOps;
   kernels.stackScratchBytes = options.stackScratchBytes;
   pm.addPass(createConvertPEToVector(kernels));
   pm.addPass(createConvertPEToLinalg());

@@ -89,6 +89,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "64-byte line; 0 or 1: all do "
                      "(convert-pe-to-vector{decode-prefetch-min-ops})"),
       llvm::cl::init(2)};
+  PassOptions::Option<int64_t> decodePrefetchL2MinOps{
+      *this, "decode-prefetch-l2-min-ops",
+      llvm::cl::desc("The decode kernel's passes that prefetch do so into the "
+                     "L2 if they run at least this many vector operations "
+                     "per 64-byte line, into the L1 if fewer; 0: all into "
+                     "the L2 (convert-pe-to-vector{decode-prefetch-l2-min-"
+                     "ops})"),
+      llvm::cl::init(8)};
   PassOptions::Option<int64_t> stackScratchBytes{
       *this, "stack-scratch-bytes",
       llvm::cl::desc("How many bytes of each attention task's scratch "

@@ -216,6 +216,9 @@ public:
   /// at least this many vector operations per 64-byte line it reads (see
   /// opsPerLine in the decode kernel).
   int64_t decodePrefetchMinOps = 0;
+  /// Decode kernel: a pass that prefetches does so into the L2 if it runs at
+  /// least this many vector operations per 64-byte line, else into the L1.
+  int64_t decodePrefetchL2MinOps = 0;
   /// Attention kernels: how many bytes of one task's scratch buffers may go
   /// on the stack (see scratch()); 0: all on the heap.
   int64_t stackScratchBytes = 0;
@@ -339,11 +342,17 @@ private:
     return et == f32 ? v : Value(arith::ExtFOp::create(b, vf, v));
   }
   /// Prefetches the cache line of `mem` at `indices` for reading, into the
-  /// L2 (`prefetcht1` on x86): the software prefetch of the memory-bound
-  /// kernels (into the L1 it competed with the loads in use).
+  /// L2 (`prefetcht1` on x86), where a prefetch into the L1 would compete
+  /// with the loads in use (the decode kernel picks per pass, see
+  /// decodePrefetchL2MinOps).
   void prefetchToL2(Value mem, ValueRange indices) {
-    memref::PrefetchOp::create(b, mem, indices, /*isWrite=*/false,
-                               /*localityHint=*/2, /*isDataCache=*/true);
+    prefetchRead(mem, indices, /*locality=*/2);
+  }
+  /// Prefetches the cache line of `mem` at `indices` for reading, with LLVM's
+  /// locality hint (3: `prefetcht0` into the L1 on x86, 2: `prefetcht1`).
+  void prefetchRead(Value mem, ValueRange indices, int64_t locality) {
+    memref::PrefetchOp::create(b, mem, indices, /*isWrite=*/false, locality,
+                               /*isDataCache=*/true);
   }
   /// Stores an f32 vector into `mem`, rounding to its element type.
   void storeFromF32(Value v, Value mem, ValueRange indices) {
@@ -1874,9 +1883,9 @@ Value KernelBuilder::buildDecode() {
                                   mBuf, ValueRange{idx(g), idx(0)});
         };
         Value lastRow = arith::SubIOp::create(b, tkAll, idx(1));
-        // Software prefetch, into the L2, of the cache rows
-        // decodePrefetchBytes ahead of the row in use: the rows that many
-        // bytes span, and one prefetch per 64-byte line of a row.
+        // Software prefetch of the cache rows decodePrefetchBytes ahead of
+        // the row in use: the rows that many bytes span, and one prefetch
+        // per 64-byte line of a row, with the pass's locality hint.
         auto rowsAhead = [&](Value mem, int64_t width) {
           int64_t rowBytes =
               width * cast<MemRefType>(mem.getType()).getElementTypeBitWidth() /
@@ -1884,11 +1893,12 @@ Value KernelBuilder::buildDecode() {
           return std::max<int64_t>(1, (decodePrefetchBytes + rowBytes - 1) /
                                           rowBytes);
         };
-        auto prefetchLines = [&](Value mem, Value row, int64_t width) {
+        auto prefetchLines = [&](Value mem, Value row, int64_t width,
+                                 int64_t locality) {
           int64_t bits =
               cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
           for (int64_t c = 0; c < width; c += 512 / bits)
-            prefetchToL2(mem, ValueRange{bIdx, kvh, row, idx(c)});
+            prefetchRead(mem, ValueRange{bIdx, kvh, row, idx(c)}, locality);
         };
         // Whether the pass over `mem` prefetches: only if it runs at least
         // decodePrefetchMinOps vector operations per 64-byte line it reads
@@ -1906,17 +1916,30 @@ Value KernelBuilder::buildDecode() {
           int64_t perVector = group + (bits < 32 ? 1 : 0) + (rotated ? 2 : 0);
           return perVector * std::max<int64_t>(1, 512 / bits / kLanes);
         };
+        int64_t kOps = opsPerLine(kMem, static_cast<bool>(kBlk)),
+                vOps = opsPerLine(vMem, false);
         bool prefetchK =
-            decodePrefetchBytes > 0 &&
-            opsPerLine(kMem, static_cast<bool>(kBlk)) >= decodePrefetchMinOps;
-        bool prefetchV = decodePrefetchBytes > 0 &&
-                         opsPerLine(vMem, false) >= decodePrefetchMinOps;
+            decodePrefetchBytes > 0 && kOps >= decodePrefetchMinOps;
+        bool prefetchV =
+            decodePrefetchBytes > 0 && vOps >= decodePrefetchMinOps;
+        // Into the L2 (locality 2) for a pass with at least
+        // decodePrefetchL2MinOps operations per line, else into the L1
+        // (locality 3): the f32 GQA step (four multiply-adds per line) read
+        // at 0.76-0.97 of the roof prefetching into the L1 against 0.56-0.84
+        // into the L2, faster in 14 of 15 rounds on Zen 5, while the f16 GQA
+        // step (ten per line) was slower into the L1 in 9 of 11 rounds
+        // (docs/CodegenCPU.md).
+        auto localityOf = [&](int64_t ops) -> int64_t {
+          return ops >= decodePrefetchL2MinOps ? 2 : 3;
+        };
+        int64_t kLocality = localityOf(kOps), vLocality = localityOf(vOps);
         // The first decodePrefetchBytes of the K rows, then (after the
         // scores) of the V rows, prefetched before each pass starts: the
         // passes' own prefetch runs that far ahead of the row in use, so
         // the memory does not wait for the hardware prefetchers to find
         // the new stream.
-        auto primeRows = [&](Value mem, int64_t width, bool enabled) {
+        auto primeRows = [&](Value mem, int64_t width, bool enabled,
+                             int64_t locality) {
           if (!enabled)
             return;
           Value end = arith::MinSIOp::create(
@@ -1925,11 +1948,11 @@ Value KernelBuilder::buildDecode() {
               b, jLo, end, idx(1), ValueRange{},
               [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
                 Scope inner(b, ib);
-                prefetchLines(mem, j, width);
+                prefetchLines(mem, j, width, locality);
                 scf::YieldOp::create(b);
               });
         };
-        primeRows(kMem, headDim, prefetchK);
+        primeRows(kMem, headDim, prefetchK, kLocality);
         // The group's queries, rotated and scaled.
         for (int64_t g = 0; g < group; ++g) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
@@ -1977,14 +2000,14 @@ Value KernelBuilder::buildDecode() {
         // (clamped to the last row): the hardware prefetchers alone keep
         // too few lines in flight while the group's products run (see
         // docs/CodegenCPU.md).
-        auto prefetchRow = [&](Value mem, Value j, int64_t width,
-                               bool enabled) {
+        auto prefetchRow = [&](Value mem, Value j, int64_t width, bool enabled,
+                               int64_t locality) {
           if (!enabled)
             return;
           prefetchLines(mem,
                         arith::MinSIOp::create(
                             b, addi(j, idx(rowsAhead(mem, width))), lastRow),
-                        width);
+                        width, locality);
         };
         scf::ForOp::create(
             b, jLo, jMain, idx(kLanes), ValueRange{},
@@ -2005,7 +2028,8 @@ Value KernelBuilder::buildDecode() {
               };
               for (int64_t r0 = 0; r0 < kLanes; r0 += keysPerStep) {
                 for (int64_t k = 0; k < keysPerStep; ++k)
-                  prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim, prefetchK);
+                  prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim, prefetchK,
+                              kLocality);
                 for (int64_t g0 = 0; g0 < group; g0 += headsPerChunk) {
                   int64_t heads = std::min(headsPerChunk, group - g0);
                   // acc[h][k]: head g0 + h's products with key r0 + k.
@@ -2092,7 +2116,7 @@ Value KernelBuilder::buildDecode() {
               }
               scf::YieldOp::create(b);
             });
-        primeRows(vMem, valueDim, prefetchV);
+        primeRows(vMem, valueDim, prefetchV, vLocality);
         // Softmax: each head's maximum is known from the score pass; the
         // exponentials are taken 16 keys at a time in the P V pass, just
         // before those keys' rows (lanes at or past jHi masked), and summed
@@ -2195,7 +2219,7 @@ Value KernelBuilder::buildDecode() {
                                     });
                 }
                 if (e0 == 0)
-                  prefetchRow(vMem, j, valueDim, prefetchV);
+                  prefetchRow(vMem, j, valueDim, prefetchV, vLocality);
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
                   vv.push_back(loadF32(
@@ -2889,6 +2913,8 @@ struct ConvertPEToVectorPass
                      "no prefetch") ||
         !nonNegative("decode-prefetch-min-ops", decodePrefetchMinOps,
                      "every pass prefetches") ||
+        !nonNegative("decode-prefetch-l2-min-ops", decodePrefetchL2MinOps,
+                     "every pass into the L2") ||
         !nonNegative("stack-scratch-bytes", stackScratchBytes,
                      "all scratch on the heap"))
       return signalPassFailure();
@@ -2907,6 +2933,7 @@ struct ConvertPEToVectorPass
       KernelBuilder kernel(op);
       kernel.decodePrefetchBytes = decodePrefetchBytes;
       kernel.decodePrefetchMinOps = decodePrefetchMinOps;
+      kernel.decodePrefetchL2MinOps = decodePrefetchL2MinOps;
       kernel.stackScratchBytes = stackScratchBytes;
       // One query per head: the decode kernel.
       bool decode =

@@ -8,6 +8,10 @@
 // RUN: not pe-opt %s --pe-cpu-pipeline="decode-prefetch-min-ops=-2" 2>&1 | FileCheck %s --check-prefix=MINOPS-PIPE
 // MINOPS: error: convert-pe-to-vector: decode-prefetch-min-ops must be at least 0 (0: every pass prefetches), not -1
 // MINOPS-PIPE: error: convert-pe-to-vector: decode-prefetch-min-ops must be at least 0 (0: every pass prefetches), not -2
+// RUN: not pe-opt %s --convert-pe-to-vector="decode-prefetch-l2-min-ops=-1" 2>&1 | FileCheck %s --check-prefix=L2OPS
+// RUN: not pe-opt %s --pe-cpu-pipeline="decode-prefetch-l2-min-ops=-3" 2>&1 | FileCheck %s --check-prefix=L2OPS-PIPE
+// L2OPS: error: convert-pe-to-vector: decode-prefetch-l2-min-ops must be at least 0 (0: every pass into the L2), not -1
+// L2OPS-PIPE: error: convert-pe-to-vector: decode-prefetch-l2-min-ops must be at least 0 (0: every pass into the L2), not -3
 // RUN: not pe-opt %s --convert-pe-to-vector="stack-scratch-bytes=-1" 2>&1 | FileCheck %s --check-prefix=STACK
 // RUN: not pe-opt %s --pe-cpu-pipeline="stack-scratch-bytes=-4096" 2>&1 | FileCheck %s --check-prefix=STACK-PIPE
 // STACK: error: convert-pe-to-vector: stack-scratch-bytes must be at least 0 (0: all scratch on the heap), not -1
