@@ -97,8 +97,8 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     line (by default: f32 rows read by one query head, a single multiply-add
     per line), where the software prefetch slowed the pass. A pass with
     fewer than `decode-prefetch-l2-min-ops` operations per line (by default
-    8: f32 rows for a GQA group of up to 7 heads, f16/bf16 rows for one to
-    three heads) prefetches into the L1 instead (locality 3), where the f32
+    8: f32 rows for a GQA group of up to 7 heads, f16/bf16 rows for one or
+    two heads) prefetches into the L1 instead (locality 3), where the f32
     GQA step read faster.
 
     **Scratch.** Each task of the attention kernels (the scf.parallel
