@@ -1918,29 +1918,28 @@ Value KernelBuilder::buildDecode() {
         };
         int64_t kOps = opsPerLine(kMem, static_cast<bool>(kBlk)),
                 vOps = opsPerLine(vMem, false);
-        bool prefetchK =
-            decodePrefetchBytes > 0 && kOps >= decodePrefetchMinOps;
-        bool prefetchV =
-            decodePrefetchBytes > 0 && vOps >= decodePrefetchMinOps;
-        // Into the L2 (locality 2) for a pass with at least
-        // decodePrefetchL2MinOps operations per line, else into the L1
-        // (locality 3): the f32 GQA step (four multiply-adds per line) read
-        // at 0.76-0.97 of the roof prefetching into the L1 against 0.56-0.84
-        // into the L2, faster in 14 of 15 rounds on Zen 5, while the f16 GQA
-        // step (ten per line) was slower into the L1 in 9 of 11 rounds
-        // (docs/CodegenCPU.md).
-        auto localityOf = [&](int64_t ops) -> int64_t {
+        // Each pass's prefetch: none (above), else into the L2 (locality 2)
+        // for a pass with at least decodePrefetchL2MinOps operations per
+        // line and into the L1 (locality 3) for a lighter one: the f32 GQA
+        // step (four multiply-adds per line) read at 0.76-0.97 of the roof
+        // prefetching into the L1 against 0.56-0.84 into the L2, faster in
+        // 14 of 15 rounds on Zen 5, while the f16 GQA step (ten per line)
+        // was slower into the L1 in 9 of 11 rounds (docs/CodegenCPU.md).
+        auto prefetchOf = [&](int64_t ops) -> std::optional<int64_t> {
+          if (decodePrefetchBytes <= 0 || ops < decodePrefetchMinOps)
+            return std::nullopt;
           return ops >= decodePrefetchL2MinOps ? 2 : 3;
         };
-        int64_t kLocality = localityOf(kOps), vLocality = localityOf(vOps);
+        std::optional<int64_t> prefetchK = prefetchOf(kOps),
+                               prefetchV = prefetchOf(vOps);
         // The first decodePrefetchBytes of the K rows, then (after the
         // scores) of the V rows, prefetched before each pass starts: the
         // passes' own prefetch runs that far ahead of the row in use, so
         // the memory does not wait for the hardware prefetchers to find
         // the new stream.
-        auto primeRows = [&](Value mem, int64_t width, bool enabled,
-                             int64_t locality) {
-          if (!enabled)
+        auto primeRows = [&](Value mem, int64_t width,
+                             std::optional<int64_t> locality) {
+          if (!locality)
             return;
           Value end = arith::MinSIOp::create(
               b, addi(jLo, idx(rowsAhead(mem, width))), jHi);
@@ -1948,11 +1947,11 @@ Value KernelBuilder::buildDecode() {
               b, jLo, end, idx(1), ValueRange{},
               [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
                 Scope inner(b, ib);
-                prefetchLines(mem, j, width, locality);
+                prefetchLines(mem, j, width, *locality);
                 scf::YieldOp::create(b);
               });
         };
-        primeRows(kMem, headDim, prefetchK, kLocality);
+        primeRows(kMem, headDim, prefetchK);
         // The group's queries, rotated and scaled.
         for (int64_t g = 0; g < group; ++g) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
@@ -2000,14 +1999,14 @@ Value KernelBuilder::buildDecode() {
         // (clamped to the last row): the hardware prefetchers alone keep
         // too few lines in flight while the group's products run (see
         // docs/CodegenCPU.md).
-        auto prefetchRow = [&](Value mem, Value j, int64_t width, bool enabled,
-                               int64_t locality) {
-          if (!enabled)
+        auto prefetchRow = [&](Value mem, Value j, int64_t width,
+                               std::optional<int64_t> locality) {
+          if (!locality)
             return;
           prefetchLines(mem,
                         arith::MinSIOp::create(
                             b, addi(j, idx(rowsAhead(mem, width))), lastRow),
-                        width, locality);
+                        width, *locality);
         };
         scf::ForOp::create(
             b, jLo, jMain, idx(kLanes), ValueRange{},
@@ -2028,8 +2027,7 @@ Value KernelBuilder::buildDecode() {
               };
               for (int64_t r0 = 0; r0 < kLanes; r0 += keysPerStep) {
                 for (int64_t k = 0; k < keysPerStep; ++k)
-                  prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim, prefetchK,
-                              kLocality);
+                  prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim, prefetchK);
                 for (int64_t g0 = 0; g0 < group; g0 += headsPerChunk) {
                   int64_t heads = std::min(headsPerChunk, group - g0);
                   // acc[h][k]: head g0 + h's products with key r0 + k.
@@ -2116,7 +2114,7 @@ Value KernelBuilder::buildDecode() {
               }
               scf::YieldOp::create(b);
             });
-        primeRows(vMem, valueDim, prefetchV, vLocality);
+        primeRows(vMem, valueDim, prefetchV);
         // Softmax: each head's maximum is known from the score pass; the
         // exponentials are taken 16 keys at a time in the P V pass, just
         // before those keys' rows (lanes at or past jHi masked), and summed
@@ -2219,7 +2217,7 @@ Value KernelBuilder::buildDecode() {
                                     });
                 }
                 if (e0 == 0)
-                  prefetchRow(vMem, j, valueDim, prefetchV, vLocality);
+                  prefetchRow(vMem, j, valueDim, prefetchV);
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
                   vv.push_back(loadF32(
