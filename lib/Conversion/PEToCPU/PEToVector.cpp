@@ -569,10 +569,11 @@ private:
   /// bf16Dot: the value head `kvHead` as key pairs Vp[Tk/2][Dv x 2] bf16
   /// (Vp[p][2e + t] = V[2p + t][e], zero past `tk`).
   void packValuePairs(Value vMem, Value vp, Value bIdx, Value kvHead, Value tk);
-  /// The raw scores S[4][64] of query rows r0.. of `qs` against key block
-  /// `kb` of `kt` (times the softmax scale with bf16Dot, where Qs is not
-  /// scaled), as 16 vectors.
-  SmallVector<Value> scoreTile(Value qs, Value kt, Value kb, Value r0);
+  /// The raw scores S[4][16 vecs] of query rows r0.. of `qs` against the
+  /// first 16 vecs keys of key block `kb` of `kt` (times the softmax scale
+  /// with bf16Dot, where Qs is not scaled), as 4 vecs vectors, row-major.
+  SmallVector<Value> scoreTile(Value qs, Value kt, Value kb, Value r0,
+                               int64_t vecs);
   /// bf16Dot: one key pair step of O[4 rows, chunk at e0] += P V: the
   /// accumulators `acc` plus the dot products of the P pairs (column `jj`
   /// of pBuf) and value pair row `vRow` of Vp; yields the sums. With
@@ -1234,8 +1235,8 @@ void KernelBuilder::packValuePairs(Value vMem, Value vp, Value bIdx,
 }
 
 SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
-                                            Value r0) {
-  SmallVector<Value> init(kRows * kBlockVecs, vsplat(0.0));
+                                            Value r0, int64_t vecs) {
+  SmallVector<Value> init(kRows * vecs, vsplat(0.0));
   if (bf16Dot) {
     // Per step one channel pair: 4 loads of 16 key pairs, 4 broadcast query
     // pairs, 16 bf16 dot products.
@@ -1244,13 +1245,13 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
         [&](OpBuilder &ib, Location l2, Value p, ValueRange acc) {
           Scope scope_inner(b, ib);
           SmallVector<Value> kv, next;
-          for (int64_t c = 0; c < kBlockVecs; ++c)
+          for (int64_t c = 0; c < vecs; ++c)
             kv.push_back(vector::LoadOp::create(
                 b, vbf, kt, ValueRange{kb, p, idx(2 * c * kLanes)}));
           for (int64_t r = 0; r < kRows; ++r) {
             Value qv = bcastPair(qs, ValueRange{addi(r0, idx(r)), p});
-            for (int64_t c = 0; c < kBlockVecs; ++c)
-              next.push_back(dotBf16(acc[r * kBlockVecs + c], qv, kv[c]));
+            for (int64_t c = 0; c < vecs; ++c)
+              next.push_back(dotBf16(acc[r * vecs + c], qv, kv[c]));
           }
           scf::YieldOp::create(b, next);
         });
@@ -1267,15 +1268,15 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
       [&](OpBuilder &ib, Location l2, Value d, ValueRange acc) {
         Scope scope_inner(b, ib);
         SmallVector<Value> kv, next;
-        for (int64_t c = 0; c < kBlockVecs; ++c)
+        for (int64_t c = 0; c < vecs; ++c)
           kv.push_back(vector::LoadOp::create(
               b, vf, kt, ValueRange{kb, d, idx(c * kLanes)}));
         for (int64_t r = 0; r < kRows; ++r) {
           Value qv = bcast(
               memref::LoadOp::create(b, qs, ValueRange{addi(r0, idx(r)), d}));
-          for (int64_t c = 0; c < kBlockVecs; ++c)
+          for (int64_t c = 0; c < vecs; ++c)
             next.push_back(
-                vector::FMAOp::create(b, qv, kv[c], acc[r * kBlockVecs + c]));
+                vector::FMAOp::create(b, qv, kv[c], acc[r * vecs + c]));
         }
         scf::YieldOp::create(b, next);
       });
@@ -1343,16 +1344,57 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
   // (at D = Dv = 128 in f32 the two take 64 KiB, more than the 32-48 KiB L1
   // of current x86 cores).
   int64_t tileVecs = kRows * kBlockVecs;
-  scf::ForOp::create(b, idx(0), groups, idx(1), ValueRange{},
-                     [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
-                       Scope scope_nb(b, ob);
-                       SmallVector<Value> tile =
-                           scoreTile(qs, kt, kb, muli(g, idx(kRows)));
-                       for (int64_t v = 0; v < tileVecs; ++v)
-                         vector::StoreOp::create(b, tile[v], sBuf,
-                                                 ValueRange{g, idx(v), idx(0)});
-                       scf::YieldOp::create(b);
-                     });
+  scf::ForOp::create(
+      b, idx(0), groups, idx(1), ValueRange{},
+      [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
+        Scope scope_nb(b, ob);
+        Value r0 = muli(g, idx(kRows));
+        auto storeTile = [&](int64_t vecs) {
+          SmallVector<Value> tile = scoreTile(qs, kt, kb, r0, vecs);
+          for (int64_t r = 0; r < kRows; ++r)
+            for (int64_t c = 0; c < vecs; ++c)
+              vector::StoreOp::create(
+                  b, tile[r * vecs + c], sBuf,
+                  ValueRange{g, idx(r * kBlockVecs + c), idx(0)});
+        };
+        if (!attn.getCausal()) {
+          storeTile(kBlockVecs);
+          scf::YieldOp::create(b);
+          return;
+        }
+        // Causal: the 16-key vectors past the causal limit
+        // of the group's last row are masked in all 4 rows
+        // (the mask path puts -inf there whatever sBuf
+        // holds), so only the first `vecs` are computed: on
+        // a diagonal block 2.5 of 4 in the mean, none where
+        // the diagonal crosses the block at an offset and
+        // the group's rows end before it.
+        Value lastLimit = addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
+        Value need = arith::SubIOp::create(b, addi(lastLimit, idx(kLanes)), j0);
+        Value vecs = arith::MinSIOp::create(
+            b, idx(kBlockVecs),
+            arith::MaxSIOp::create(
+                b, idx(0), arith::FloorDivSIOp::create(b, need, idx(kLanes))));
+        SmallVector<int64_t> cases;
+        for (int64_t v = 0; v < kBlockVecs; ++v)
+          cases.push_back(v);
+        auto sw = scf::IndexSwitchOp::create(b, TypeRange{}, vecs, cases,
+                                             cases.size());
+        for (auto [i, region] : llvm::enumerate(sw.getCaseRegions())) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&region.emplaceBlock());
+          if (i > 0)
+            storeTile(i);
+          scf::YieldOp::create(b);
+        }
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+          storeTile(kBlockVecs);
+          scf::YieldOp::create(b);
+        }
+        scf::YieldOp::create(b);
+      });
   scf::ForOp::create(
       b, idx(0), groups, idx(1), ValueRange{},
       [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
@@ -1599,16 +1641,22 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                     Value p =
                         memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj});
                     Value pr = bcast(p);
-                    Value zero;
+                    // The lanes to update (p != 0, or NaN) as a lane mask
+                    // of the broadcast weight, selecting the sum where set:
+                    // x86 then merge-masks the multiply-add. A scalar
+                    // condition was lowered to two branches and a copy per
+                    // multiply-add, and a mask of the lanes to keep to a
+                    // multiply-add into a copy and a masked move.
+                    Value update;
                     if (skipZeroWeights)
-                      zero = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
-                                                   p, cf(0.0));
+                      update = arith::CmpFOp::create(
+                          b, arith::CmpFPredicate::UNE, pr, vsplat(0.0));
                     for (int64_t c = 0; c < chunkVecs; ++c) {
                       Value sum = vector::FMAOp::create(b, pr, vv[c],
                                                         a[r * chunkVecs + c]);
-                      if (zero)
-                        sum = arith::SelectOp::create(
-                            b, zero, a[r * chunkVecs + c], sum);
+                      if (update)
+                        sum = arith::SelectOp::create(b, update, sum,
+                                                      a[r * chunkVecs + c]);
                       next.push_back(sum);
                     }
                   }

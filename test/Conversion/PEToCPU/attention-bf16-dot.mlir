@@ -18,7 +18,16 @@
 // DOT: vector.transpose
 // DOT: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
 // DOT: vector.shuffle {{.*}} : vector<16xbf16>, vector<16xbf16>
-// Q K^T: per channel pair 16 dot products, then the softmax scale.
+// Q K^T: per channel pair 16 dot products, then the softmax scale; causal,
+// so a group of 4 rows computes only the score vectors up to its last row's
+// limit (case 1: 4 dot products per pair, the default all 16).
+// DOT: scf.index_switch
+// DOT: case 1 {
+// DOT: scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %{{.*}} iter_args(
+// DOT-COUNT-4: x86vector.avx512.dot %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// DOT-NOT: x86vector.avx512.dot
+// DOT: scf.yield
+// DOT: default {
 // DOT: scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %{{.*}} iter_args(
 // DOT: vector.load %{{.*}} : memref<?x16x128xbf16>, vector<32xbf16>
 // DOT: vector.bitcast %{{.*}} : vector<16xi32> to vector<32xbf16>

@@ -27,7 +27,23 @@
 // CHECK: vector.store %{{.*}}, %[[KT]]
 // Causal limit of the key blocks.
 // CHECK: arith.floordivsi
-// The 4x64 score tile: 16 accumulators over d.
+// Per group of 4 rows, the number of 16-key score vectors up to the causal
+// limit of its last row, min(4, max(0, (limit + 16 - j0) floordiv 16)),
+// selects a score tile of that many vectors: none, 4 x 16 .. 4 x 48, or the
+// whole 4x64 tile of 16 accumulators over d.
+// CHECK: %[[NEED:.*]] = arith.floordivsi %{{.*}}, %c16
+// CHECK: %[[LO:.*]] = arith.maxsi %c0{{.*}}, %[[NEED]]
+// CHECK: %[[VECS:.*]] = arith.minsi %c4{{.*}}, %[[LO]]
+// CHECK: scf.index_switch %[[VECS]]
+// CHECK-NEXT: case 0 {
+// CHECK-NEXT: scf.yield
+// CHECK: case 1 {
+// CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-1: vector.load %[[KT]]
+// CHECK-COUNT-4: vector.fma
+// CHECK: case 2 {
+// CHECK: case 3 {
+// CHECK: default {
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-COUNT-4: vector.load %[[KT]]
 // CHECK-COUNT-16: vector.fma
@@ -56,13 +72,16 @@
 // CHECK-NOT: vector.reduction
 // CHECK: vector.store %{{.*}} : memref<64xf32>, vector<4xf32>
 // P V: 4 rows x 32 columns; on blocks with masked keys, weight-0 keys are
-// skipped (a select after each FMA); interior blocks have plain FMAs.
+// skipped: each FMA's sum is selected by a lane mask of the broadcast weight
+// (p != 0, or NaN), never by a scalar condition, so that x86 merge-masks
+// the FMA; interior blocks have plain FMAs.
 // CHECK: scf.if
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.load %[[VM]]
-// CHECK: arith.cmpf oeq
-// CHECK-COUNT-2: vector.fma
-// CHECK-NEXT: arith.select
+// CHECK: %[[P:.*]] = vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK: %[[UPD:.*]] = arith.cmpf une, %[[P]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT: %[[SUM:.*]] = vector.fma %[[P]], %{{.*}}, %[[ACC:.*]] : vector<16xf32>
+// CHECK-NEXT: arith.select %[[UPD]], %[[SUM]], %[[ACC]] : vector<16xi1>, vector<16xf32>
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: vector.load %[[VM]]
@@ -82,10 +101,13 @@ func.func @rope_causal(%q: tensor<1x4x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: t
 
 // ALiBi: the slope of head h comes from a constant table (the paper's
 // slopes of 4 heads), times the distance of the key and query positions.
+// Not causal, so every score tile is whole: no switch on the number of
+// score vectors a group needs.
 // CHECK-LABEL: func @alibi
 // CHECK: arith.constant dense<[2.500000e-01, 6.250000e-02, 1.562500e-02, 3.906250e-03]> : tensor<4xf32>
 // CHECK: scf.parallel
 // CHECK: %[[SLOPE:.*]] = tensor.extract
+// CHECK-NOT: scf.index_switch
 // CHECK: math.absf
 // CHECK: arith.negf
 // CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>

@@ -994,6 +994,19 @@ def attn_nan_decode_padding(d):
 
 
 @case
+def attn_causal_diagonal_skip(d):
+    # Bottom-right causal with Tq = 70 < Tk = 150 and valid lengths 150 and
+    # 121: the diagonal crosses the 64-key blocks at offsets 80 and 51, so in
+    # a query block's last key blocks the first groups of 4 rows need only
+    # some of the 16-key score vectors, or none (the kernel computes only
+    # those). Key 130 of KV head 0 in batch 0 is NaN: rows 50.. of heads 0
+    # and 1 see it and become NaN; rows 48 and 49, in the group of rows 50
+    # and 51 and in the same score vector, and rows below must not.
+    _attn(d, "attn_causal_diagonal_skip", 2, 4, 2, 70, 150, 32, causal=True,
+          kv_lengths=[150, 121], poison=[("k", (0, 0, 130, 3), np.nan)])
+
+
+@case
 def attn_causal_tq_gt_tk(d):
     # Tq = 6 > Tk = 4: queries 0 and 1 see no key (j <= i - 2) and give 0.
     _attn(d, "attn_causal_tq_gt_tk", 1, 2, 2, 6, 4, 8, causal=True)
@@ -1283,6 +1296,14 @@ def attn_bf16_nan_v(d):
     # stay finite), value row 5 of KV head 1 is +inf in one channel.
     _attn(d, "attn_bf16_nan_v", 1, 4, 2, 80, 80, 16, dtype="bf16", causal=True,
           poison=[("v", (0, 0, 75, 1), np.nan), ("v", (0, 1, 5, 0), np.inf)])
+
+
+@case
+def attn_bf16_causal_diagonal_skip(d):
+    # attn_causal_diagonal_skip in bf16 (the bf16 dot-product kernel, where
+    # keys go in channel pairs and values in key pairs).
+    _attn(d, "attn_bf16_causal_diagonal_skip", 2, 4, 2, 70, 150, 32, dtype="bf16",
+          causal=True, kv_lengths=[150, 121], poison=[("k", (0, 0, 130, 3), np.nan)])
 
 
 @case
