@@ -1362,12 +1362,11 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
           scf::YieldOp::create(b);
           return;
         }
-        // Causal: the 16-key vectors past the causal limit
-        // of the group's last row are masked in all 4 rows
-        // (the mask path puts -inf there whatever sBuf
-        // holds), so only the first `vecs` are computed: on
-        // a diagonal block 2.5 of 4 in the mean, none where
-        // the diagonal crosses the block at an offset and
+        // Causal: the 16-key vectors past the causal limit of the group's
+        // last row are masked in all 4 rows (the mask path, which such a
+        // group always takes, puts -inf there whatever sBuf holds), so only
+        // the first `vecs` are computed: on a diagonal block 2.5 of 4 in the
+        // mean, none where the diagonal crosses the block at an offset and
         // the group's rows end before it.
         Value lastLimit = addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
         Value need = arith::SubIOp::create(b, addi(lastLimit, idx(kLanes)), j0);
