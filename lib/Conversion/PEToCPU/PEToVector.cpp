@@ -1324,6 +1324,11 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                               Value slope) {
   Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
   Value j0 = muli(kb, idx(kBlock));
+  // i + o for the last row of the group at row r0: the last key it may see
+  // when causal; minus W, the highest first key of the group's windows.
+  auto lastRowLimit = [&](Value r0) {
+    return addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
+  };
   // Keys of this block that exist: min(64, Tk - j0).
   Value keys =
       arith::MinSIOp::create(b, idx(kBlock), arith::SubIOp::create(b, tk, j0));
@@ -1368,7 +1373,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         // the first `vecs` are computed: on a diagonal block 2.5 of 4 in the
         // mean, none where the diagonal crosses the block at an offset and
         // the group's rows end before it.
-        Value lastLimit = addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
+        Value lastLimit = lastRowLimit(r0);
         Value need = arith::SubIOp::create(b, addi(lastLimit, idx(kLanes)), j0);
         Value vecs = arith::MinSIOp::create(
             b, idx(kBlockVecs),
@@ -1468,7 +1473,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         }
         if (window) {
           // The last row of the group has the highest window start.
-          Value lastLimit = addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
+          Value lastLimit = lastRowLimit(r0);
           needMask = arith::OrIOp::create(
               b, needMask,
               arith::CmpIOp::create(
@@ -1610,7 +1615,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             // (half of the P V work of a diagonal block).
             Value used = keys;
             if (skipZeroWeights && attn.getCausal()) {
-              Value lastLimit = addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
+              Value lastLimit = lastRowLimit(r0);
               Value seen = arith::MaxSIOp::create(
                   b, idx(0),
                   addi(arith::SubIOp::create(b, lastLimit, j0), idx(1)));
