@@ -884,6 +884,20 @@ func.func @rope_unknown_parameter() attributes {enc = #pe.rope<half, offset = 3>
 
 // -----
 
+// expected-error@+1 {{duplicate rope encoding parameter 'rotary_dim'}}
+func.func @rope_duplicate_parameter() attributes {enc = #pe.rope<half, rotary_dim = 16, rotary_dim = 32>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{duplicate rope encoding parameter 'query_only'}}
+func.func @rope_duplicate_flag() attributes {enc = #pe.rope<half, query_only, query_only>} {
+  return
+}
+
+// -----
+
 // expected-error@+1 {{expected 'symmetric', 'signed' or 'key', got 'abs'}}
 func.func @alibi_bad_distance() attributes {enc = #pe.alibi<abs>} {
   return
@@ -893,6 +907,13 @@ func.func @alibi_bad_distance() attributes {enc = #pe.alibi<abs>} {
 
 // expected-error@+1 {{unknown alibi encoding parameter 'slopes'}}
 func.func @alibi_unknown_parameter() attributes {enc = #pe.alibi<key, slopes = 3>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{duplicate alibi encoding parameter 'max_bias'}}
+func.func @alibi_duplicate_parameter() attributes {enc = #pe.alibi<key, max_bias = 4.0, query_offset = 1, max_bias = 2.0>} {
   return
 }
 

@@ -1042,15 +1042,22 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
 // Encoding attributes
 //===----------------------------------------------------------------------===//
 
-/// Parses `, key = <integer>` items after an enum keyword until `>`; `flag`
-/// handles keywords without a value. Returns failure on a parse error.
+/// Parses `, key = <value>` and `, flag` items after an enum keyword until
+/// `>`; `item` parses what follows a key. A key given twice is an error
+/// (naming `what`, e.g. "rope encoding"), not "the last value wins".
 static ParseResult
-parseEncodingItems(AsmParser &parser,
+parseEncodingItems(AsmParser &parser, StringRef what,
                    llvm::function_ref<ParseResult(StringRef, SMLoc)> item) {
+  llvm::SmallDenseSet<StringRef, 4> seen;
   while (succeeded(parser.parseOptionalComma())) {
     SMLoc loc = parser.getCurrentLocation();
     StringRef key;
-    if (parser.parseKeyword(&key) || item(key, loc))
+    if (parser.parseKeyword(&key))
+      return failure();
+    if (!seen.insert(key).second)
+      return parser.emitError(loc, "duplicate ")
+             << what << " parameter '" << key << "'";
+    if (item(key, loc))
       return failure();
   }
   return parser.parseGreater();
@@ -1074,25 +1081,27 @@ Attribute RopeEncodingAttr::parse(AsmParser &parser, Type) {
     return failure(failed(parser.parseEqual()) ||
                    failed(parser.parseInteger(v)));
   };
-  if (parseEncodingItems(parser, [&](StringRef key, SMLoc loc) -> ParseResult {
-        if (key == "rotary_dim") {
-          int64_t v;
-          if (failed(integer(v)))
-            return failure();
-          rotaryDim = v;
-          return success();
-        }
-        if (key == "query_only") {
-          rotateKey = false;
-          return success();
-        }
-        if (key == "query_offset")
-          return integer(queryOffset);
-        if (key == "key_offset")
-          return integer(keyOffset);
-        return parser.emitError(loc, "unknown rope encoding parameter '")
-               << key << "'";
-      }))
+  if (parseEncodingItems(
+          parser, "rope encoding",
+          [&](StringRef key, SMLoc loc) -> ParseResult {
+            if (key == "rotary_dim") {
+              int64_t v;
+              if (failed(integer(v)))
+                return failure();
+              rotaryDim = v;
+              return success();
+            }
+            if (key == "query_only") {
+              rotateKey = false;
+              return success();
+            }
+            if (key == "query_offset")
+              return integer(queryOffset);
+            if (key == "key_offset")
+              return integer(keyOffset);
+            return parser.emitError(loc, "unknown rope encoding parameter '")
+                   << key << "'";
+          }))
     return {};
   return getChecked([&] { return parser.emitError(layoutLoc); },
                     parser.getContext(), *layout, rotaryDim, rotateKey,
@@ -1142,16 +1151,18 @@ Attribute AlibiEncodingAttr::parse(AsmParser &parser, Type) {
   }
   double maxBias = 8.0;
   int64_t queryOffset = 0;
-  if (parseEncodingItems(parser, [&](StringRef key, SMLoc loc) -> ParseResult {
-        if (key == "max_bias")
-          return failure(failed(parser.parseEqual()) ||
-                         failed(parser.parseFloat(maxBias)));
-        if (key == "query_offset")
-          return failure(failed(parser.parseEqual()) ||
-                         failed(parser.parseInteger(queryOffset)));
-        return parser.emitError(loc, "unknown alibi encoding parameter '")
-               << key << "'";
-      }))
+  if (parseEncodingItems(
+          parser, "alibi encoding",
+          [&](StringRef key, SMLoc loc) -> ParseResult {
+            if (key == "max_bias")
+              return failure(failed(parser.parseEqual()) ||
+                             failed(parser.parseFloat(maxBias)));
+            if (key == "query_offset")
+              return failure(failed(parser.parseEqual()) ||
+                             failed(parser.parseInteger(queryOffset)));
+            return parser.emitError(loc, "unknown alibi encoding parameter '")
+                   << key << "'";
+          }))
     return {};
   return getChecked([&] { return parser.emitError(distanceLoc); },
                     parser.getContext(), *distance, APFloat(maxBias),
