@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/Conversion/PEToLinalg/PEToLinalg.h"
+#include "pe/Conversion/Kernels/AttentionPlan.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
@@ -773,40 +774,21 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     maps.push_back(rewriter.getMultiDimIdentityMap(4));
     Value tkValue = sizeValue(rewriter, loc, kSizes[2]);
     Value tqValue = sizeValue(rewriter, loc, qSizes[2]);
-    // o = base + causal_offset, the base 0 (top-left) or L[b] - Tq
-    // (bottom-right). `causalOffset` is o when it is the same for every
-    // batch, else (bottom-right with kv_lengths) causal_offset - Tq, to which
-    // the body adds L[b].
+    // The key rules (valid keys, causal shift, window) and the order of the
+    // score chain come from the plan that every lowering shares.
+    kernels::AttentionPlan plan(op);
     Value causalOffset;
-    bool perBatchBase = false;
-    if (op.getCausal()) {
-      Value extra;
+    if (op.getCausal())
       if (Value o = adaptor.getCausalOffset())
-        extra = toIndex(rewriter, loc, o);
-      auto plus = [&](Value base) -> Value {
-        return extra ? arith::AddIOp::create(rewriter, loc, base, extra) : base;
-      };
-      if (op.getCausalAlignment() == CausalAlignment::TopLeft) {
-        causalOffset = extra ? extra : iconst(rewriter, loc, 0);
-      } else if (!kvLengths) {
-        causalOffset =
-            plus(arith::SubIOp::create(rewriter, loc, tkValue, tqValue));
-      } else {
-        causalOffset =
-            extra ? arith::SubIOp::create(rewriter, loc, extra, tqValue)
-                  : arith::SubIOp::create(rewriter, loc,
-                                          iconst(rewriter, loc, 0), tqValue);
-        perBatchBase = true;
-      }
-    }
-    std::optional<int64_t> window;
-    if (std::optional<uint64_t> w = op.getWindow())
-      window = static_cast<int64_t>(*w);
-    double scale = op.getScaleOrDefault();
-    std::optional<double> softcap;
-    if (auto c = op.getSoftcap())
-      softcap = c->convertToDouble();
-    bool capBeforeBias = op.getSoftcapOrder() == SoftcapOrder::BeforeBias;
+        causalOffset = toIndex(rewriter, loc, o);
+    // Without kv_lengths every key is valid and o is the same for every
+    // batch row: computed once, outside the generic.
+    Value uniformShift;
+    if (op.getCausal() && !kvLengths)
+      uniformShift =
+          plan.buildCausalShift(rewriter, loc, tkValue, tqValue, causalOffset);
+    double scale = plan.getScale();
+    std::optional<double> softcap = plan.getSoftcap();
     Value masked =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{scoreType}, inputs,
@@ -819,50 +801,44 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                     b, l, arith::DivFOp::create(b, l, s, c));
                 return arith::MulFOp::create(b, l, c, t);
               };
-              Value s =
-                  arith::MulFOp::create(b, l, args[0], fconst(b, l, ct, scale));
+              Value s = args[0];
               unsigned next = 1;
-              if (softcap && capBeforeBias)
-                s = cap(s);
-              if (bias)
-                s = arith::AddFOp::create(b, l, s,
-                                          castFloat(b, l, args[next++], ct));
-              if (softcap && !capBeforeBias)
-                s = cap(s);
               Value allowed;
-              auto both = [&](Value ok) {
-                allowed =
-                    allowed ? arith::AndIOp::create(b, l, allowed, ok) : ok;
-              };
-              if (mask)
-                allowed = args[next++];
-              Value i, j;
-              if (kvLengths || op.getCausal()) {
-                i = linalg::IndexOp::create(b, l, 2);
-                j = linalg::IndexOp::create(b, l, 3);
-              }
-              // L[b]: the valid keys of this batch, clamped to [0, Tk].
-              Value validKeys = tkValue;
-              if (kvLengths) {
-                Value len = toIndex(b, l, args[next++]);
-                len = arith::MaxSIOp::create(b, l, len, iconst(b, l, 0));
-                validKeys = arith::MinSIOp::create(b, l, len, tkValue);
-                both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, j,
-                                           validKeys));
-              }
-              if (op.getCausal()) {
-                // o[b] = base + causal_offset (see above).
-                Value o = perBatchBase ? Value(arith::AddIOp::create(
-                                             b, l, validKeys, causalOffset))
-                                       : causalOffset;
-                Value limit = arith::AddIOp::create(b, l, i, o);
-                both(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, j,
-                                           limit));
-                if (window)
-                  both(arith::CmpIOp::create(
-                      b, l, arith::CmpIPredicate::sgt, j,
-                      arith::SubIOp::create(b, l, limit,
-                                            iconst(b, l, *window))));
+              for (kernels::ScoreStep step : plan.getScoreChain()) {
+                switch (step) {
+                case kernels::ScoreStep::Scale:
+                  s = arith::MulFOp::create(b, l, s, fconst(b, l, ct, scale));
+                  break;
+                case kernels::ScoreStep::Softcap:
+                  s = cap(s);
+                  break;
+                case kernels::ScoreStep::Bias:
+                  s = arith::AddFOp::create(b, l, s,
+                                            castFloat(b, l, args[next++], ct));
+                  break;
+                case kernels::ScoreStep::Alibi:
+                  llvm_unreachable("ALiBi is decomposed into a bias first");
+                case kernels::ScoreStep::Mask: {
+                  if (mask)
+                    allowed = args[next++];
+                  if (!kvLengths && !op.getCausal())
+                    break;
+                  Value i = linalg::IndexOp::create(b, l, 2);
+                  Value j = linalg::IndexOp::create(b, l, 3);
+                  Value validKeys, shift = uniformShift;
+                  if (kvLengths) {
+                    validKeys =
+                        plan.buildValidKeys(b, l, args[next++], tkValue);
+                    if (op.getCausal())
+                      shift = plan.buildCausalShift(b, l, validKeys, tqValue,
+                                                    causalOffset);
+                  }
+                  Value ok = plan.buildKeyAllowed(b, l, i, j, shift, validKeys);
+                  allowed =
+                      allowed ? arith::AndIOp::create(b, l, allowed, ok) : ok;
+                  break;
+                }
+                }
               }
               if (allowed)
                 s = arith::SelectOp::create(

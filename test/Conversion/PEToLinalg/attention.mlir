@@ -99,11 +99,14 @@ func.func @dynamic_heads(%q: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
 // CHECK: ^bb0(%{{.*}}: f32, %[[LI:.*]]: i32, %{{.*}}: f32):
 // CHECK: %[[I:.*]] = linalg.index 2
 // CHECK: %[[J:.*]] = linalg.index 3
-// CHECK: %[[LX:.*]] = arith.index_cast %[[LI]] : i32 to index
-// CHECK: %[[LP:.*]] = arith.maxsi %[[LX]], %{{.*}}
-// CHECK: %[[LC:.*]] = arith.minsi %[[LP]], %{{.*}}
+// The clamp is in 64 bits, before the cast to index (no narrowing first):
+// CHECK: %[[LX:.*]] = arith.extsi %[[LI]] : i32 to i64
+// CHECK: %[[TK:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[LP:.*]] = arith.maxsi %[[LX]], %{{.*}} : i64
+// CHECK: %[[LC64:.*]] = arith.minsi %[[LP]], %[[TK]] : i64
+// CHECK: %[[LC:.*]] = arith.index_cast %[[LC64]] : i64 to index
+// CHECK: %[[O:.*]] = arith.subi %[[LC]], %{{.*}} : index
 // CHECK: %[[INLEN:.*]] = arith.cmpi slt, %[[J]], %[[LC]]
-// CHECK: %[[O:.*]] = arith.addi %[[LC]], %{{.*}} : index
 // CHECK: %[[LIM:.*]] = arith.addi %[[I]], %[[O]]
 // CHECK: arith.cmpi sle, %[[J]], %[[LIM]]
 // CHECK: %[[LOW:.*]] = arith.subi %[[LIM]], %{{.*}} : index
