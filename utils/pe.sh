@@ -32,7 +32,7 @@ PACKAGES=(
   cmake ninja-build ccache
   clang-22 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libomp-22-dev libgtest-dev python3-numpy clang-format-22
-  mpich libmpich-dev
+  mpich libmpich-dev pkgconf
   mesa-vulkan-drivers libvulkan-dev
 )
 

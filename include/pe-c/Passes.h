@@ -36,8 +36,13 @@ MLIR_CAPI_EXPORTED void mlirPERegisterAllPasses(void);
 /// Appends pe-cpu-pipeline to `pm`, configured by `options` in the textual
 /// form of its options (`"threads=4 fuse=false"`; empty for the defaults:
 /// fuse, absolute-pe-row-tile, approximate-math, openmp, threads). On a
-/// malformed option string, nothing is added, the parser's message goes to
-/// `errorCallback` (if not null) and the result is a failure.
+/// malformed option string (an unknown option, a value that does not parse),
+/// nothing is added, the result is a failure and the parser's messages go to
+/// `errorCallback` (if not null) as lines that start with the pipeline's
+/// name (`"pe-cpu-pipeline: for the --threads option: 'four' value invalid
+/// for uint argument!"`), not to standard error. (LLVM's option parser writes
+/// a bad value's message to standard error; the file descriptor is redirected
+/// while the options are parsed, calls are serialized.)
 MLIR_CAPI_EXPORTED MlirLogicalResult
 mlirPEAddCPUPipeline(MlirOpPassManager pm, MlirStringRef options,
                      MlirStringCallback errorCallback, void *userData);

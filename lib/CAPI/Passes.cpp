@@ -7,6 +7,8 @@
 
 #include "pe-c/Passes.h"
 
+#include "PipelineOptions.h"
+
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/InitAllPE.h"
@@ -23,6 +25,21 @@ using namespace mlir::pe;
 #include "pe-c/PEConversionPasses.capi.cpp.inc"
 #include "pe-c/PETransformsPasses.capi.cpp.inc"
 
+/// Parses the options of a pipeline; on failure, the parser's messages go to
+/// `errorCallback` (when not null).
+static LogicalResult parseOptions(detail::PassOptions &parsed,
+                                  MlirStringRef options, StringRef pipeline,
+                                  MlirStringCallback errorCallback,
+                                  void *userData) {
+  std::string message;
+  if (succeeded(
+          parsePipelineOptions(parsed, unwrap(options), pipeline, message)))
+    return success();
+  if (errorCallback)
+    errorCallback(wrap(StringRef(message)), userData);
+  return failure();
+}
+
 void mlirPERegisterAllPasses(void) { pe::registerAllPasses(); }
 
 MlirLogicalResult mlirPEAddCPUPipeline(MlirOpPassManager pm,
@@ -30,13 +47,9 @@ MlirLogicalResult mlirPEAddCPUPipeline(MlirOpPassManager pm,
                                        MlirStringCallback errorCallback,
                                        void *userData) {
   CPUPipelineOptions parsed;
-  std::string message;
-  llvm::raw_string_ostream errors(message);
-  if (failed(parsed.parseFromString(unwrap(options), errors))) {
-    if (errorCallback)
-      errorCallback(wrap(StringRef(message)), userData);
+  if (failed(parseOptions(parsed, options, "pe-cpu-pipeline", errorCallback,
+                          userData)))
     return mlirLogicalResultFailure();
-  }
   buildCPUPipeline(*unwrap(pm), parsed);
   return mlirLogicalResultSuccess();
 }
@@ -46,13 +59,9 @@ MlirLogicalResult mlirPEAddGPUPipeline(MlirOpPassManager pm,
                                        MlirStringCallback errorCallback,
                                        void *userData) {
   GPUPipelineOptions parsed;
-  std::string message;
-  llvm::raw_string_ostream errors(message);
-  if (failed(parsed.parseFromString(unwrap(options), errors))) {
-    if (errorCallback)
-      errorCallback(wrap(StringRef(message)), userData);
+  if (failed(parseOptions(parsed, options, "pe-gpu-pipeline", errorCallback,
+                          userData)))
     return mlirLogicalResultFailure();
-  }
   buildGPUPipeline(*unwrap(pm), parsed);
   return mlirLogicalResultSuccess();
 }
@@ -66,13 +75,9 @@ MlirLogicalResult mlirPEAddShardPipeline(MlirOpPassManager pm,
                                          MlirStringCallback errorCallback,
                                          void *userData) {
   ShardPipelineOptions parsed;
-  std::string message;
-  llvm::raw_string_ostream errors(message);
-  if (failed(parsed.parseFromString(unwrap(options), errors))) {
-    if (errorCallback)
-      errorCallback(wrap(StringRef(message)), userData);
+  if (failed(parseOptions(parsed, options, "pe-shard-pipeline", errorCallback,
+                          userData)))
     return mlirLogicalResultFailure();
-  }
   buildShardPipeline(*unwrap(pm), parsed);
   return mlirLogicalResultSuccess();
 }
