@@ -468,11 +468,14 @@ LogicalResult replaceByFold(Operation *op,
   return foldFrequencyOp(op, rewriter);
 }
 
-template <typename OpTy>
-struct FoldedFrequencyLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+/// Any frequency op whose operands are constants: its folded table. The ops
+/// with a run-time operand (dynamic NTK, LongRoPE) have lowerings of their
+/// own below for when the fold does not apply.
+struct FoldedFrequencyLowering
+    : OpInterfaceConversionPattern<FrequencyOpInterface> {
+  using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
   LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+  matchAndRewrite(FrequencyOpInterface op, ArrayRef<Value>,
                   ConversionPatternRewriter &rewriter) const override {
     return replaceByFold(op, rewriter);
   }
@@ -991,14 +994,10 @@ struct AttentionEncodingDecomposition : OpConversionPattern<AttentionOp> {
 void mlir::pe::populatePEToLinalgConversionPatterns(
     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<AddSinusoidalLowering, AddLearnedLowering, RopeLowering,
-               AlibiBiasLowering, AttentionLowering,
-               AttentionEncodingDecomposition, DynamicNtkLowering,
-               LongRopeLowering, FoldedFrequencyLowering<RopeFrequenciesOp>,
-               FoldedFrequencyLowering<LinearScaleOp>,
-               FoldedFrequencyLowering<NtkScaleOp>,
-               FoldedFrequencyLowering<YarnScaleOp>,
-               FoldedFrequencyLowering<Llama3ScaleOp>>(ctx);
+  patterns
+      .add<AddSinusoidalLowering, AddLearnedLowering, RopeLowering,
+           AlibiBiasLowering, AttentionLowering, AttentionEncodingDecomposition,
+           DynamicNtkLowering, LongRopeLowering, FoldedFrequencyLowering>(ctx);
 }
 
 namespace {

@@ -22,9 +22,10 @@
 using namespace mlir;
 using namespace mlir::pe;
 
+#include "pe/Dialect/PE/IR/PEInterfaces.cpp.inc"
+
 bool mlir::pe::isFrequencyOp(Operation *op) {
-  return isa<RopeFrequenciesOp, LinearScaleOp, NtkScaleOp, DynamicNtkScaleOp,
-             YarnScaleOp, Llama3ScaleOp, LongRopeScaleOp>(op);
+  return isa<FrequencyOpInterface>(op);
 }
 
 /// True when `use` is the inv_freq operand of a pe.rope or pe.attention.
@@ -54,8 +55,10 @@ namespace {
 /// Replaces a frequency op with needsWideRopeTable by a clone whose inv_freq
 /// result is f64 (every consumer accepts f32 and f64 tables).
 struct WidenRopeFrequencyTable : RewritePattern {
-  WidenRopeFrequencyTable(StringRef rootName, MLIRContext *context)
-      : RewritePattern(rootName, /*benefit=*/1, context) {}
+  explicit WidenRopeFrequencyTable(MLIRContext *context)
+      : RewritePattern(MatchInterfaceOpTypeTag(),
+                       TypeID::get<FrequencyOpInterface>(), /*benefit=*/1,
+                       context) {}
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
@@ -74,25 +77,5 @@ struct WidenRopeFrequencyTable : RewritePattern {
 } // namespace
 
 void mlir::pe::addWidenRopeFrequencyTablePattern(RewritePatternSet &patterns) {
-  MLIRContext *context = patterns.getContext();
-  for (StringRef name :
-       {RopeFrequenciesOp::getOperationName(),
-        LinearScaleOp::getOperationName(), NtkScaleOp::getOperationName(),
-        DynamicNtkScaleOp::getOperationName(), YarnScaleOp::getOperationName(),
-        Llama3ScaleOp::getOperationName(), LongRopeScaleOp::getOperationName()})
-    patterns.add<WidenRopeFrequencyTable>(name, context);
+  patterns.add<WidenRopeFrequencyTable>(patterns.getContext());
 }
-
-#define FREQUENCY_OP_CANONICALIZER(OpTy)                                       \
-  void OpTy::getCanonicalizationPatterns(RewritePatternSet &results,           \
-                                         MLIRContext *context) {               \
-    results.add<WidenRopeFrequencyTable>(getOperationName(), context);         \
-  }
-FREQUENCY_OP_CANONICALIZER(RopeFrequenciesOp)
-FREQUENCY_OP_CANONICALIZER(LinearScaleOp)
-FREQUENCY_OP_CANONICALIZER(NtkScaleOp)
-FREQUENCY_OP_CANONICALIZER(DynamicNtkScaleOp)
-FREQUENCY_OP_CANONICALIZER(YarnScaleOp)
-FREQUENCY_OP_CANONICALIZER(Llama3ScaleOp)
-FREQUENCY_OP_CANONICALIZER(LongRopeScaleOp)
-#undef FREQUENCY_OP_CANONICALIZER

@@ -24,8 +24,7 @@ using namespace mlir;
 using namespace mlir::pe;
 
 LogicalResult mlir::pe::foldFrequencyOp(Operation *op, RewriterBase &rewriter) {
-  if (!isa<RopeFrequenciesOp, LinearScaleOp, NtkScaleOp, DynamicNtkScaleOp,
-           YarnScaleOp, Llama3ScaleOp, LongRopeScaleOp>(op))
+  if (!isa<FrequencyOpInterface>(op))
     return failure();
   SmallVector<Attribute> operands;
   for (Value v : op->getOperands()) {

@@ -1055,10 +1055,15 @@ struct ReplicatedFrequencySharding
 };
 } // namespace
 
+/// Attaches the replicated model to each of `OpTys` that is a frequency op
+/// (FrequencyOpInterface), so that a new frequency op needs no entry here.
+template <typename OpTy> static void attachIfFrequencyOp(MLIRContext *ctx) {
+  if constexpr (OpTy::template hasTrait<FrequencyOpInterface::Trait>())
+    OpTy::template attachInterface<ReplicatedFrequencySharding<OpTy>>(*ctx);
+}
 template <typename... OpTys>
 static void attachFrequencyModels(MLIRContext *ctx) {
-  (OpTys::template attachInterface<ReplicatedFrequencySharding<OpTys>>(*ctx),
-   ...);
+  (attachIfFrequencyOp<OpTys>(ctx), ...);
 }
 
 void mlir::pe::registerShardingInterfaceExternalModels(
@@ -1073,8 +1078,9 @@ void mlir::pe::registerShardingInterfaceExternalModels(
     AddLearnedOp::attachInterface<SequenceOpSharding<AddLearnedOp>>(*ctx);
     AlibiBiasOp::attachInterface<AlibiBiasSharding>(*ctx);
     AttentionOp::attachInterface<AttentionSharding>(*ctx);
-    attachFrequencyModels<RopeFrequenciesOp, LinearScaleOp, NtkScaleOp,
-                          DynamicNtkScaleOp, YarnScaleOp, Llama3ScaleOp,
-                          LongRopeScaleOp>(ctx);
+    attachFrequencyModels<
+#define GET_OP_LIST
+#include "pe/Dialect/PE/IR/PEOps.cpp.inc"
+        >(ctx);
   });
 }

@@ -26,6 +26,8 @@
 #define GET_ATTRDEF_CLASSES
 #include "pe/Dialect/PE/IR/PEAttrs.h.inc"
 
+#include "pe/Dialect/PE/IR/PEInterfaces.h.inc"
+
 namespace mlir {
 namespace pe {
 
@@ -52,9 +54,7 @@ struct Rotation {
 void emitMissedRemark(Operation *op, StringRef category, StringRef name,
                       StringRef reason);
 
-/// True for the frequency ops (pe.rope_frequencies, pe.linear_scale,
-/// pe.ntk_scale, pe.dynamic_ntk_scale, pe.yarn_scale, pe.llama3_scale,
-/// pe.longrope_scale).
+/// True for the frequency ops (the ops with FrequencyOpInterface).
 bool isFrequencyOp(Operation *op);
 
 /// True when `op` is a frequency op whose inv_freq result is f32, has uses,

@@ -9,6 +9,7 @@
 
 include "pe/Dialect/PE/IR/PEDialect.td"
 include "pe/Dialect/PE/IR/PEAttrs.td"
+include "pe/Dialect/PE/IR/PEInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -247,7 +248,7 @@ def PE_RopeOp : PE_Op<"rope",
 //===----------------------------------------------------------------------===//
 
 class PE_FrequencyOp<string mnemonic, list<Trait> traits = []>
-    : PE_Op<mnemonic, !listconcat([Pure], traits)> {
+    : PE_Op<mnemonic, !listconcat([Pure, PE_FrequencyOpInterface], traits)> {
   let results = (outs PE_FreqTensor:$inv_freq, F32:$attention_scaling);
   let hasFolder = 1;
   let hasVerifier = 1;
@@ -256,6 +257,13 @@ class PE_FrequencyOp<string mnemonic, list<Trait> traits = []>
     /// The rotary dimension R: twice the length of the inv_freq result.
     int64_t getRotaryDim() {
       return 2 * getInvFreq().getType().getDimSize(0);
+    }
+  }];
+  // The one canonicalization of every frequency op (FrequencyWidening.cpp).
+  let extraClassDefinition = [{
+    void $cppClass::getCanonicalizationPatterns(
+        ::mlir::RewritePatternSet &results, ::mlir::MLIRContext *) {
+      ::mlir::pe::addWidenRopeFrequencyTablePattern(results);
     }
   }];
   // Every frequency op is one entry of Hugging Face's ROPE_INIT_FUNCTIONS:
