@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Ranks.h"
+#include "Supervise.h"
 
+#include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
@@ -14,14 +16,22 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/StringSaver.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <set>
+#include <string.h>
 
 using namespace mlir;
 namespace npy = mlir::pe::npy;
@@ -59,9 +69,12 @@ FailureOr<ShardedSignature> readShardedSignature(func::FuncOp original) {
   OwningOpRef<ModuleOp> clone =
       cast<ModuleOp>(original->getParentOp()->clone());
   PassManager pm(clone->getContext());
-  pm.nest<func::FuncOp>().addPass(shard::createShardingPropagation());
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(mlir::pe::createShardCheckSplits());
+  fpm.addPass(shard::createShardingPropagation());
+  fpm.addPass(mlir::pe::createShardCheckSplits());
   if (failed(pm.run(*clone)))
-    return error("--ranks: sharding propagation failed");
+    return error("--ranks: the function's shardings cannot be partitioned");
   auto fn = clone->lookupSymbol<func::FuncOp>(original.getSymName());
   SymbolTableCollection symbols;
   ShardedSignature sig;
@@ -232,9 +245,55 @@ static std::optional<int64_t> rankFromEnvironment() {
   return std::nullopt;
 }
 
+static std::string timesFile(StringRef dir, int64_t rank) {
+  return (dir + "/times.rank" + Twine(rank) + ".txt").str();
+}
+
+namespace {
+/// The MPI entry points a rank calls itself, from the MPI library the JIT
+/// loaded (MPICH's ABI: MPI_Comm is an int).
+struct MPIEntryPoints {
+  int (*init)(int *, char ***) = nullptr;
+  int (*finalize)() = nullptr;
+  int (*barrier)(int) = nullptr;
+  /// MPICH's MPI_COMM_WORLD.
+  static constexpr int kCommWorld = 0x44000000;
+
+  bool load() {
+    auto find = [](const char *name) {
+      return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name);
+    };
+    init = reinterpret_cast<int (*)(int *, char ***)>(find("MPI_Init"));
+    finalize = reinterpret_cast<int (*)()>(find("MPI_Finalize"));
+    barrier = reinterpret_cast<int (*)(int)>(find("MPI_Barrier"));
+    return init && finalize && barrier;
+  }
+};
+} // namespace
+
+/// The first call (its results in `results`), then with `repeat`, that many
+/// calls started together on every rank (after an MPI_Barrier), their
+/// durations in `ms`.
+static LogicalResult callRank(Invocation &inv, void (*fn)(void **),
+                              const MPIEntryPoints &mpi, int repeat,
+                              SmallVectorImpl<npy::Array> &results,
+                              std::vector<double> &ms) {
+  if (failed(inv.prepare()) || failed(inv.call(fn, &results, nullptr)))
+    return failure();
+  ms.assign(repeat, 0.0);
+  for (int i = 0; i < repeat; ++i) {
+    if (mpi.barrier(MPIEntryPoints::kCommWorld) != 0)
+      return error("MPI_Barrier failed");
+    if (failed(inv.call(fn, nullptr, &ms[i])))
+      return failure();
+  }
+  return success();
+}
+
 int runRank(ModuleOp module, const Signature &sig,
             const ShardedSignature &sharded, ArrayRef<npy::Array> args,
-            StringRef dir, ArrayRef<std::string> libs, bool runtimeChecks) {
+            StringRef dir, ArrayRef<std::string> libs, bool runtimeChecks,
+            int repeat) {
   std::optional<int64_t> rank = rankFromEnvironment();
   if (!rank || *rank < 0 || *rank >= sharded.processes)
     return fail("--rank-dir: not started by mpiexec with " +
@@ -261,29 +320,36 @@ int runRank(ModuleOp module, const Signature &sig,
         options.runtimeChecks = runtimeChecks;
         mlir::pe::buildShardPipeline(pm, options);
       },
-      ""};
+      "", ""};
   FailureOr<Compiled> compiled =
       compile(module, local, shardPipeline, libs, runtimeChecks);
   if (failed(compiled))
     return 1;
-  auto *mpiInit = reinterpret_cast<int (*)(int *, char ***)>(
-      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("MPI_Init"));
-  auto *mpiFinalize = reinterpret_cast<int (*)()>(
-      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("MPI_Finalize"));
-  if (!mpiInit || !mpiFinalize)
-    return fail("the MPI library does not export MPI_Init/MPI_Finalize");
-  if (mpiInit(nullptr, nullptr) != 0)
+  MPIEntryPoints mpi;
+  if (!mpi.load())
+    return fail("the MPI library does not export MPI_Init, MPI_Finalize and "
+                "MPI_Barrier");
+  if (mpi.init(nullptr, nullptr) != 0)
     return fail("MPI_Init failed");
   Invocation inv(local, localArgs);
   SmallVector<npy::Array> results;
-  bool ok = succeeded(inv.prepare()) &&
-            succeeded(inv.call(compiled->fn, &results, nullptr));
-  mpiFinalize();
+  std::vector<double> ms;
+  bool ok = succeeded(callRank(inv, compiled->fn, mpi, repeat, results, ms));
+  mpi.finalize();
   if (!ok)
     return 1;
   for (auto [i, result] : llvm::enumerate(results))
     if (llvm::Error err = npy::writeNpy(rankFile(dir, i, *rank), result))
       return fail(std::move(err));
+  if (repeat) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(timesFile(dir, *rank), ec);
+    if (ec)
+      return fail("cannot write '" + timesFile(dir, *rank) +
+                  "': " + ec.message());
+    for (double t : ms)
+      os << llvm::format("%.9g\n", t);
+  }
   return 0;
 }
 
@@ -375,41 +441,224 @@ static void disableUCXMemoryHooksUnderASan() {
 #endif
 }
 
+/// "N" processes of the grid `op` (or its sharding) names, when static.
+static std::string gridProcesses(Operation *op) {
+  if (auto shardOp = dyn_cast<shard::ShardOp>(op))
+    if (Operation *def = shardOp.getSharding().getDefiningOp())
+      op = def;
+  SymbolTableCollection symbols;
+  auto name = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+  shard::GridOp grid = shard::getGridOrNull(op, name, symbols);
+  if (!grid)
+    return "N";
+  int64_t n = 1;
+  for (int64_t size : grid.getShape()) {
+    if (ShapedType::isDynamic(size))
+      return "N";
+    n *= size;
+  }
+  return std::to_string(n);
+}
+
+LogicalResult checkNotSharded(func::FuncOp fn, bool emitting) {
+  // The pipelines lower the whole module: any sharded function fails them.
+  Operation *found = nullptr;
+  fn->getParentOp()->walk([&](Operation *op) {
+    if (!isa<shard::ShardDialect>(op->getDialect()) || isa<shard::GridOp>(op))
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
+  });
+  if (!found)
+    return success();
+  auto owner = found->getParentOfType<func::FuncOp>();
+  std::string ranks = gridProcesses(found);
+  std::string what = emitting
+                         ? "--emit-executable compiles unsharded functions only"
+                         : "its annotations need one process per block";
+  if (owner == fn) {
+    found->emitError() << "function '" << fn.getSymName()
+                       << "' is sharded: " << what
+                       << "; run it with --ranks=" << ranks;
+    return error("function '" + fn.getSymName() +
+                 "' is sharded: run it with --ranks=" + ranks +
+                 " (pe-shard-pipeline on MPI ranks)");
+  }
+  std::string name =
+      owner ? ("function '" + owner.getSymName() + "'").str() : "an op";
+  found->emitError() << name << " is sharded, and pe-run compiles the "
+                     << "whole module: '" << fn.getSymName()
+                     << "' runs without --ranks only from a module without "
+                        "shard annotations";
+  return error(name + " of the module is sharded: run '" + fn.getSymName() +
+               "' from a module without shard annotations");
+}
+
+FailureOr<SmallVector<std::string>> launcherCommand(StringRef spec) {
+  std::string from = "--mpiexec";
+  std::string text = spec.str();
+  if (text.empty()) {
+    const char *env = std::getenv("PE_MPIEXEC");
+    if (env && *env) {
+      text = env;
+      from = "PE_MPIEXEC";
+    } else {
+      text = "mpiexec.mpich";
+      from = "the default launcher";
+    }
+  }
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  SmallVector<const char *> words;
+  llvm::cl::TokenizeGNUCommandLine(text, saver, words);
+  if (words.empty())
+    return error(from + " names no program");
+  SmallVector<std::string> command(words.begin(), words.end());
+  StringRef program = command.front();
+  if (program.contains('/')) {
+    if (!llvm::sys::fs::can_execute(program))
+      return error(from + ": '" + program + "' is not an executable file");
+    return command;
+  }
+  llvm::ErrorOr<std::string> exe = llvm::sys::findProgramByName(program);
+  if (!exe)
+    return error("cannot find '" + program + "' (" + from +
+                 "; Debian package mpich, or give --mpiexec)");
+  command.front() = *exe;
+  return command;
+}
+
+/// Starts the ranks and waits for them (see runRanks); returns the exit
+/// status, or ends pe-run by the signal that interrupted it.
+static int launchRanks(const RanksOptions &options, StringRef dir) {
+  std::string self =
+      llvm::sys::fs::getMainExecutable(nullptr, (void *)&launchRanks);
+  disableUCXMemoryHooksUnderASan();
+  SmallVector<std::string> argv(options.mpiexec.begin(), options.mpiexec.end());
+  argv.append({"-n", std::to_string(options.ranks), self});
+  argv.append(options.rankArgs.begin(), options.rankArgs.end());
+  argv.push_back(("--rank-dir=" + dir).str());
+  llvm::outs().flush();
+  SupervisedExit exit =
+      runSupervised(argv, options.timeoutSeconds, /*graceSeconds=*/5.0);
+  std::string launcher = llvm::sys::path::filename(argv.front()).str();
+  std::string stopped = "stopped " + launcher + " and its processes" +
+                        (exit.strays ? " (" + std::to_string(exit.strays) +
+                                           " still running were killed)"
+                                     : std::string());
+  switch (exit.kind) {
+  case SupervisedExit::Kind::Exited:
+    if (exit.status == 0 && !exit.strays)
+      return 0;
+    if (exit.status == 0)
+      return fail(launcher + " exited, but " + Twine(exit.strays) +
+                  " of its processes were still running (killed)");
+    return fail("the " + Twine(options.ranks) + " ranks failed (" + launcher +
+                (exit.signal ? " killed by signal " + Twine(exit.signal)
+                             : " exit status " + Twine(exit.status)) +
+                ")");
+  case SupervisedExit::Kind::TimedOut: {
+    char limit[32];
+    std::snprintf(limit, sizeof(limit), "%g", options.timeoutSeconds);
+    return fail("the " + Twine(options.ranks) +
+                " ranks did not finish within " + limit +
+                " s (--ranks-timeout): " + stopped);
+  }
+  case SupervisedExit::Kind::Interrupted:
+    (void)llvm::sys::fs::remove_directories(dir);
+    (void)error(Twine("interrupted by ") + strsignal(exit.signal) + ": " +
+                stopped + " and removed the scratch directory");
+    exitBySignal(exit.signal);
+  case SupervisedExit::Kind::NotStarted:
+    break;
+  }
+  return fail("cannot start " + launcher + ": " + exit.message);
+}
+
+static double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Reads the times rank `r` wrote.
+static FailureOr<std::vector<double>> readTimes(StringRef dir, int64_t r,
+                                                int repeat) {
+  auto buf = llvm::MemoryBuffer::getFile(timesFile(dir, r));
+  if (!buf)
+    return error("rank " + Twine(r) + " wrote no times ('" + timesFile(dir, r) +
+                 "')");
+  SmallVector<StringRef> lines;
+  (*buf)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  std::vector<double> times;
+  for (StringRef line : lines) {
+    double t;
+    if (line.trim().getAsDouble(t))
+      return error("rank " + Twine(r) + ": bad time '" + line + "'");
+    times.push_back(t);
+  }
+  if (int64_t(times.size()) != repeat)
+    return error("rank " + Twine(r) + " timed " + Twine(times.size()) +
+                 " calls, not " + Twine(repeat));
+  return times;
+}
+
+/// Prints each rank's times, then those of the calls: a call takes as long
+/// as its slowest rank.
+static LogicalResult reportTimes(StringRef dir, const RanksOptions &options) {
+  std::vector<std::vector<double>> times;
+  for (int64_t r = 0; r < options.ranks; ++r) {
+    FailureOr<std::vector<double>> t = readTimes(dir, r, options.repeat);
+    if (failed(t))
+      return failure();
+    times.push_back(std::move(*t));
+    llvm::outs() << "pe-run: time rank=" << r << " runs=" << options.repeat
+                 << llvm::format(" min_ms=%.6f median_ms=%.6f",
+                                 *std::min_element(times.back().begin(),
+                                                   times.back().end()),
+                                 medianOf(times.back()))
+                 << "\n";
+  }
+  std::vector<double> slowest(options.repeat, 0.0);
+  std::vector<int64_t> slowestCount(options.ranks, 0);
+  for (int i = 0; i < options.repeat; ++i) {
+    int64_t who = 0;
+    for (int64_t r = 0; r < options.ranks; ++r)
+      if (times[r][i] > times[who][i])
+        who = r;
+    slowest[i] = times[who][i];
+    ++slowestCount[who];
+  }
+  int64_t mostOften =
+      std::max_element(slowestCount.begin(), slowestCount.end()) -
+      slowestCount.begin();
+  llvm::outs() << "pe-run: time pipeline=shard ranks=" << options.ranks
+               << " runs=" << options.repeat
+               << llvm::format(
+                      " min_ms=%.6f median_ms=%.6f",
+                      *std::min_element(slowest.begin(), slowest.end()),
+                      medianOf(slowest))
+               << " slowest_rank=" << mostOften << "\n";
+  return success();
+}
+
 int runRanks(ModuleOp module, const Signature &sig,
              const ShardedSignature &sharded, ArrayRef<npy::Array> args,
-             int64_t ranks, StringRef mpiexec, ArrayRef<std::string> rankArgs,
-             ArrayRef<std::string> outputs, const PipelineEntry *checkPipeline,
-             ArrayRef<std::string> libs, double rtol, double atol,
-             bool runtimeChecks) {
-  if (ranks != sharded.processes)
-    return fail("--ranks=" + Twine(ranks) + " but the function's grid has " +
-                Twine(sharded.processes) + " processes");
+             const RanksOptions &options) {
+  if (options.ranks != sharded.processes)
+    return fail("--ranks=" + Twine(options.ranks) +
+                " but the function's grid has " + Twine(sharded.processes) +
+                " processes");
   if (failed(checkPartitionedSignature(module, sig, sharded, args)))
     return 1;
-  llvm::ErrorOr<std::string> exe = llvm::sys::findProgramByName(mpiexec);
-  if (!exe)
-    return fail("cannot find '" + mpiexec +
-                "' (Debian package mpich; or give --mpiexec)");
   SmallString<128> dir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("pe-run-ranks", dir))
     return fail("cannot create a scratch directory: " + ec.message());
-  std::string self =
-      llvm::sys::fs::getMainExecutable(nullptr, (void *)&runRanks);
-  disableUCXMemoryHooksUnderASan();
-  SmallVector<std::string> argv = {*exe, "-n", std::to_string(ranks), self};
-  argv.append(rankArgs.begin(), rankArgs.end());
-  argv.push_back(("--rank-dir=" + dir).str());
-  SmallVector<StringRef> argvRefs(argv.begin(), argv.end());
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*exe, argvRefs, std::nullopt, {}, 0, 0,
-                                     &message);
-  auto cleanup = llvm::make_scope_exit(
+  llvm::scope_exit cleanup(
       [&] { (void)llvm::sys::fs::remove_directories(dir); });
-  if (rc != 0)
-    return fail("the " + Twine(ranks) + " ranks failed (" + mpiexec +
-                " exit status " + Twine(rc) +
-                (message.empty() ? "" : ": " + message) + ")");
+  if (int status = launchRanks(options, dir))
+    return status;
 
   // Assemble the global results.
   SmallVector<npy::Array> results;
@@ -425,7 +674,7 @@ int runRanks(ModuleOp module, const Signature &sig,
       return fail(made.takeError());
     npy::Array global = std::move(*made);
     std::set<std::vector<int64_t>> seen;
-    for (int64_t r = 0; r < ranks; ++r) {
+    for (int64_t r = 0; r < options.ranks; ++r) {
       llvm::Expected<npy::Array> block = npy::readNpy(rankFile(dir, i, r));
       if (!block)
         return fail(block.takeError());
@@ -445,20 +694,22 @@ int runRanks(ModuleOp module, const Signature &sig,
     }
     results.push_back(std::move(global));
   }
-  llvm::outs() << "pe-run: ran '" << sig.name << "' on " << ranks
+  llvm::outs() << "pe-run: ran '" << sig.name << "' on " << options.ranks
                << " ranks (pe-shard-pipeline)\n";
-  for (auto [path, result] : llvm::zip(outputs, results))
+  if (options.repeat && failed(reportTimes(dir, options)))
+    return 1;
+  for (auto [path, result] : llvm::zip(options.outputs, results))
     if (llvm::Error err = npy::writeNpy(path, result))
       return fail(std::move(err));
-  if (!checkPipeline)
+  if (!options.checkPipeline)
     return 0;
 
   // The unsharded program on the global inputs.
   FailureOr<OwningOpRef<ModuleOp>> plain = unshardedModule(module);
   if (failed(plain))
     return 1;
-  FailureOr<Compiled> check =
-      compile(**plain, sig, *checkPipeline, libs, runtimeChecks);
+  FailureOr<Compiled> check = compile(**plain, sig, *options.checkPipeline,
+                                      options.libs, options.runtimeChecks);
   if (failed(check))
     return 1;
   Invocation inv(sig, args);
@@ -467,7 +718,7 @@ int runRanks(ModuleOp module, const Signature &sig,
     return 1;
   int status = 0;
   for (size_t i = 0; i < results.size(); ++i)
-    if (!checkResult(i, results[i], expected[i], rtol, atol))
+    if (!checkResult(i, results[i], expected[i], options.rtol, options.atol))
       status = 1;
   return status;
 }

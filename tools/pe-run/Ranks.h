@@ -42,25 +42,59 @@ struct ShardedSignature {
 /// then gives the per-process function): it runs on a clone of the module.
 mlir::FailureOr<ShardedSignature> readShardedSignature(mlir::func::FuncOp fn);
 
+/// An error, at its first shard op, when `fn` is sharded: its annotations
+/// are for --ranks (pe-shard-pipeline), which `emitting` (--emit-executable)
+/// or a plain run would fail on far from the cause.
+mlir::LogicalResult checkNotSharded(mlir::func::FuncOp fn, bool emitting);
+
+/// What the launching process of a --ranks run is given.
+struct RanksOptions {
+  /// The number of processes (--ranks).
+  int64_t ranks = 0;
+  /// The MPI launcher and its arguments, before `-n N` (--mpiexec,
+  /// PE_MPIEXEC, or mpiexec.mpich).
+  llvm::SmallVector<std::string> mpiexec;
+  /// The arguments each rank is started with (before --rank-dir).
+  llvm::SmallVector<std::string> rankArgs;
+  llvm::SmallVector<std::string> outputs;
+  /// The pipeline of the unsharded program to compare with, or null.
+  const PipelineEntry *checkPipeline = nullptr;
+  llvm::SmallVector<std::string> libs;
+  double rtol = 0, atol = 0;
+  bool runtimeChecks = true;
+  /// Seconds the ranks may take, from their start to their end (0: no
+  /// limit; --ranks-timeout).
+  double timeoutSeconds = 0;
+  /// Timed calls in each rank after the first (0: none; --repeat).
+  int repeat = 0;
+};
+
+/// The launcher command of --mpiexec=`spec`: the words of `spec` (quoted as
+/// in a shell), or of $PE_MPIEXEC when `spec` is empty, or mpiexec.mpich; the
+/// program is looked up on PATH unless it names a path.
+mlir::FailureOr<llvm::SmallVector<std::string>>
+launcherCommand(llvm::StringRef spec);
+
 /// One rank of a --ranks run: its blocks of the inputs, its program, its
-/// blocks of the results in `dir`. Returns the exit status.
+/// blocks of the results (and with `repeat`, the times of `repeat` more
+/// calls) in `dir`. Returns the exit status.
 int runRank(mlir::ModuleOp module, const Signature &sig,
             const ShardedSignature &sharded,
             llvm::ArrayRef<mlir::pe::npy::Array> args, llvm::StringRef dir,
-            llvm::ArrayRef<std::string> libs, bool runtimeChecks);
+            llvm::ArrayRef<std::string> libs, bool runtimeChecks, int repeat);
 
-/// The launching process of a --ranks run: starts `ranks` copies of pe-run
-/// with `mpiexec` and `rankArgs`, assembles the global results, writes them
-/// to `outputs` and compares them with the unsharded program lowered by
-/// `checkPipeline` (when given). Returns the exit status.
+/// The launching process of a --ranks run: starts the ranks (the launcher
+/// with `-n N`, this program and the rank arguments), waits for them for at
+/// most the time limit, assembles the global results, writes them to the
+/// outputs and compares them with the unsharded program lowered by the check
+/// pipeline (when given). The processes and the scratch directory are gone
+/// when it returns, also after a time-out, a failed rank, or SIGINT, SIGTERM
+/// or SIGHUP (after which pe-run ends by that signal). Returns the exit
+/// status.
 int runRanks(mlir::ModuleOp module, const Signature &sig,
              const ShardedSignature &sharded,
-             llvm::ArrayRef<mlir::pe::npy::Array> args, int64_t ranks,
-             llvm::StringRef mpiexec, llvm::ArrayRef<std::string> rankArgs,
-             llvm::ArrayRef<std::string> outputs,
-             const PipelineEntry *checkPipeline,
-             llvm::ArrayRef<std::string> libs, double rtol, double atol,
-             bool runtimeChecks);
+             llvm::ArrayRef<mlir::pe::npy::Array> args,
+             const RanksOptions &options);
 
 } // namespace pe::run
 

@@ -1490,17 +1490,27 @@ libpe_cuda_runtime.so, which loads the driver libcuda.so.1 at run time; without
 a driver or device it prints one 'pe-cuda-runtime: error:' line and exits
 with status 1; the CUDA toolkit is found through CUDA_ROOT for libdevice).
 
---ranks=N runs the function as an SPMD program on N MPI processes (MPICH's
-mpiexec, --mpiexec): its arguments and results carry shard.shard annotations
-on a grid of N processes. Each rank reads the global --input files, keeps its
-block of each argument, compiles the module with pe-shard-pipeline and runs
-it; pe-run gathers the result blocks into the global --output files (blocks
-that several ranks hold must agree bit for bit) and prints
+--ranks=N runs the function as an SPMD program on N MPI processes: its
+arguments and results carry shard.shard annotations on a grid of N
+processes. pe-run starts the ranks with `LAUNCHER -n N pe-run ...`, where
+LAUNCHER is --mpiexec (a command with arguments, e.g. 'mpiexec.mpich -f
+hosts'), else $PE_MPIEXEC, else mpiexec.mpich. Each rank reads the global
+--input files, keeps its block of each argument, compiles the module with
+pe-shard-pipeline and runs it; pe-run gathers the result blocks into the
+global --output files (blocks that several ranks hold must agree bit for bit)
+and prints
   pe-run: ran 'FUNC' on N ranks (pe-shard-pipeline)
 --check=P then compiles the function with its annotations removed (the
 unsharded program) with pipeline P, runs it on the global inputs and compares
-as above. --pipeline and --repeat do not apply. Needs static shapes split
-evenly.
+as above. --repeat=R times R more calls in every rank, started together, and
+prints each rank's times and those of the calls (a call takes as long as its
+slowest rank):
+  pe-run: time pipeline=shard ranks=N runs=R min_ms=... median_ms=... slowest_rank=K
+The ranks are stopped after --ranks-timeout seconds (default 600; 0: no
+limit) or when pe-run gets SIGINT, SIGTERM or SIGHUP; no rank, launcher
+process or scratch directory (in TMPDIR) is left after an error, a time-out
+or such a signal. --pipeline, --roofline and --flops do not apply. Needs
+static shapes split evenly. A sharded function without --ranks is an error.
 
 --emit-executable=EXE compiles the function with --pipeline (reference, cpu,
 vulkan or cuda) into a standalone executable instead of running it: the
@@ -1620,14 +1630,23 @@ int main(int argc, char **argv) {
                      "below)"),
       llvm::cl::value_desc("path"), llvm::cl::cat(category));
 
-  llvm::cl::opt<int64_t> ranks(
+  // A string, so that a value that is not a number gets pe-run's error line.
+  llvm::cl::opt<std::string> ranksText(
       "ranks",
       llvm::cl::desc("Run the sharded function on N MPI processes with "
                      "mpiexec and gather its results"),
-      llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(category));
+      llvm::cl::value_desc("N"), llvm::cl::cat(category));
   llvm::cl::opt<std::string> mpiexec(
-      "mpiexec", llvm::cl::desc("The MPI launcher of --ranks"),
-      llvm::cl::init("mpiexec.mpich"), llvm::cl::value_desc("program"),
+      "mpiexec",
+      llvm::cl::desc("The MPI launcher of --ranks and its arguments, e.g. "
+                     "'mpiexec.mpich -f hosts' (default: $PE_MPIEXEC, else "
+                     "mpiexec.mpich)"),
+      llvm::cl::value_desc("command"), llvm::cl::cat(category));
+  llvm::cl::opt<double> ranksTimeout(
+      "ranks-timeout",
+      llvm::cl::desc("Seconds the ranks of --ranks may run before they are "
+                     "stopped (default 600; 0: no limit)"),
+      llvm::cl::init(600), llvm::cl::value_desc("seconds"),
       llvm::cl::cat(category));
   llvm::cl::opt<std::string> mpiLib(
       "mpi-lib", llvm::cl::desc("The MPI library the ranks load (MPICH ABI)"),
@@ -1671,12 +1690,23 @@ int main(int argc, char **argv) {
                   "'; known pipelines: " + knownPipelineNames());
   }
   bool timing = repeat.getNumOccurrences() > 0;
-  bool sharded = ranks.getNumOccurrences() > 0 || !rankDir.empty();
-  if (ranks.getNumOccurrences() && ranks < 1)
-    return fail("--ranks must be at least 1, got " + Twine(ranks.getValue()));
-  if (sharded && (timing || pipelineName.getNumOccurrences()))
-    return fail("--pipeline and --repeat do not apply with --ranks (each "
-                "rank runs pe-shard-pipeline)");
+  bool sharded = ranksText.getNumOccurrences() > 0 || !rankDir.empty();
+  int64_t ranks = 0;
+  if (ranksText.getNumOccurrences()) {
+    if (StringRef(ranksText).trim().getAsInteger(10, ranks))
+      return fail("--ranks must be a number of processes, got '" + ranksText +
+                  "'");
+    if (ranks < 1)
+      return fail("--ranks must be at least 1, got " + Twine(ranks));
+  }
+  if (!(ranksTimeout >= 0) || !std::isfinite(ranksTimeout))
+    return fail("--ranks-timeout must be a finite number of seconds, at "
+                "least 0");
+  if (sharded && pipelineName.getNumOccurrences())
+    return fail("--pipeline does not apply with --ranks (each rank runs "
+                "pe-shard-pipeline)");
+  if (sharded && (roofline || flops.getNumOccurrences()))
+    return fail("--roofline and --flops do not apply with --ranks");
   if (timing && repeat < 1)
     return fail("--repeat must be at least 1, got " + Twine(repeat.getValue()));
   if (roofline && !timing)
@@ -1808,6 +1838,8 @@ int main(int argc, char **argv) {
   FailureOr<Signature> sig = readSignature(fn);
   if (failed(sig))
     return 1;
+  if (!sharded && failed(checkNotSharded(fn, emitting)))
+    return 1;
   if (emitting)
     return failed(emitExecutable(*module, *sig, *pipeline, runtimeChecks,
                                  emitPath, peLibraryDir(argv[0])))
@@ -1849,8 +1881,9 @@ int main(int argc, char **argv) {
       return 1;
     if (!rankDir.empty())
       return runRank(*module, *sig, *shardedSig, args, rankDir, libs,
-                     runtimeChecks);
-    if (outputs.size() != numResults && !(checkPipeline && outputs.empty()))
+                     runtimeChecks, timing ? repeat.getValue() : 0);
+    if (outputs.size() != numResults &&
+        !((checkPipeline || timing) && outputs.empty()))
       return fail("function '" + entry + "' has " + Twine(numResults) +
                   " result" + (numResults == 1 ? "" : "s") + " but " +
                   Twine(outputs.size()) + " --output files were given");
@@ -1868,9 +1901,26 @@ int main(int argc, char **argv) {
       rankArgs.push_back("--remarks=" + remarks);
     if (!runtimeChecks)
       rankArgs.push_back("--runtime-checks=false");
-    return runRanks(*module, *sig, *shardedSig, args, ranks, mpiexec, rankArgs,
-                    outputs, checkPipeline, libs, rtol, atol, runtimeChecks);
+    if (timing)
+      rankArgs.push_back("--repeat=" + std::to_string(repeat));
+    RanksOptions options;
+    options.ranks = ranks;
+    options.rankArgs = std::move(rankArgs);
+    options.outputs.assign(outputs.begin(), outputs.end());
+    options.checkPipeline = checkPipeline;
+    options.libs = libs;
+    options.rtol = rtol;
+    options.atol = atol;
+    options.runtimeChecks = runtimeChecks;
+    options.timeoutSeconds = ranksTimeout;
+    options.repeat = timing ? repeat.getValue() : 0;
+    FailureOr<SmallVector<std::string>> launcher = launcherCommand(mpiexec);
+    if (failed(launcher))
+      return 1;
+    options.mpiexec = std::move(*launcher);
+    return runRanks(*module, *sig, *shardedSig, args, options);
   }
+
   bool outputsOptional = checkPipeline || timing;
   if (outputs.size() != numResults && !(outputsOptional && outputs.empty()))
     return fail("function '" + entry + "' has " + Twine(numResults) +
