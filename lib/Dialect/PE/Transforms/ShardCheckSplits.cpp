@@ -45,7 +45,7 @@ static LogicalResult checkAxes(shard::ShardingOp sharding,
       shard::getGridOrNull(sharding, sharding.getGridAttr(), symbols);
   if (!grid)
     return sharding.emitOpError() << "refers to grid " << sharding.getGridAttr()
-                                << ", which does not exist";
+                                  << ", which does not exist";
   for (auto [dim, axes] : llvm::enumerate(sharding.getSplitAxes()))
     for (shard::GridAxis axis : axes.asArrayRef())
       if (axis < 0 || axis >= grid.getRank())
