@@ -1,15 +1,18 @@
 // pe-run --ranks killed while its ranks run (rank 1 hangs, no time limit):
 // on SIGTERM, SIGINT or SIGHUP pe-run stops the launcher, the process
 // manager's proxy and the ranks, removes its scratch directory, prints an
-// error and ends by the signal. ranks_cleanup.py sends the signal once the
+// error and ends by the signal. On SIGKILL the launcher still gets SIGTERM
+// (PR_SET_PDEATHSIG) and stops its processes; only the scratch directory is
+// left. ranks_cleanup.py sends the signal once the
 // hanging rank is up, then counts the processes started under the run that
 // are left and the scratch directories (in TMPDIR) that are left.
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; np.save('%t/x.npy', np.zeros((2, 8, 4), np.float32))"
-// RUN: %python %pe_ref_lib/ranks_cleanup.py --signal TERM %t -- pe-run %s -e f --ranks=2 --ranks-timeout=0 --mpiexec='%S/Inputs/faulty-mpiexec.sh hang' --input=%t/x.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefixes=CHECK,TERM
-// RUN: %python %pe_ref_lib/ranks_cleanup.py --signal INT %t -- pe-run %s -e f --ranks=2 --ranks-timeout=0 --mpiexec='%S/Inputs/faulty-mpiexec.sh hang' --input=%t/x.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefixes=CHECK,INT
-// RUN: %python %pe_ref_lib/ranks_cleanup.py --signal HUP %t -- pe-run %s -e f --ranks=2 --ranks-timeout=0 --mpiexec='%S/Inputs/faulty-mpiexec.sh hang' --input=%t/x.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefixes=CHECK,HUP
+// RUN: %python %pe_ref_lib/ranks_cleanup.py --signal TERM %t -- pe-run %s -e f --ranks=2 --ranks-timeout=0 --mpiexec='%S/Inputs/faulty-mpiexec.sh hang' --input=%t/x.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefixes=CHECK,CLEAN,TERM
+// RUN: %python %pe_ref_lib/ranks_cleanup.py --signal INT %t -- pe-run %s -e f --ranks=2 --ranks-timeout=0 --mpiexec='%S/Inputs/faulty-mpiexec.sh hang' --input=%t/x.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefixes=CHECK,CLEAN,INT
+// RUN: %python %pe_ref_lib/ranks_cleanup.py --signal HUP %t -- pe-run %s -e f --ranks=2 --ranks-timeout=0 --mpiexec='%S/Inputs/faulty-mpiexec.sh hang' --input=%t/x.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefixes=CHECK,CLEAN,HUP
+// RUN: %python %pe_ref_lib/ranks_cleanup.py --signal KILL %t -- pe-run %s -e f --ranks=2 --ranks-timeout=0 --mpiexec='%S/Inputs/faulty-mpiexec.sh hang' --input=%t/x.npy --output=%t/o.npy 2>&1 | FileCheck %s --check-prefixes=CHECK,KILL
 
 // TERM: pe-run: error: interrupted by Terminated: stopped faulty-mpiexec.sh and its processes and removed the scratch directory
 // TERM: ranks_cleanup: signal TERM
@@ -17,8 +20,10 @@
 // INT: ranks_cleanup: signal INT
 // HUP: pe-run: error: interrupted by Hangup: stopped faulty-mpiexec.sh and its processes and removed the scratch directory
 // HUP: ranks_cleanup: signal HUP
+// KILL: ranks_cleanup: signal KILL
 // CHECK: ranks_cleanup: processes left 0
-// CHECK: ranks_cleanup: scratch directories left 0
+// CLEAN: ranks_cleanup: scratch directories left 0
+// KILL: ranks_cleanup: scratch directories left 1
 
 shard.grid @grid(shape = 2) {sym_visibility = "private"}
 

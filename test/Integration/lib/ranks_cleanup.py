@@ -6,7 +6,7 @@ Usage: ranks_cleanup.py [--signal NAME] DIR -- COMMAND [ARG...]
 Runs COMMAND with TMPDIR=DIR/tmp (created empty: pe-run's scratch
 directories go there) and a variable PE_RANKS_CLEANUP_MARK unique to this run
 in its environment, which every process it starts inherits (mpiexec, the
-process manager's proxies, the ranks). With --signal (INT, TERM, HUP), waits
+process manager's proxies, the ranks). With --signal (INT, TERM, HUP, KILL), waits
 until a process carrying the mark runs `sleep` (the hanging rank of
 faulty-mpiexec.sh) and then sends the signal to COMMAND. COMMAND's output
 passes through; then it prints
