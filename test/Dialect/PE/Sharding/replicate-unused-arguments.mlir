@@ -1,5 +1,7 @@
 // RUN: pe-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(pe-shard-replicate-unused-arguments))' | FileCheck %s
 // RUN: pe-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(sharding-propagation,pe-shard-replicate-unused-arguments,shard-partition))' | FileCheck %s --check-prefix=PART
+// RUN: pe-opt %s --split-input-file --pass-pipeline='builtin.module(pe-shard-pipeline{lower-to-llvm=false})' | FileCheck %s --check-prefix=PART
+// RUN: pe-opt %s --split-input-file --pe-shard-pipeline -o /dev/null
 
 // MLIR 22's shard-partition crashes on a function with an unused tensor
 // argument (it dereferences the argument's missing shard.shard user). The
