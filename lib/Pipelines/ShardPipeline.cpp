@@ -37,9 +37,15 @@ void mlir::pe::buildShardPipeline(OpPassManager &pm,
   // SPMD partitioning: every op gets a sharding, then each becomes its
   // shard's op (global positions and slopes included) plus the
   // communication that resharding needs.
+  // Splits that MLIR 22's partitioning would get wrong are errors, for the
+  // annotations as written and as propagation completes them.
   OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createShardCheckSplits());
   fpm.addPass(shard::createShardingPropagation());
-  // Non-splat constants (folded tables) in a form partitioning accepts.
+  fpm.addPass(createShardCheckSplits());
+  // Unused tensor arguments replicated (partitioning crashes on them), and
+  // non-splat constants (folded tables) in a form partitioning accepts.
+  fpm.addPass(createShardReplicateUnusedArguments());
   fpm.addPass(createShardUnfoldConstants());
   fpm.addPass(shard::createPartition());
   pm.addPass(createCanonicalizerPass());

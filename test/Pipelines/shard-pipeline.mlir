@@ -10,7 +10,10 @@
 
 // PASSES: builtin.module(
 // PASSES-NEXT: func.func(
+// PASSES-NEXT: pe-shard-check-splits
 // PASSES-NEXT: sharding-propagation
+// PASSES-NEXT: pe-shard-check-splits
+// PASSES-NEXT: pe-shard-replicate-unused-arguments
 // PASSES-NEXT: pe-shard-unfold-constants
 // PASSES-NEXT: shard-partition
 // PASSES-NEXT: ),

@@ -17,14 +17,13 @@
 #include "pe/Support/Npy.h"
 #include "pe/Version.h"
 
+#include "Harness.h"
+#include "Ranks.h"
 #include "Roofline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
-#include "mlir/Dialect/Shard/IR/ShardDialect.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
-#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -44,7 +43,6 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -78,7 +76,6 @@
 #include <malloc.h>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -89,6 +86,7 @@ using llvm::SmallString;
 using llvm::SmallVector;
 using llvm::StringRef;
 using llvm::Twine;
+using namespace ::pe::run;
 
 static_assert(sizeof(void *) == 8 && sizeof(int64_t) == 8,
               "pe-run assumes 64-bit pointers (memref descriptor layout)");
@@ -108,20 +106,6 @@ static_assert(sizeof(void *) == 8 && sizeof(int64_t) == 8,
 //===----------------------------------------------------------------------===//
 // Pipelines: name -> builder. Adding a pipeline is one line here.
 //===----------------------------------------------------------------------===//
-
-namespace {
-struct PipelineEntry {
-  StringRef name;
-  void (*build)(OpPassManager &pm, bool runtimeChecks);
-  /// Runtime library (file name in the LLVM library directory, or in pe's
-  /// own library directory if `peRuntime`) the lowered code calls into, or
-  /// empty.
-  StringRef runtimeLib;
-  /// Where the runtime library comes from, for the error when it is missing.
-  StringRef runtimeHint;
-  bool peRuntime = false;
-};
-} // namespace
 
 /// pe-gpu-pipeline{tensor-cores} of the vulkan and cuda pipelines
 /// (--gpu-tensor-cores).
@@ -211,34 +195,24 @@ static void report(const Twine &msg) {
   llvm::errs() << "pe-run: error: " << msg << "\n";
 }
 
-static LogicalResult error(const Twine &msg) {
+namespace pe::run {
+LogicalResult error(const Twine &msg) {
   report(msg);
   return failure();
 }
 
-static LogicalResult error(llvm::Error err) {
+LogicalResult error(llvm::Error err) {
   return error(llvm::toString(std::move(err)));
 }
 
-/// For main: reports `msg` and gives the exit status 1.
-static int fail(const Twine &msg) {
+int fail(const Twine &msg) {
   report(msg);
   return 1;
 }
 
-static int fail(llvm::Error err) {
-  return fail(llvm::toString(std::move(err)));
-}
+int fail(llvm::Error err) { return fail(llvm::toString(std::move(err))); }
 
-template <typename T> static std::string typeString(T t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-/// NumPy-style shape: "(2, 3)", "(6,)", "()"; dynamic dims print as "?".
-static std::string shapeString(ArrayRef<int64_t> shape) {
+std::string shapeString(ArrayRef<int64_t> shape) {
   std::string s = "(";
   for (auto [i, d] : llvm::enumerate(shape)) {
     if (i)
@@ -249,34 +223,11 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
     s += ",";
   return s + ")";
 }
+} // namespace pe::run
 
 //===----------------------------------------------------------------------===//
 // Signature
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// Element (tensor) or scalar kind of an argument or result.
-enum class Elem { F16, BF16, F32, F64, I1, I8, I32, I64, Index };
-
-struct ArgSpec {
-  bool isTensor = false;
-  Elem elem = Elem::F32;
-  SmallVector<int64_t> shape; // tensors only; ShapedType::kDynamic if dynamic
-  Type type;
-};
-
-struct ResultSpec {
-  Elem elem = Elem::F32;
-  int64_t rank = 0;
-  Type type;
-};
-
-struct Signature {
-  std::string name;
-  SmallVector<ArgSpec> args;
-  SmallVector<ResultSpec> results;
-};
-} // namespace
 
 static std::optional<Elem> tensorElem(Type t) {
   if (t.isF16())
@@ -312,8 +263,8 @@ static std::optional<Elem> scalarElem(Type t) {
   return std::nullopt;
 }
 
-/// The dtype in which data of `elem` is held in memory (index is int64).
-static npy::DType storageDType(Elem elem) {
+namespace pe::run {
+npy::DType storageDType(Elem elem) {
   switch (elem) {
   case Elem::F16:
     return npy::DType::F16;
@@ -335,6 +286,7 @@ static npy::DType storageDType(Elem elem) {
   }
   llvm_unreachable("unknown Elem");
 }
+} // namespace pe::run
 
 static const char kSupportedArgs[] =
     "supported are ranked tensors of f32, f64, f16, bf16, i32, i64, i8, i1 "
@@ -531,14 +483,6 @@ static FailureOr<npy::Array> randomInput(const ArgSpec &arg, unsigned index,
 //===----------------------------------------------------------------------===//
 // Compilation
 //===----------------------------------------------------------------------===//
-
-namespace {
-struct Compiled {
-  std::string pipeline;
-  std::unique_ptr<ExecutionEngine> engine;
-  void (*fn)(void **) = nullptr;
-};
-} // namespace
 
 /// Number of 8-byte slots of an LLVM memref-descriptor return type, or -1 if
 /// it contains anything other than pointers, i64 and arrays/structs of them.
@@ -758,10 +702,11 @@ static FailureOr<OwningOpRef<ModuleOp>> lower(ModuleOp original,
   return module;
 }
 
-static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
-                                   const PipelineEntry &pipeline,
-                                   ArrayRef<std::string> sharedLibs,
-                                   bool runtimeChecks) {
+namespace pe::run {
+FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
+                            const PipelineEntry &pipeline,
+                            ArrayRef<std::string> sharedLibs,
+                            bool runtimeChecks) {
   FailureOr<OwningOpRef<ModuleOp>> lowered =
       lower(original, sig, pipeline, runtimeChecks);
   if (failed(lowered))
@@ -815,212 +760,167 @@ static FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
   compiled.fn = *fn;
   return compiled;
 }
+} // namespace pe::run
 
 //===----------------------------------------------------------------------===//
 // Calls
 //===----------------------------------------------------------------------===//
 
-namespace {
-struct FreeDeleter {
-  void operator()(void *p) const { std::free(p); }
-};
-
-/// One argument as passed to the packed function: an expanded memref
-/// descriptor (allocated, aligned, offset, sizes[r], strides[r]) or a scalar.
-struct ArgSlot {
-  std::unique_ptr<void, FreeDeleter> buffer; // tensors: 64-byte aligned data
-  size_t bytes = 0;
-  void *allocated = nullptr;
-  void *aligned = nullptr;
-  int64_t offset = 0;
-  SmallVector<int64_t, 4> sizes, strides;
-  union {
-    int64_t i64;
-    int32_t i32;
-    float f32;
-    double f64;
-  } scalar = {0};
-};
-
-/// Argument buffers and the packed argument array for one compiled function.
-/// The pristine input data is copied in before every call, so functions that
-/// write into their arguments see the same inputs each time.
-class Invocation {
-public:
-  Invocation(const Signature &sig, ArrayRef<npy::Array> inputs)
-      : sig(sig), inputs(inputs) {}
-
-  LogicalResult prepare() {
-    for (auto [i, arg] : llvm::enumerate(sig.args)) {
-      auto slot = std::make_unique<ArgSlot>();
-      const npy::Array &data = inputs[i];
-      if (arg.isTensor) {
-        size_t bytes = data.data.size();
-        size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
-        void *buffer = std::aligned_alloc(64, rounded);
-        if (!buffer)
-          return error("out of memory allocating argument " + Twine(i));
-        slot->buffer.reset(buffer);
-        slot->bytes = bytes;
-        slot->allocated = slot->aligned = buffer;
-        slot->sizes.assign(data.shape.begin(), data.shape.end());
-        slot->strides.resize(data.shape.size());
-        int64_t stride = 1;
-        for (int64_t d = int64_t(data.shape.size()) - 1; d >= 0; --d) {
-          slot->strides[d] = stride;
-          stride *= data.shape[d];
-        }
-        packed.push_back(&slot->allocated);
-        packed.push_back(&slot->aligned);
-        packed.push_back(&slot->offset);
-        for (int64_t &s : slot->sizes)
-          packed.push_back(&s);
-        for (int64_t &s : slot->strides)
-          packed.push_back(&s);
-      } else {
-        std::memcpy(&slot->scalar, data.data.data(), data.data.size());
-        packed.push_back(&slot->scalar);
+namespace pe::run {
+LogicalResult Invocation::prepare() {
+  for (auto [i, arg] : llvm::enumerate(sig.args)) {
+    auto slot = std::make_unique<ArgSlot>();
+    const npy::Array &data = inputs[i];
+    if (arg.isTensor) {
+      size_t bytes = data.data.size();
+      size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
+      void *buffer = std::aligned_alloc(64, rounded);
+      if (!buffer)
+        return error("out of memory allocating argument " + Twine(i));
+      slot->buffer.reset(buffer);
+      slot->bytes = bytes;
+      slot->allocated = slot->aligned = buffer;
+      slot->sizes.assign(data.shape.begin(), data.shape.end());
+      slot->strides.resize(data.shape.size());
+      int64_t stride = 1;
+      for (int64_t d = int64_t(data.shape.size()) - 1; d >= 0; --d) {
+        slot->strides[d] = stride;
+        stride *= data.shape[d];
       }
-      slots.push_back(std::move(slot));
+      packed.push_back(&slot->allocated);
+      packed.push_back(&slot->aligned);
+      packed.push_back(&slot->offset);
+      for (int64_t &s : slot->sizes)
+        packed.push_back(&s);
+      for (int64_t &s : slot->strides)
+        packed.push_back(&s);
+    } else {
+      std::memcpy(&slot->scalar, data.data.data(), data.data.size());
+      packed.push_back(&slot->scalar);
     }
-    int64_t total = 0;
-    for (const ResultSpec &r : sig.results)
-      total += resultSlots(r);
-    resultBuffer.assign(total, 0);
-    if (total)
-      packed.push_back(resultBuffer.data());
-    return success();
+    slots.push_back(std::move(slot));
   }
+  int64_t total = 0;
+  for (const ResultSpec &r : sig.results)
+    total += resultSlots(r);
+  resultBuffer.assign(total, 0);
+  if (total)
+    packed.push_back(resultBuffer.data());
+  return success();
+}
 
-  /// Calls `fn` once. With `outputs`, copies the results out. Frees the
-  /// results in any case. `ms` receives the duration of the call alone;
-  /// with `evictBefore`, the caches are evicted after the inputs are copied
-  /// in, untimed.
-  LogicalResult call(void (*fn)(void **), SmallVectorImpl<npy::Array> *outputs,
-                     double *ms, ::pe::run::Roofline *evictBefore = nullptr) {
-    // A zero-size tensor has no data (data() may be null): memcpy with a
-    // null pointer is undefined even for 0 bytes.
-    for (auto [i, slot] : llvm::enumerate(slots))
-      if (slot->buffer && slot->bytes)
-        std::memcpy(slot->buffer.get(), inputs[i].data.data(), slot->bytes);
-    std::fill(resultBuffer.begin(), resultBuffer.end(), 0);
-    if (evictBefore)
-      evictBefore->evict();
+LogicalResult Invocation::call(void (*fn)(void **),
+                               SmallVectorImpl<npy::Array> *outputs, double *ms,
+                               Roofline *evictBefore) {
+  // A zero-size tensor has no data (data() may be null): memcpy with a
+  // null pointer is undefined even for 0 bytes.
+  for (auto [i, slot] : llvm::enumerate(slots))
+    if (slot->buffer && slot->bytes)
+      std::memcpy(slot->buffer.get(), inputs[i].data.data(), slot->bytes);
+  std::fill(resultBuffer.begin(), resultBuffer.end(), 0);
+  if (evictBefore)
+    evictBefore->evict();
 
-    auto start = std::chrono::steady_clock::now();
-    fn(packed.data());
-    auto stop = std::chrono::steady_clock::now();
-    if (ms)
-      *ms = std::chrono::duration<double, std::milli>(stop - start).count();
+  auto start = std::chrono::steady_clock::now();
+  fn(packed.data());
+  auto stop = std::chrono::steady_clock::now();
+  if (ms)
+    *ms = std::chrono::duration<double, std::milli>(stop - start).count();
 
-    LogicalResult status = success();
-    lastResultBytes = 0;
-    llvm::SmallPtrSet<void *, 8> keep;
-    for (const auto &slot : slots)
-      if (slot->allocated)
-        keep.insert(slot->allocated);
-    // memref.get_global lowers to this dummy allocated pointer.
-    keep.insert(reinterpret_cast<void *>(uintptr_t(0xdeadbeef)));
-    size_t pos = 0;
-    for (auto [i, r] : llvm::enumerate(sig.results)) {
-      const int64_t *d = resultBuffer.data() + pos;
-      pos += resultSlots(r);
-      void *allocated, *aligned;
-      std::memcpy(&allocated, &d[0], 8);
-      std::memcpy(&aligned, &d[1], 8);
-      int64_t offset = d[2];
-      ArrayRef<int64_t> sizes(d + 3, r.rank), strides(d + 3 + r.rank, r.rank);
-      int64_t elements = 1;
-      for (int64_t size : sizes)
-        elements *= size;
-      lastResultBytes += elements * npy::dtypeSize(storageDType(r.elem));
-      if (outputs && succeeded(status)) {
-        FailureOr<npy::Array> out =
-            copyOut(r, i, aligned, offset, sizes, strides);
-        if (failed(out))
-          status = failure();
-        else
-          outputs->push_back(std::move(*out));
-      }
-      if (allocated && keep.insert(allocated).second)
-        std::free(allocated);
+  LogicalResult status = success();
+  lastResultBytes = 0;
+  llvm::SmallPtrSet<void *, 8> keep;
+  for (const auto &slot : slots)
+    if (slot->allocated)
+      keep.insert(slot->allocated);
+  // memref.get_global lowers to this dummy allocated pointer.
+  keep.insert(reinterpret_cast<void *>(uintptr_t(0xdeadbeef)));
+  size_t pos = 0;
+  for (auto [i, r] : llvm::enumerate(sig.results)) {
+    const int64_t *d = resultBuffer.data() + pos;
+    pos += resultSlots(r);
+    void *allocated, *aligned;
+    std::memcpy(&allocated, &d[0], 8);
+    std::memcpy(&aligned, &d[1], 8);
+    int64_t offset = d[2];
+    ArrayRef<int64_t> sizes(d + 3, r.rank), strides(d + 3 + r.rank, r.rank);
+    int64_t elements = 1;
+    for (int64_t size : sizes)
+      elements *= size;
+    lastResultBytes += elements * npy::dtypeSize(storageDType(r.elem));
+    if (outputs && succeeded(status)) {
+      FailureOr<npy::Array> out =
+          copyOut(r, i, aligned, offset, sizes, strides);
+      if (failed(out))
+        status = failure();
+      else
+        outputs->push_back(std::move(*out));
     }
-    return status;
+    if (allocated && keep.insert(allocated).second)
+      std::free(allocated);
   }
+  return status;
+}
 
-  /// The bytes of the tensor arguments (in their stored types) and of the
-  /// last call's results: what a function that reads each input once and
-  /// writes each result once moves.
-  int64_t tensorBytes() const {
-    int64_t bytes = lastResultBytes;
-    for (const auto &slot : slots)
-      bytes += int64_t(slot->bytes);
-    return bytes;
-  }
+int64_t Invocation::tensorBytes() const {
+  int64_t bytes = lastResultBytes;
+  for (const auto &slot : slots)
+    bytes += int64_t(slot->bytes);
+  return bytes;
+}
 
-private:
-  int64_t lastResultBytes = 0;
-
-  static FailureOr<npy::Array> copyOut(const ResultSpec &r, size_t index,
-                                       void *aligned, int64_t offset,
-                                       ArrayRef<int64_t> sizes,
-                                       ArrayRef<int64_t> strides) {
-    npy::DType dtype = storageDType(r.elem);
-    llvm::Expected<npy::Array> made = npy::makeArray(dtype, sizes);
-    if (!made)
-      return error("result " + Twine(index) + ": bad sizes " +
-                   shapeString(sizes) + ": " +
-                   llvm::toString(made.takeError()));
-    npy::Array a = std::move(*made);
-    int64_t n = a.numElements();
-    int64_t es = npy::dtypeSize(dtype);
-    if (n > 0) {
-      if (!aligned)
-        return error("result " + Twine(index) + " has a null data pointer");
-      const uint8_t *base = static_cast<const uint8_t *>(aligned);
-      bool contiguous = true;
-      int64_t expect = 1;
-      for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
-        if (sizes[d] != 1 && strides[d] != expect)
-          contiguous = false;
-        expect *= sizes[d];
-      }
-      if (contiguous) {
-        std::memcpy(a.data.data(), base + offset * es, n * es);
-      } else {
-        SmallVector<int64_t> idx(sizes.size(), 0);
-        for (int64_t e = 0; e < n; ++e) {
-          int64_t lin = offset;
-          for (size_t d = 0; d < sizes.size(); ++d)
-            lin += idx[d] * strides[d];
-          std::memcpy(a.data.data() + e * es, base + lin * es, es);
-          for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
-            if (++idx[d] < sizes[d])
-              break;
-            idx[d] = 0;
-          }
+FailureOr<npy::Array> Invocation::copyOut(const ResultSpec &r, size_t index,
+                                          void *aligned, int64_t offset,
+                                          ArrayRef<int64_t> sizes,
+                                          ArrayRef<int64_t> strides) {
+  npy::DType dtype = storageDType(r.elem);
+  llvm::Expected<npy::Array> made = npy::makeArray(dtype, sizes);
+  if (!made)
+    return error("result " + Twine(index) + ": bad sizes " +
+                 shapeString(sizes) + ": " + llvm::toString(made.takeError()));
+  npy::Array a = std::move(*made);
+  int64_t n = a.numElements();
+  int64_t es = npy::dtypeSize(dtype);
+  if (n > 0) {
+    if (!aligned)
+      return error("result " + Twine(index) + " has a null data pointer");
+    const uint8_t *base = static_cast<const uint8_t *>(aligned);
+    bool contiguous = true;
+    int64_t expect = 1;
+    for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+      if (sizes[d] != 1 && strides[d] != expect)
+        contiguous = false;
+      expect *= sizes[d];
+    }
+    if (contiguous) {
+      std::memcpy(a.data.data(), base + offset * es, n * es);
+    } else {
+      SmallVector<int64_t> idx(sizes.size(), 0);
+      for (int64_t e = 0; e < n; ++e) {
+        int64_t lin = offset;
+        for (size_t d = 0; d < sizes.size(); ++d)
+          lin += idx[d] * strides[d];
+        std::memcpy(a.data.data() + e * es, base + lin * es, es);
+        for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+          if (++idx[d] < sizes[d])
+            break;
+          idx[d] = 0;
         }
       }
     }
-    if (r.elem == Elem::I1)
-      for (uint8_t &b : a.data)
-        b &= 1; // LLVM stores i1 as a zero-extended byte
-    if (r.elem == Elem::BF16) {
-      llvm::Expected<npy::Array> widened = npy::convert(a, npy::DType::F32);
-      if (!widened)
-        return error(widened.takeError());
-      return std::move(*widened);
-    }
-    return std::move(a);
   }
-
-  const Signature &sig;
-  ArrayRef<npy::Array> inputs;
-  SmallVector<std::unique_ptr<ArgSlot>> slots;
-  std::vector<int64_t> resultBuffer;
-  SmallVector<void *> packed;
-};
-} // namespace
+  if (r.elem == Elem::I1)
+    for (uint8_t &b : a.data)
+      b &= 1; // LLVM stores i1 as a zero-extended byte
+  if (r.elem == Elem::BF16) {
+    llvm::Expected<npy::Array> widened = npy::convert(a, npy::DType::F32);
+    if (!widened)
+      return error(widened.takeError());
+    return std::move(*widened);
+  }
+  return std::move(a);
+}
+} // namespace pe::run
 
 //===----------------------------------------------------------------------===//
 // Check and timing
@@ -1076,9 +976,9 @@ static std::vector<double> toDoubles(const npy::Array &a) {
   return v;
 }
 
-/// Compares `actual` with `expected` (see --help) and prints the check line.
-static bool checkResult(size_t index, const npy::Array &actual,
-                        const npy::Array &expected, double rtol, double atol) {
+bool ::pe::run::checkResult(size_t index, const npy::Array &actual,
+                            const npy::Array &expected, double rtol,
+                            double atol) {
   if (actual.shape != expected.shape) {
     llvm::outs() << "pe-run: check result " << index << ": shape "
                  << shapeString(actual.shape) << " vs reference "
@@ -1505,479 +1405,6 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
 }
 
 //===----------------------------------------------------------------------===//
-// Sharded runs on MPI ranks (--ranks)
-//===----------------------------------------------------------------------===//
-//
-// `pe-run --ranks=N` starts N copies of itself with mpiexec (MPICH). Each
-// rank reads the global inputs, keeps its block of every argument (from the
-// argument's shard.shard annotation), compiles the module with
-// pe-shard-pipeline, calls MPI_Init, runs its program and writes its result
-// blocks to a scratch directory. The launching process then assembles the
-// global results from the blocks (checking that replicated blocks agree) and
-// compares them with the unsharded program (--check).
-
-namespace {
-/// How a function argument or result is laid out over the processes: the
-/// grid's shape and, per dimension, the grid axes it is split on. An empty
-/// grid shape: the whole value on every process.
-struct Distribution {
-  SmallVector<int64_t> gridShape;
-  SmallVector<SmallVector<shard::GridAxis>> splitAxes;
-};
-
-struct ShardedSignature {
-  SmallVector<Distribution> args, results;
-  int64_t processes = 0;
-};
-} // namespace
-
-static FailureOr<Distribution> distributionOf(shard::ShardOp shardOp,
-                                              SymbolTableCollection &symbols) {
-  shard::Sharding s(shardOp.getSharding());
-  shard::GridOp grid = shard::getGridOrNull(shardOp, s.getGridAttr(), symbols);
-  if (!grid)
-    return error("a shard.shard annotation refers to an unknown grid");
-  if (!s.getStaticHaloSizes().empty() || !s.getDynamicHaloSizes().empty() ||
-      !s.getStaticShardedDimsOffsets().empty() ||
-      !s.getDynamicShardedDimsOffsets().empty())
-    return error("--ranks supports shardings without halos or explicit "
-                 "shard offsets");
-  Distribution d;
-  for (int64_t size : grid.getShape()) {
-    if (ShapedType::isDynamic(size))
-      return error("--ranks needs a grid of static shape");
-    d.gridShape.push_back(size);
-  }
-  for (shard::GridAxesAttr axes : s.getSplitAxes())
-    d.splitAxes.emplace_back(axes.asArrayRef());
-  return d;
-}
-
-/// The layout of each argument and result of `fn` over the processes, as
-/// sharding propagation completes the annotations (what shard-partition
-/// then gives the per-process function): it runs on a clone of the module.
-static FailureOr<ShardedSignature> readShardedSignature(func::FuncOp original) {
-  OwningOpRef<ModuleOp> clone =
-      cast<ModuleOp>(original->getParentOp()->clone());
-  PassManager pm(clone->getContext());
-  pm.nest<func::FuncOp>().addPass(shard::createShardingPropagation());
-  if (failed(pm.run(*clone)))
-    return error("--ranks: sharding propagation failed");
-  auto fn = clone->lookupSymbol<func::FuncOp>(original.getSymName());
-  SymbolTableCollection symbols;
-  ShardedSignature sig;
-  auto note = [&](const Distribution &d) -> LogicalResult {
-    if (d.gridShape.empty())
-      return success();
-    int64_t n = 1;
-    for (int64_t s : d.gridShape)
-      n *= s;
-    if (sig.processes && sig.processes != n)
-      return error("--ranks: the function's annotations use grids of " +
-                   Twine(sig.processes) + " and " + Twine(n) + " processes");
-    sig.processes = n;
-    return success();
-  };
-  for (BlockArgument arg : fn.getArguments()) {
-    Distribution d;
-    for (Operation *user : arg.getUsers()) {
-      // (Partitioning reads an argument's layout from its shard.shard user,
-      // whether it annotates the argument or its users.)
-      auto shardOp = dyn_cast<shard::ShardOp>(user);
-      if (!shardOp)
-        continue;
-      FailureOr<Distribution> found = distributionOf(shardOp, symbols);
-      if (failed(found))
-        return failure();
-      d = *found;
-      break;
-    }
-    if (failed(note(d)))
-      return failure();
-    sig.args.push_back(std::move(d));
-  }
-  Operation *ret = fn.getBody().back().getTerminator();
-  for (Value v : ret->getOperands()) {
-    Distribution d;
-    if (auto shardOp = v.getDefiningOp<shard::ShardOp>()) {
-      FailureOr<Distribution> found = distributionOf(shardOp, symbols);
-      if (failed(found))
-        return failure();
-      d = *found;
-    }
-    if (failed(note(d)))
-      return failure();
-    sig.results.push_back(std::move(d));
-  }
-  if (!sig.processes)
-    return error("--ranks: function '" + fn.getSymName() +
-                 "' has no shard.shard annotation on its arguments or "
-                 "results");
-  return sig;
-}
-
-/// The offsets and sizes of process `rank`'s block of a value of `shape`.
-static LogicalResult blockOf(const Distribution &d, ArrayRef<int64_t> shape,
-                             int64_t rank, SmallVector<int64_t> &offsets,
-                             SmallVector<int64_t> &sizes) {
-  offsets.assign(shape.size(), 0);
-  sizes.assign(shape.begin(), shape.end());
-  if (d.gridShape.empty())
-    return success();
-  // Row-major multi-index of the process on the grid.
-  SmallVector<int64_t> index(d.gridShape.size());
-  for (int64_t a = d.gridShape.size() - 1, r = rank; a >= 0; --a) {
-    index[a] = r % d.gridShape[a];
-    r /= d.gridShape[a];
-  }
-  for (auto [dim, axes] : llvm::enumerate(d.splitAxes)) {
-    if (axes.empty() || dim >= shape.size())
-      continue;
-    int64_t block = 0, count = 1;
-    for (shard::GridAxis a : axes) {
-      block = block * d.gridShape[a] + index[a];
-      count *= d.gridShape[a];
-    }
-    if (ShapedType::isDynamic(shape[dim]) || shape[dim] % count != 0)
-      return error("--ranks: dimension " + Twine(dim) + " of size " +
-                   Twine(shape[dim]) + " is not split evenly over " +
-                   Twine(count) + " processes");
-    sizes[dim] = shape[dim] / count;
-    offsets[dim] = block * sizes[dim];
-  }
-  return success();
-}
-
-/// Calls `fn(src, dst, bytes)` for each contiguous innermost row of the block
-/// [offsets, offsets + sizes) of a row-major array of `shape`: `src` is the
-/// row's byte offset in the array, `dst` in the packed block.
-static void
-forEachBlockRow(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
-                ArrayRef<int64_t> sizes, int64_t elemSize,
-                llvm::function_ref<void(int64_t, int64_t, int64_t)> fn) {
-  int64_t rank = shape.size();
-  if (rank == 0) {
-    fn(0, 0, elemSize);
-    return;
-  }
-  for (int64_t s : sizes)
-    if (s == 0)
-      return;
-  SmallVector<int64_t> strides(rank, elemSize);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  int64_t rowBytes = sizes[rank - 1] * elemSize, dst = 0;
-  SmallVector<int64_t> idx(rank, 0);
-  while (true) {
-    int64_t src = offsets[rank - 1] * elemSize;
-    for (int64_t d = 0; d + 1 < rank; ++d)
-      src += (offsets[d] + idx[d]) * strides[d];
-    fn(src, dst, rowBytes);
-    dst += rowBytes;
-    int64_t d = rank - 2;
-    for (; d >= 0; --d) {
-      if (++idx[d] < sizes[d])
-        break;
-      idx[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
-
-static npy::Array extractBlock(const npy::Array &a, ArrayRef<int64_t> offsets,
-                               ArrayRef<int64_t> sizes) {
-  npy::Array block;
-  block.dtype = a.dtype;
-  block.shape.assign(sizes.begin(), sizes.end());
-  block.data.resize(block.numBytes());
-  forEachBlockRow(a.shape, offsets, sizes, npy::dtypeSize(a.dtype),
-                  [&](int64_t src, int64_t dst, int64_t bytes) {
-                    std::memcpy(block.data.data() + dst, a.data.data() + src,
-                                bytes);
-                  });
-  return block;
-}
-
-/// Writes `block` into `a` at `offsets`; returns false when `compare` is set
-/// and the block differs from what `a` holds there.
-static bool insertBlock(npy::Array &a, const npy::Array &block,
-                        ArrayRef<int64_t> offsets, bool compare) {
-  bool same = true;
-  forEachBlockRow(a.shape, offsets, block.shape, npy::dtypeSize(a.dtype),
-                  [&](int64_t dst, int64_t src, int64_t bytes) {
-                    if (compare)
-                      same &= std::memcmp(a.data.data() + dst,
-                                          block.data.data() + src, bytes) == 0;
-                    else
-                      std::memcpy(a.data.data() + dst, block.data.data() + src,
-                                  bytes);
-                  });
-  return same;
-}
-
-static std::string rankFile(StringRef dir, size_t result, int64_t rank) {
-  return (dir + "/result" + Twine(result) + ".rank" + Twine(rank) + ".npy")
-      .str();
-}
-
-/// The environment variable the process manager sets to this process's rank
-/// (MPICH's Hydra: PMI_RANK; Open MPI: OMPI_COMM_WORLD_RANK).
-static std::optional<int64_t> rankFromEnvironment() {
-  for (const char *var : {"PMI_RANK", "OMPI_COMM_WORLD_RANK"})
-    if (const char *v = std::getenv(var)) {
-      int64_t r;
-      if (!StringRef(v).getAsInteger(10, r))
-        return r;
-    }
-  return std::nullopt;
-}
-
-/// One rank of a --ranks run: its blocks of the inputs, its program, its
-/// blocks of the results in `dir`.
-static int runRank(ModuleOp module, const Signature &sig,
-                   const ShardedSignature &sharded, ArrayRef<npy::Array> args,
-                   StringRef dir, ArrayRef<std::string> libs,
-                   bool runtimeChecks) {
-  std::optional<int64_t> rank = rankFromEnvironment();
-  if (!rank || *rank < 0 || *rank >= sharded.processes)
-    return fail("--rank-dir: not started by mpiexec with " +
-                Twine(sharded.processes) +
-                " processes (PMI_RANK unset or "
-                "out of range)");
-  Signature local = sig;
-  std::vector<npy::Array> localArgs;
-  for (auto [i, arg] : llvm::enumerate(sig.args)) {
-    if (!arg.isTensor) {
-      localArgs.push_back(args[i]);
-      continue;
-    }
-    SmallVector<int64_t> offsets, sizes;
-    if (failed(blockOf(sharded.args[i], args[i].shape, *rank, offsets, sizes)))
-      return 1;
-    localArgs.push_back(extractBlock(args[i], offsets, sizes));
-    local.args[i].shape.assign(sizes.begin(), sizes.end());
-  }
-  static const PipelineEntry shardPipeline = {
-      "shard",
-      [](OpPassManager &pm, bool runtimeChecks) {
-        mlir::pe::ShardPipelineOptions options;
-        options.runtimeChecks = runtimeChecks;
-        mlir::pe::buildShardPipeline(pm, options);
-      },
-      ""};
-  FailureOr<Compiled> compiled =
-      compile(module, local, shardPipeline, libs, runtimeChecks);
-  if (failed(compiled))
-    return 1;
-  auto *mpiInit = reinterpret_cast<int (*)(int *, char ***)>(
-      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("MPI_Init"));
-  auto *mpiFinalize = reinterpret_cast<int (*)()>(
-      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("MPI_Finalize"));
-  if (!mpiInit || !mpiFinalize)
-    return fail("the MPI library does not export MPI_Init/MPI_Finalize");
-  if (mpiInit(nullptr, nullptr) != 0)
-    return fail("MPI_Init failed");
-  Invocation inv(local, localArgs);
-  SmallVector<npy::Array> results;
-  bool ok = succeeded(inv.prepare()) &&
-            succeeded(inv.call(compiled->fn, &results, nullptr));
-  mpiFinalize();
-  if (!ok)
-    return 1;
-  for (auto [i, result] : llvm::enumerate(results))
-    if (llvm::Error err = npy::writeNpy(rankFile(dir, i, *rank), result))
-      return fail(std::move(err));
-  return 0;
-}
-
-/// The unsharded program: every shard annotation removed.
-static FailureOr<OwningOpRef<ModuleOp>> unshardedModule(ModuleOp module) {
-  OwningOpRef<ModuleOp> clone = module.clone();
-  SmallVector<Operation *> erase;
-  WalkResult walk = clone->walk([&](Operation *op) {
-    if (auto shardOp = dyn_cast<shard::ShardOp>(op)) {
-      shardOp.getResult().replaceAllUsesWith(shardOp.getSrc());
-      erase.push_back(op);
-    } else if (isa<shard::ShardingOp, shard::GridOp>(op)) {
-      erase.push_back(op);
-    } else if (isa<shard::ShardDialect>(op->getDialect())) {
-      op->emitError("--check with --ranks: the unsharded program cannot "
-                    "contain this op");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-  // Users before producers: shard.shard ops, then shardings, then grids.
-  for (Operation *op : llvm::reverse(erase))
-    if (op->use_empty())
-      op->erase();
-  return clone;
-}
-
-/// Checks that the per-process function pe-shard-pipeline makes of `sig`
-/// takes and returns the blocks `sharded` describes (for process 0; the
-/// splits are even), before any process is started.
-static LogicalResult checkPartitionedSignature(ModuleOp module,
-                                               const Signature &sig,
-                                               const ShardedSignature &sharded,
-                                               ArrayRef<npy::Array> args) {
-  OwningOpRef<ModuleOp> clone = module.clone();
-  PassManager pm(module.getContext());
-  mlir::pe::ShardPipelineOptions options;
-  options.lowerToLLVM = false;
-  mlir::pe::buildShardPipeline(pm, options);
-  if (failed(pm.run(*clone)))
-    return error("pe-shard-pipeline failed");
-  auto fn = clone->lookupSymbol<func::FuncOp>(sig.name);
-  if (!fn)
-    return error("pe-shard-pipeline removed function '" + sig.name + "'");
-  FunctionType type = fn.getFunctionType();
-  auto check = [&](Type t, const Distribution &d, ArrayRef<int64_t> shape,
-                   const Twine &what) -> LogicalResult {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor)
-      return success();
-    SmallVector<int64_t> offsets, sizes;
-    if (failed(blockOf(d, shape, 0, offsets, sizes)))
-      return failure();
-    if (tensor.getShape() != ArrayRef<int64_t>(sizes))
-      return error("--ranks: the partitioned function's " + what + " is " +
-                   typeString(t) + ", but its annotations give blocks " +
-                   shapeString(sizes));
-    return success();
-  };
-  for (auto [i, t] : llvm::enumerate(type.getInputs()))
-    if (i < args.size() && failed(check(t, sharded.args[i], args[i].shape,
-                                        "argument " + Twine(i))))
-      return failure();
-  for (auto [i, t] : llvm::enumerate(type.getResults()))
-    if (failed(check(t, sharded.results[i],
-                     cast<RankedTensorType>(sig.results[i].type).getShape(),
-                     "result " + Twine(i))))
-      return failure();
-  return success();
-}
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PE_RUN_ASAN 1
-#endif
-#endif
-
-/// In an AddressSanitizer build of pe-run, keeps UCX (which MPICH's
-/// libmpich.so loads) from binary-patching mmap/munmap in the rank processes:
-/// its patches land on ASan's interceptors and the rank crashes while
-/// libmpich.so is loaded. The ranks talk over shared memory on one machine,
-/// where UCX's memory hooks (a cache of RDMA registrations) are not needed.
-/// A value the user set is kept.
-static void disableUCXMemoryHooksUnderASan() {
-#ifdef PE_RUN_ASAN
-  ::setenv("UCX_MEM_MMAP_HOOK_MODE", "none", /*overwrite=*/0);
-#endif
-}
-
-/// The launching process of a --ranks run.
-static int
-runRanks(ModuleOp module, const Signature &sig, const ShardedSignature &sharded,
-         ArrayRef<npy::Array> args, int64_t ranks, StringRef mpiexec,
-         ArrayRef<std::string> rankArgs, ArrayRef<std::string> outputs,
-         const PipelineEntry *checkPipeline, ArrayRef<std::string> libs,
-         double rtol, double atol, bool runtimeChecks) {
-  if (ranks != sharded.processes)
-    return fail("--ranks=" + Twine(ranks) + " but the function's grid has " +
-                Twine(sharded.processes) + " processes");
-  if (failed(checkPartitionedSignature(module, sig, sharded, args)))
-    return 1;
-  llvm::ErrorOr<std::string> exe = llvm::sys::findProgramByName(mpiexec);
-  if (!exe)
-    return fail("cannot find '" + mpiexec +
-                "' (Debian package mpich; or give --mpiexec)");
-  SmallString<128> dir;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("pe-run-ranks", dir))
-    return fail("cannot create a scratch directory: " + ec.message());
-  std::string self =
-      llvm::sys::fs::getMainExecutable(nullptr, (void *)&runRanks);
-  disableUCXMemoryHooksUnderASan();
-  SmallVector<std::string> argv = {*exe, "-n", std::to_string(ranks), self};
-  argv.append(rankArgs.begin(), rankArgs.end());
-  argv.push_back(("--rank-dir=" + dir).str());
-  SmallVector<StringRef> argvRefs(argv.begin(), argv.end());
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*exe, argvRefs, std::nullopt, {}, 0, 0,
-                                     &message);
-  auto cleanup = llvm::make_scope_exit(
-      [&] { (void)llvm::sys::fs::remove_directories(dir); });
-  if (rc != 0)
-    return fail("the " + Twine(ranks) + " ranks failed (" + mpiexec +
-                " exit status " + Twine(rc) +
-                (message.empty() ? "" : ": " + message) + ")");
-
-  // Assemble the global results.
-  SmallVector<npy::Array> results;
-  for (auto [i, spec] : llvm::enumerate(sig.results)) {
-    auto type = cast<RankedTensorType>(spec.type);
-    if (!type.hasStaticShape())
-      return fail("--ranks: result " + Twine(i) + " has a dynamic shape");
-    llvm::Expected<npy::Array> made = npy::makeArray(
-        storageDType(spec.elem) == npy::DType::BF16 ? npy::DType::F32
-                                                    : storageDType(spec.elem),
-        type.getShape());
-    if (!made)
-      return fail(made.takeError());
-    npy::Array global = std::move(*made);
-    std::set<std::vector<int64_t>> seen;
-    for (int64_t r = 0; r < ranks; ++r) {
-      llvm::Expected<npy::Array> block = npy::readNpy(rankFile(dir, i, r));
-      if (!block)
-        return fail(block.takeError());
-      SmallVector<int64_t> offsets, sizes;
-      if (failed(
-              blockOf(sharded.results[i], type.getShape(), r, offsets, sizes)))
-        return 1;
-      if (block->shape != ArrayRef<int64_t>(sizes) ||
-          block->dtype != global.dtype)
-        return fail("rank " + Twine(r) + " returned result " + Twine(i) +
-                    " of shape " + shapeString(block->shape) +
-                    ", expected its block " + shapeString(sizes));
-      bool replica = !seen.insert({offsets.begin(), offsets.end()}).second;
-      if (!insertBlock(global, *block, offsets, replica))
-        return fail("result " + Twine(i) + ": rank " + Twine(r) +
-                    " disagrees with another rank on a replicated block");
-    }
-    results.push_back(std::move(global));
-  }
-  llvm::outs() << "pe-run: ran '" << sig.name << "' on " << ranks
-               << " ranks (pe-shard-pipeline)\n";
-  for (auto [path, result] : llvm::zip(outputs, results))
-    if (llvm::Error err = npy::writeNpy(path, result))
-      return fail(std::move(err));
-  if (!checkPipeline)
-    return 0;
-
-  // The unsharded program on the global inputs.
-  FailureOr<OwningOpRef<ModuleOp>> plain = unshardedModule(module);
-  if (failed(plain))
-    return 1;
-  FailureOr<Compiled> check =
-      compile(**plain, sig, *checkPipeline, libs, runtimeChecks);
-  if (failed(check))
-    return 1;
-  Invocation inv(sig, args);
-  SmallVector<npy::Array> expected;
-  if (failed(inv.prepare()) || failed(inv.call(check->fn, &expected, nullptr)))
-    return 1;
-  int status = 0;
-  for (size_t i = 0; i < results.size(); ++i)
-    if (!checkResult(i, results[i], expected[i], rtol, atol))
-      status = 1;
-  return status;
-}
-
-//===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
@@ -2063,17 +1490,27 @@ libpe_cuda_runtime.so, which loads the driver libcuda.so.1 at run time; without
 a driver or device it prints one 'pe-cuda-runtime: error:' line and exits
 with status 1; the CUDA toolkit is found through CUDA_ROOT for libdevice).
 
---ranks=N runs the function as an SPMD program on N MPI processes (MPICH's
-mpiexec, --mpiexec): its arguments and results carry shard.shard annotations
-on a grid of N processes. Each rank reads the global --input files, keeps its
-block of each argument, compiles the module with pe-shard-pipeline and runs
-it; pe-run gathers the result blocks into the global --output files (blocks
-that several ranks hold must agree bit for bit) and prints
+--ranks=N runs the function as an SPMD program on N MPI processes: its
+arguments and results carry shard.shard annotations on a grid of N
+processes. pe-run starts the ranks with `LAUNCHER -n N pe-run ...`, where
+LAUNCHER is --mpiexec (a command with arguments, e.g. 'mpiexec.mpich -f
+hosts'), else $PE_MPIEXEC, else mpiexec.mpich. Each rank reads the global
+--input files, keeps its block of each argument, compiles the module with
+pe-shard-pipeline and runs it; pe-run gathers the result blocks into the
+global --output files (blocks that several ranks hold must agree bit for bit)
+and prints
   pe-run: ran 'FUNC' on N ranks (pe-shard-pipeline)
 --check=P then compiles the function with its annotations removed (the
 unsharded program) with pipeline P, runs it on the global inputs and compares
-as above. --pipeline and --repeat do not apply. Needs static shapes split
-evenly.
+as above. --repeat=R times R more calls in every rank, started together, and
+prints each rank's times and those of the calls (a call takes as long as its
+slowest rank):
+  pe-run: time pipeline=shard ranks=N runs=R min_ms=... median_ms=... slowest_rank=K
+The ranks are stopped after --ranks-timeout seconds (default 600; 0: no
+limit) or when pe-run gets SIGINT, SIGTERM or SIGHUP; no rank, launcher
+process or scratch directory (in TMPDIR) is left after an error, a time-out
+or such a signal. --pipeline, --roofline and --flops do not apply. Needs
+static shapes split evenly. A sharded function without --ranks is an error.
 
 --emit-executable=EXE compiles the function with --pipeline (reference, cpu,
 vulkan or cuda) into a standalone executable instead of running it: the
@@ -2193,14 +1630,23 @@ int main(int argc, char **argv) {
                      "below)"),
       llvm::cl::value_desc("path"), llvm::cl::cat(category));
 
-  llvm::cl::opt<int64_t> ranks(
+  // A string, so that a value that is not a number gets pe-run's error line.
+  llvm::cl::opt<std::string> ranksText(
       "ranks",
       llvm::cl::desc("Run the sharded function on N MPI processes with "
                      "mpiexec and gather its results"),
-      llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(category));
+      llvm::cl::value_desc("N"), llvm::cl::cat(category));
   llvm::cl::opt<std::string> mpiexec(
-      "mpiexec", llvm::cl::desc("The MPI launcher of --ranks"),
-      llvm::cl::init("mpiexec.mpich"), llvm::cl::value_desc("program"),
+      "mpiexec",
+      llvm::cl::desc("The MPI launcher of --ranks and its arguments, e.g. "
+                     "'mpiexec.mpich -f hosts' (default: $PE_MPIEXEC, else "
+                     "mpiexec.mpich)"),
+      llvm::cl::value_desc("command"), llvm::cl::cat(category));
+  llvm::cl::opt<double> ranksTimeout(
+      "ranks-timeout",
+      llvm::cl::desc("Seconds the ranks of --ranks may run before they are "
+                     "stopped (default 600; 0: no limit)"),
+      llvm::cl::init(600), llvm::cl::value_desc("seconds"),
       llvm::cl::cat(category));
   llvm::cl::opt<std::string> mpiLib(
       "mpi-lib", llvm::cl::desc("The MPI library the ranks load (MPICH ABI)"),
@@ -2244,12 +1690,23 @@ int main(int argc, char **argv) {
                   "'; known pipelines: " + knownPipelineNames());
   }
   bool timing = repeat.getNumOccurrences() > 0;
-  bool sharded = ranks.getNumOccurrences() > 0 || !rankDir.empty();
-  if (ranks.getNumOccurrences() && ranks < 1)
-    return fail("--ranks must be at least 1, got " + Twine(ranks.getValue()));
-  if (sharded && (timing || pipelineName.getNumOccurrences()))
-    return fail("--pipeline and --repeat do not apply with --ranks (each "
-                "rank runs pe-shard-pipeline)");
+  bool sharded = ranksText.getNumOccurrences() > 0 || !rankDir.empty();
+  int64_t ranks = 0;
+  if (ranksText.getNumOccurrences()) {
+    if (StringRef(ranksText).trim().getAsInteger(10, ranks))
+      return fail("--ranks must be a number of processes, got '" + ranksText +
+                  "'");
+    if (ranks < 1)
+      return fail("--ranks must be at least 1, got " + Twine(ranks));
+  }
+  if (!(ranksTimeout >= 0) || !std::isfinite(ranksTimeout))
+    return fail("--ranks-timeout must be a finite number of seconds, at "
+                "least 0");
+  if (sharded && pipelineName.getNumOccurrences())
+    return fail("--pipeline does not apply with --ranks (each rank runs "
+                "pe-shard-pipeline)");
+  if (sharded && (roofline || flops.getNumOccurrences()))
+    return fail("--roofline and --flops do not apply with --ranks");
   if (timing && repeat < 1)
     return fail("--repeat must be at least 1, got " + Twine(repeat.getValue()));
   if (roofline && !timing)
@@ -2381,6 +1838,8 @@ int main(int argc, char **argv) {
   FailureOr<Signature> sig = readSignature(fn);
   if (failed(sig))
     return 1;
+  if (!sharded && failed(checkNotSharded(fn, emitting)))
+    return 1;
   if (emitting)
     return failed(emitExecutable(*module, *sig, *pipeline, runtimeChecks,
                                  emitPath, peLibraryDir(argv[0])))
@@ -2422,8 +1881,9 @@ int main(int argc, char **argv) {
       return 1;
     if (!rankDir.empty())
       return runRank(*module, *sig, *shardedSig, args, rankDir, libs,
-                     runtimeChecks);
-    if (outputs.size() != numResults && !(checkPipeline && outputs.empty()))
+                     runtimeChecks, timing ? repeat.getValue() : 0);
+    if (outputs.size() != numResults &&
+        !((checkPipeline || timing) && outputs.empty()))
       return fail("function '" + entry + "' has " + Twine(numResults) +
                   " result" + (numResults == 1 ? "" : "s") + " but " +
                   Twine(outputs.size()) + " --output files were given");
@@ -2441,9 +1901,26 @@ int main(int argc, char **argv) {
       rankArgs.push_back("--remarks=" + remarks);
     if (!runtimeChecks)
       rankArgs.push_back("--runtime-checks=false");
-    return runRanks(*module, *sig, *shardedSig, args, ranks, mpiexec, rankArgs,
-                    outputs, checkPipeline, libs, rtol, atol, runtimeChecks);
+    if (timing)
+      rankArgs.push_back("--repeat=" + std::to_string(repeat));
+    RanksOptions options;
+    options.ranks = ranks;
+    options.rankArgs = std::move(rankArgs);
+    options.outputs.assign(outputs.begin(), outputs.end());
+    options.checkPipeline = checkPipeline;
+    options.libs = libs;
+    options.rtol = rtol;
+    options.atol = atol;
+    options.runtimeChecks = runtimeChecks;
+    options.timeoutSeconds = ranksTimeout;
+    options.repeat = timing ? repeat.getValue() : 0;
+    FailureOr<SmallVector<std::string>> launcher = launcherCommand(mpiexec);
+    if (failed(launcher))
+      return 1;
+    options.mpiexec = std::move(*launcher);
+    return runRanks(*module, *sig, *shardedSig, args, options);
   }
+
   bool outputsOptional = checkPipeline || timing;
   if (outputs.size() != numResults && !(outputsOptional && outputs.empty()))
     return fail("function '" + entry + "' has " + Twine(numResults) +

@@ -130,6 +130,21 @@ def sinusoidal_seq(d):
     save(d, x=x, expected=enc(x, 0), naive=blocks(x, 1, lambda p, r: enc(p, 0)))
 
 
+@case
+def sinusoidal_unused_argument(d):
+    """The sinusoidal case with an argument the function does not use (MLIR
+    22's shard-partition crashes on one unless it is annotated)."""
+    x = uniform(rng_for("sinusoidal_unused_argument"), (2, 16, 32))
+    u = uniform(rng_for("sinusoidal_unused_argument.u"), (3, 5))
+
+    def enc(a, start):
+        return ref.add_sinusoidal(a, 3 + start + np.arange(a.shape[1]),
+                                  layout="interleaved")
+
+    save(d, x=x, u=u, expected=enc(x, 0),
+         naive=blocks(x, 1, lambda p, r: enc(p, 0)))
+
+
 # --------------------------------------------------------------------------
 # ALiBi, split over the heads
 # --------------------------------------------------------------------------

@@ -678,13 +678,22 @@ struct AttentionSharding
     // the single head of MQA).
     if (ArrayRef<GridAxis> axes = loopAxes(loops, H);
         !axes.empty() && kvHeadLoop(att) == H) {
-      int64_t kvHeads =
-          att.getKey().getType().getDimSize(att.getOperandPermutation()[1]);
+      SmallVector<int64_t> perm = att.getOperandPermutation();
+      int64_t kvHeads = att.getKey().getType().getDimSize(perm[1]);
+      int64_t heads = att.getQuery().getType().getDimSize(perm[1]);
       std::optional<int64_t> n =
           grid ? shardCount(grid, axes) : std::optional<int64_t>();
+      std::string why = "a head split must also split the key/value heads "
+                        "evenly (GQA groups stay on one process)";
+      if (n && !ShapedType::isDynamic(kvHeads) && kvHeads % *n != 0 &&
+          !ShapedType::isDynamic(heads))
+        why += ": " + std::to_string(heads) + " query heads over " +
+               std::to_string(kvHeads) + " key/value heads cannot be split " +
+               "over " + std::to_string(*n) +
+               " processes; a process count that divides " +
+               std::to_string(kvHeads) + " would split them";
       if (!n || ShapedType::isDynamic(kvHeads) || kvHeads % *n != 0)
-        return std::string("a head split must also split the key/value heads "
-                           "evenly (GQA groups stay on one process)");
+        return why;
     }
     // Keys: each shard's keys are a contiguous block with a known start. A
     // valid length L becomes L - k0 on the block (clamped by the op), but the

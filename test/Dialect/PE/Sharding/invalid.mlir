@@ -73,7 +73,7 @@ func.func @attention_gqa_heads_uneven(%q: tensor<1x8x8x8xf32>, %k: tensor<1x2x8x
   %init = tensor.empty() : tensor<1x8x8x8xf32>
   %i0 = shard.shard %init to %s : tensor<1x8x8x8xf32>
   %is = shard.shard %i0 to %s annotate_for_users : tensor<1x8x8x8xf32>
-  // expected-error@+1 {{'pe.attention' op cannot be partitioned with these shardings: a head split must also split the key/value heads evenly (GQA groups stay on one process)}}
+  // expected-error@+1 {{'pe.attention' op cannot be partitioned with these shardings: a head split must also split the key/value heads evenly (GQA groups stay on one process): 8 query heads over 2 key/value heads cannot be split over 4 processes; a process count that divides 2 would split them}}
   %o = pe.attention %qs, %ks, %vs outs(%is : tensor<1x8x8x8xf32>) : tensor<1x8x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x8x8x8xf32>
   %os = shard.shard %o to %s : tensor<1x8x8x8xf32>
   return %os : tensor<1x8x8x8xf32>

@@ -37,6 +37,20 @@ func.func @alibi_key_distance() -> tensor<4x8x8xf32> {
   return %bs : tensor<4x8x8xf32>
 }
 
+// A head split over 4 processes of 8 query heads over 2 KV heads: each
+// process would need half a KV head's group split from the others.
+shard.grid @grid4(shape = 4) {sym_visibility = "private"}
+
+func.func @attention_gqa_heads(%q: tensor<1x8x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %s = shard.sharding @grid4 split_axes = [[], [0]] : !shard.sharding
+  %qs = shard.shard %q to %s : tensor<1x8x8x8xf32>
+  %init = tensor.empty() : tensor<1x8x8x8xf32>
+  // expected-remark@+1 {{Reason="a head split must also split the key/value heads evenly (GQA groups stay on one process): 8 query heads over 2 key/value heads cannot be split over 4 processes; a process count that divides 2 would split them; the op computes on resharded (gathered or whole) values instead"}}
+  %o = pe.attention %qs, %k, %v outs(%init : tensor<1x8x8x8xf32>) : tensor<1x8x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32> -> tensor<1x8x8x8xf32>
+  %os = shard.shard %o to %s : tensor<1x8x8x8xf32>
+  return %os : tensor<1x8x8x8xf32>
+}
+
 // Supported splits and plain reshards are not reported.
 func.func @rope_seq(%x: tensor<1x2x8x8xf32>, %f: tensor<4xf32>) -> tensor<1x2x8x8xf32> {
   %s = shard.sharding @grid split_axes = [[], [], [0]] : !shard.sharding

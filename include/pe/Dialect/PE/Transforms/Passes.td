@@ -327,4 +327,47 @@ def ShardUnfoldConstants : Pass<"pe-shard-unfold-constants"> {
   ];
 }
 
+def ShardCheckSplits : Pass<"pe-shard-check-splits"> {
+  let summary = "Report splits that shard-partition would partition wrongly";
+  let description = [{
+    MLIR 22's `shard-partition` does not check a sharding against its grid
+    and the annotated tensor: a dimension split over a grid axis the grid
+    does not have gets a block of size 0 on every process, and a static
+    dimension that its number of shards does not divide (12 tokens on 5
+    processes) gets blocks of `size / count` elements, silently dropping the
+    rest (or, where the blocks meet a pe op's model, an upstream
+    `tensor.cast` or verifier error far from the cause). This pass reports
+    each as an error at the annotation:
+
+    * a `shard.sharding` that splits a dimension over an axis its grid does
+      not have, or refers to a grid that does not exist;
+    * a `shard.shard` whose sharding splits more dimensions than the tensor
+      has, or splits a static dimension over a number of processes that
+      does not divide it.
+
+    Dynamic dimensions and shardings with explicit `sharded_dims_offsets`
+    (which state the block sizes) are not checked. `pe-shard-pipeline` runs
+    it before and after `sharding-propagation`.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
+def ShardReplicateUnusedArguments
+    : Pass<"pe-shard-replicate-unused-arguments"> {
+  let summary = "Annotate unused tensor arguments as replicated";
+  let description = [{
+    MLIR 22's `shard-partition` reads each tensor argument's sharding from its
+    single `shard.shard` user and crashes (dereferences the user of an
+    argument without one) on a function with an unused tensor argument.
+    For each block of a function that takes part in partitioning (one that
+    contains a `shard.shard`), this pass gives every unused ranked tensor argument of
+    rank 1 or more a `shard.shard` annotation replicating it on the grid of
+    the block's first annotation: the argument stays in the partitioned
+    function's signature, whole on every process, as an argument without an
+    annotation of its own would be. Run between `sharding-propagation` and
+    `shard-partition`.
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
 #endif // PE_DIALECT_PE_TRANSFORMS_PASSES_TD
