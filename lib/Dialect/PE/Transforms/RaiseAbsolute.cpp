@@ -105,6 +105,10 @@ std::optional<AbsoluteMatch> matchAbsolute(Value root) {
   if (!type || type.getRank() < 2 || !isa<FloatType>(type.getElementType()))
     return std::nullopt;
   Tracer tracer(root.getContext());
+  // An absolute encoding is a table read added elementwise: reductions are
+  // leaves.
+  tracer.setMaxDepth(kPatternTraceDepth);
+  tracer.setReductionFilter([](Operation *) { return false; });
   SmallVector<AffineExpr> vars = tracer.addVariables(type);
   SmallVector<Term> terms;
   if (!expandTerms(tracer.trace(root, vars), terms, 2) || terms.size() != 2)
@@ -117,8 +121,11 @@ std::optional<AbsoluteMatch> matchAbsolute(Value root) {
   // is chosen first).
   auto isTable = [&](const Term &t) {
     const Expr *f = stripCasts(t.factors[0]);
+    // A table is read, not computed: a projection or another reduction the
+    // trace stopped at is not one.
     return t.coefficient == 1 && f->kind == ExprKind::Leaf &&
            f->indices.size() == 2 &&
+           !isa_and_nonnull<linalg::LinalgOp>(f->value.getDefiningOp()) &&
            tracer.simplify(f->indices[1]) == tracer.simplify(vars.back());
   };
   auto inputOf = [&](const Term &t) -> Value {

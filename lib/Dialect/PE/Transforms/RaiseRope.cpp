@@ -343,6 +343,10 @@ bool RopeMatcher::match() {
   if (ShapedType::isDynamic(channels) || channels < 2 ||
       channels > kMaxChannels)
     return false;
+  // A rotary embedding is elementwise work and data movement: reductions
+  // (a projection producing x, a norm) are leaves.
+  tracer.setMaxDepth(kPatternTraceDepth);
+  tracer.setReductionFilter([](Operation *) { return false; });
   vars = tracer.addVariables(type);
   MLIRContext *ctx = root.getContext();
   auto channelTerms = [&](int64_t c) -> bool {

@@ -23,9 +23,6 @@ using namespace mlir::pe;
 using namespace mlir::pe::raise;
 
 namespace {
-/// Deep traces stop (as a Leaf) past this many nested values: a guard
-/// against pathological inputs, far beyond any attention block.
-constexpr unsigned kMaxDepth = 256;
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 4;
 } // namespace
 
@@ -290,8 +287,10 @@ const Expr *Tracer::trace(Value v, ArrayRef<AffineExpr> indices) {
   if (it != cache.end())
     return it->second;
   const Expr *e;
-  if (depth > kMaxDepth) {
+  if (depth > maxDepth) {
     e = leaf(v, simplified);
+    originMap[e].push_back(Access{v, simplified});
+    return e;
   } else {
     ++depth;
     e = traceUncached(v, simplified);
@@ -522,7 +521,9 @@ const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
     return trace(fill.getInputs()[0], {});
 
   if (isa<linalg::SoftmaxOp>(def))
-    return traceSoftmax(def, indices);
+    return expandReduction && !expandReduction(def)
+               ? leaf(v, indices)
+               : traceSoftmax(def, indices);
 
   if (isa<linalg::LinalgOp>(def))
     return traceLinalg(def, cast<OpResult>(v).getResultNumber(), indices);
@@ -613,6 +614,8 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
     }
     if (reductionVar)
       return fallback(); // one reduction loop at a time
+    if (expandReduction && !expandReduction(op))
+      return fallback();
     loops[l] = addVariable(ranges[l]);
     reductionVar = cast<AffineDimExpr>(loops[l]).getPosition();
   }
@@ -660,16 +663,26 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
     return nullptr;
   };
 
+  // Payload values the tracer cannot express are unknown (null); only the
+  // yielded value must be known, so a second result nobody reads (the index
+  // of torch-mlir's max/argmax reduction) does not stop the trace.
   for (Operation &inner : body.without_terminator()) {
-    if (inner.getNumResults() != 1)
-      return fallback();
+    if (inner.getNumResults() != 1) {
+      for (Value r : inner.getResults())
+        env[r] = nullptr;
+      continue;
+    }
     Value res = inner.getResult(0);
     Type type = res.getType();
     SmallVector<const Expr *> args;
     for (Value operand : inner.getOperands()) {
       args.push_back(get(operand));
       if (!args.back())
-        return fallback();
+        break;
+    }
+    if (llvm::is_contained(args, nullptr)) {
+      env[res] = nullptr;
+      continue;
     }
     const Expr *e = nullptr;
     if (auto cst = dyn_cast<arith::ConstantOp>(inner)) {
@@ -724,6 +737,8 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
       e = unary(ExprKind::Rsqrt, args[0], type);
     } else if (isa<math::TanhOp>(inner)) {
       e = unary(ExprKind::Tanh, args[0], type);
+    } else if (isa<math::LogOp>(inner)) {
+      e = unary(ExprKind::Log, args[0], type);
     } else if (isa<arith::ExtFOp, arith::TruncFOp>(inner)) {
       e = args[0]->isConst() ? constant(args[0]->constant, type)
                              : unary(ExprKind::Cast, args[0], type);
@@ -766,8 +781,6 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
       Expr *n = make(ExprKind::Select, type);
       n->operands = {args[0], args[1], args[2]};
       e = n;
-    } else {
-      return fallback();
     }
     env[res] = e;
   }
@@ -951,6 +964,41 @@ bool mlir::pe::raise::expandTerms(const Expr *e, SmallVectorImpl<Term> &terms,
     terms.push_back(Term{1, {e}});
     return terms.size() <= maxTerms;
   }
+}
+
+static void collectProduct(const Expr *e, Term &t) {
+  e = stripCasts(e);
+  switch (e->kind) {
+  case ExprKind::Const:
+    t.coefficient *= e->constant;
+    return;
+  case ExprKind::Neg:
+    t.coefficient = -t.coefficient;
+    collectProduct(e->operands[0], t);
+    return;
+  case ExprKind::Mul:
+    collectProduct(e->operands[0], t);
+    collectProduct(e->operands[1], t);
+    return;
+  case ExprKind::Div: {
+    const Expr *d = stripCasts(e->operands[1]);
+    if (d->isConst() && d->constant != 0) {
+      collectProduct(e->operands[0], t);
+      t.coefficient /= d->constant;
+      return;
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  t.factors.push_back(e);
+}
+
+Term mlir::pe::raise::productOf(const Expr *e) {
+  Term t;
+  collectProduct(e, t);
+  return t;
 }
 
 bool mlir::pe::raise::nearlyEqual(double a, double b, double relTol) {

@@ -28,6 +28,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <deque>
@@ -57,6 +58,7 @@ enum class ExprKind {
   Sqrt,
   Rsqrt,
   Tanh,
+  Log,
   Cast,    // extf / truncf: a change of float precision
   IntToFp, // sitofp / uitofp (also of an index_cast)
   Reduce,  // `reduction` of operands[0] over variable `var`
@@ -93,6 +95,17 @@ struct Access {
 class Tracer {
 public:
   explicit Tracer(MLIRContext *context) : context(context) {}
+
+  /// Bounds of a trace, set before tracing. Values more than `depth` values
+  /// below the start are leaves (and not memoised, so that a shallower path
+  /// to them still sees what they compute).
+  void setMaxDepth(unsigned depth) { maxDepth = depth; }
+  /// Which linalg reductions (ops with a reduction loop of extent > 1, and
+  /// linalg.softmax) the tracer looks into; the others are leaves. Unset: all.
+  /// The decision depends on the op only, so that memoised traces agree.
+  void setReductionFilter(std::function<bool(Operation *)> filter) {
+    expandReduction = std::move(filter);
+  }
 
   /// A new variable with this extent (ShapedType::kDynamic if unknown).
   AffineExpr addVariable(int64_t extent);
@@ -158,6 +171,10 @@ private:
       cache;
   llvm::DenseMap<const Expr *, SmallVector<Access, 2>> originMap;
   unsigned depth = 0;
+  /// By default a guard against pathological inputs, far beyond any
+  /// attention block.
+  unsigned maxDepth = 256;
+  std::function<bool(Operation *)> expandReduction;
 };
 
 //===----------------------------------------------------------------------===//
@@ -202,6 +219,39 @@ LogicalResult matchPositions(const Tracer &tracer, const Expr *p,
 /// The positions operand of a PositionsMatch with a tensor (a slice of it
 /// where it has other dimensions).
 Value buildPositions(OpBuilder &b, Location loc, const PositionsMatch &m);
+
+/// `e` as one product `coefficient * factors...`, without distributing over
+/// sums: a sum (a biased projection, say) is one factor.
+Term productOf(const Expr *e);
+
+//===----------------------------------------------------------------------===//
+// What a pattern traces (RaiseCone.cpp)
+//===----------------------------------------------------------------------===//
+
+/// How deep the patterns trace: what a rotary embedding, an absolute encoding
+/// or an attention computes lies within a few dozen values of its root
+/// (a Llama block's attention is about 20 deep, its RoPE tables 15). The
+/// bound makes each candidate's trace cost independent of the program's size.
+constexpr unsigned kPatternTraceDepth = 64;
+
+/// Linalg ops with a reduction loop of extent > 1, and linalg.softmax.
+bool isReduction(Operation *op);
+/// Reductions of at least two tensor operands (matmuls, dot products).
+bool isContraction(Operation *op);
+
+/// The producers an attention pattern rooted at a contraction may expand.
+struct AttentionCone {
+  /// The reductions within the attention: the root's contraction, the
+  /// reductions between it and the contractions below it (a softmax's max
+  /// and sum), and the contractions below it that feed an exponential
+  /// (Q K^T), all within `maxDistance` ops of the root.
+  llvm::SmallPtrSet<Operation *, 16> reductions;
+  /// Whether an exponential (a softmax) lies between the root's contraction
+  /// and the contractions below it: the cheap test that the root may be an
+  /// attention at all.
+  bool exponential = false;
+};
+AttentionCone attentionCone(Value root, unsigned maxDistance);
 
 /// True when `a` and `b` agree to `relTol` (relative) or both are 0.
 bool nearlyEqual(double a, double b, double relTol);
