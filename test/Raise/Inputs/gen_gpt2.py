@@ -24,8 +24,10 @@ by sqrt(D) and masks them with `where(causal, w, finfo.min)`.
 
 --mask select spells the causal mask as an index comparison inside the
 masked_fill generic (what torch-mlir emits for a mask built from aranges);
---mask buffer reads GPT-2's registered boolean buffer `bias` (a constant
-tril of ones, [1, 1, P, P] i1) sliced to [:, :, :T, :T].
+--mask buffer reads GPT-2's registered boolean buffer `bias` (tril of ones,
+[1, 1, P, P] i1, a constant of the program: keep --positions small) sliced
+to [:, :, :T, :T]; --mask buffer-arg passes that buffer as an argument;
+--mask buffer-window makes it a sliding window of 4 keys (a near miss).
 
 Weights are function arguments (B = 1). The function returns the final
 LayerNorm's output.
@@ -183,8 +185,16 @@ def gpt2(layers, T, C, H, V, P, mask):
     em = Emitter()
     args = [f"%input_ids: {ttype([1, T], 'i64')}", f"%wte: {ttype([V, C])}",
             f"%wpe: {ttype([P, C])}"]
-    if mask == "buffer":
+    if mask == "buffer-arg":
         args.append(f"%causal_buffer: {ttype([1, 1, P, P], 'i1')}")
+    if mask in ("buffer", "buffer-window"):
+        # buffer-window: a sliding window of 4 keys (not causal).
+        w = P if mask == "buffer" else 4
+        rows = ", ".join("[" + ", ".join("true" if i - w < j <= i else "false"
+                                         for j in range(P)) + "]"
+                         for i in range(P))
+        em.op(f"%causal_buffer = arith.constant dense<[[[{rows}]]]> : "
+              f"{ttype([1, 1, P, P], 'i1')}")
     tok = gather_rows(em, "%wte", [V, C], "%input_ids", [1, T], [1, T, C])
     pos = gather_rows(em, "%wpe", [P, C], arange_positions(em, T), [1, T],
                       [1, T, C])
@@ -225,7 +235,8 @@ if __name__ == "__main__":
     ap.add_argument("--heads", type=int, default=12)
     ap.add_argument("--vocab", type=int, default=50257)
     ap.add_argument("--positions", type=int, default=1024)
-    ap.add_argument("--mask", choices=["select", "buffer"], default="select")
+    ap.add_argument("--mask", default="select",
+                    choices=["select", "buffer", "buffer-arg", "buffer-window"])
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args()
     text = gpt2(a.layers, a.seq, a.hidden, a.heads, a.vocab, a.positions,

@@ -7,7 +7,7 @@ it:
       --positions P [--mask select|buffer]
 
 writes OUTDIR/a00.npy, a01.npy, ... (the function's arguments in order:
-input_ids, wte, wpe, [the causal buffer,] per layer ln_1 weight and bias,
+input_ids, wte, wpe, [the causal buffer with --mask buffer-arg,] per layer ln_1 weight and bias,
 c_attn weight and bias, c_proj weight and bias, ln_2 weight and bias, c_fc
 weight and bias, mlp c_proj weight and bias, then ln_f weight and bias) and
 OUTDIR/expected.npy, the last hidden state.
@@ -52,7 +52,8 @@ ap.add_argument("--hidden", type=int, required=True)
 ap.add_argument("--heads", type=int, required=True)
 ap.add_argument("--vocab", type=int, required=True)
 ap.add_argument("--positions", type=int, required=True)
-ap.add_argument("--mask", choices=["select", "buffer"], default="select")
+ap.add_argument("--mask", choices=["select", "buffer", "buffer-arg"],
+                default="select")
 a = ap.parse_args()
 T, C, V, P = a.seq, a.hidden, a.vocab, a.positions
 rng = np.random.default_rng(29)
@@ -67,7 +68,7 @@ def arg(x):
 ids = arg(rng.integers(0, V, (1, T)).astype(np.int64))
 wte = arg(rng.normal(0, 1, (V, C)).astype(np.float32))
 wpe = arg(rng.normal(0, 0.5, (P, C)).astype(np.float32))
-if a.mask == "buffer":
+if a.mask == "buffer-arg":
     arg(np.tril(np.ones((P, P), dtype=bool))[None, None])
 h = wte[ids[0]] + wpe[np.arange(T)]
 

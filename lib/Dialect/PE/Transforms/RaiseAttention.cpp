@@ -190,6 +190,14 @@ std::optional<Access> AttentionMatcher::accessAt(const Expr *x,
 }
 
 bool AttentionMatcher::parseCausal(const Expr *cond, bool maskedWhenTrue) {
+  // A constant boolean buffer (GPT-2's `bias`), checked entry by entry.
+  if (std::optional<int64_t> k =
+          causalOffsetOfConstantMask(tracer, cond, i, j, maskedWhenTrue)) {
+    if (causalOffset || *k < 0)
+      return false;
+    causalOffset = *k;
+    return true;
+  }
   if (cond->kind != ExprKind::CmpI)
     return false;
   const Expr *l = cond->operands[0], *r = cond->operands[1];
@@ -336,10 +344,15 @@ bool AttentionMatcher::matchScores(const Expr *s) {
   // masked_fill(mask, -big): select(cond, -big, scores) around the scores.
   while (s->kind == ExprKind::Select) {
     const Expr *t = stripCasts(s->operands[1]), *o = stripCasts(s->operands[2]);
+    const Expr *cond = stripCasts(s->operands[0]);
     const char *unrecognisedMask =
-        "the scores are masked by a select whose condition is not a causal "
-        "comparison of the key and query indices (j > i + k, or its "
-        "negation); pass other masks as an additive bias tensor";
+        cond->kind == ExprKind::Leaf
+            ? "the scores are masked by a boolean tensor that is not a "
+              "constant causal pattern (true exactly where j <= i + k); pass "
+              "other masks as an additive bias tensor"
+            : "the scores are masked by a select whose condition is not a "
+              "causal comparison of the key and query indices (j > i + k, or "
+              "its negation); pass other masks as an additive bias tensor";
     if (t->isConst() && t->constant <= kMaskedScore && !o->isConst()) {
       if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/true)) {
         reason = unrecognisedMask;

@@ -253,6 +253,15 @@ struct AttentionCone {
 };
 AttentionCone attentionCone(Value root, unsigned maxDistance);
 
+/// When `cond` reads a constant boolean tensor at [c..., i + a, j + b] that
+/// is, over the window the variables `i`, `j` read, masked (true when
+/// `maskedWhenTrue`, else false) exactly where j > i + k: that k
+/// (RaiseMasks.cpp).
+std::optional<int64_t> causalOffsetOfConstantMask(const Tracer &tracer,
+                                                  const Expr *cond,
+                                                  AffineExpr i, AffineExpr j,
+                                                  bool maskedWhenTrue);
+
 /// True when `a` and `b` agree to `relTol` (relative) or both are 0.
 bool nearlyEqual(double a, double b, double relTol);
 
