@@ -79,6 +79,9 @@ struct RaisePass : pe::impl::RaiseBase<RaisePass> {
       std::string why = raise::whyRopeNotRaised(op, options);
       if (!why.empty())
         emitMissedRemark(op, getArgument(), "rope-not-raised", why);
+      why = raise::whyAbsoluteNotRaised(op, options);
+      if (!why.empty())
+        emitMissedRemark(op, getArgument(), "absolute-not-raised", why);
       why = raise::whyAttentionNotRaised(op, options);
       if (!why.empty())
         emitMissedRemark(op, getArgument(), "attention-not-raised", why);

@@ -190,56 +190,13 @@ std::optional<Access> AttentionMatcher::accessAt(const Expr *x,
 }
 
 bool AttentionMatcher::parseCausal(const Expr *cond, bool maskedWhenTrue) {
-  // A constant boolean buffer (GPT-2's `bias`), checked entry by entry.
-  if (std::optional<int64_t> k =
-          causalOffsetOfConstantMask(tracer, cond, i, j, maskedWhenTrue)) {
-    if (causalOffset || *k < 0)
-      return false;
-    causalOffset = *k;
-    return true;
-  }
-  if (cond->kind != ExprKind::CmpI)
-    return false;
-  const Expr *l = cond->operands[0], *r = cond->operands[1];
-  if (l->kind != ExprKind::Index || r->kind != ExprKind::Index)
-    return false;
-  // Normalise to "masked iff E > k".
-  AffineExpr diff = l->index - r->index;
-  int64_t k = 0;
-  switch (static_cast<arith::CmpIPredicate>(cond->predicate)) {
-  case arith::CmpIPredicate::sgt:
-  case arith::CmpIPredicate::ugt:
-    break;
-  case arith::CmpIPredicate::sge:
-  case arith::CmpIPredicate::uge:
-    k = -1;
-    break;
-  case arith::CmpIPredicate::slt:
-  case arith::CmpIPredicate::ult:
-    diff = -diff;
-    break;
-  case arith::CmpIPredicate::sle:
-  case arith::CmpIPredicate::ule:
-    diff = -diff;
-    k = -1;
-    break;
-  default:
-    return false;
-  }
-  if (!maskedWhenTrue) {
-    // masked iff !(E > k) iff -E > -k - 1
-    diff = -diff;
-    k = -k - 1;
-  }
-  // E = j - i + c: masked iff j > i + k - c.
-  std::optional<int64_t> c = tracer.constantOf(diff - j + i);
-  if (!c || causalOffset)
-    return false;
+  std::optional<int64_t> k =
+      causalOffsetOfCondition(tracer, cond, i, j, maskedWhenTrue);
   // A negative offset masks every key of the first rows, which the original
   // normalises uniformly over its -big scores and pe.attention sets to 0.
-  if (k - *c < 0)
+  if (!k || causalOffset || *k < 0)
     return false;
-  causalOffset = k - *c;
+  causalOffset = *k;
   return true;
 }
 
@@ -312,20 +269,20 @@ bool AttentionMatcher::matchBias(const Term &term) {
   // ALiBi: slope[h] * distance(i, j).
   if (matchAlibi(term))
     return true;
+  // The causal mask: select(cmp(j, i), -big, 0) (or the other way round),
+  // maybe times a 0/1 indicator of another comparison (RaiseMasks.cpp).
+  if (std::optional<int64_t> k =
+          causalOffsetOfMaskTerm(tracer, term, i, j, kMaskedScore)) {
+    if (causalOffset || *k < 0)
+      return false;
+    causalOffset = *k;
+    return true;
+  }
   if (term.factors.size() != 1)
     return false;
   const Expr *f = stripCasts(term.factors[0]);
-  // The causal mask: select(cmp(j, i), -big, 0) (or the other way round).
-  if (f->kind == ExprKind::Select && term.coefficient == 1) {
-    const Expr *t = stripCasts(f->operands[1]), *o = stripCasts(f->operands[2]);
-    if (!t->isConst() || !o->isConst())
-      return false;
-    if (t->constant <= kMaskedScore && o->constant == 0)
-      return parseCausal(f->operands[0], /*maskedWhenTrue=*/true);
-    if (o->constant <= kMaskedScore && t->constant == 0)
-      return parseCausal(f->operands[0], /*maskedWhenTrue=*/false);
+  if (f->kind == ExprKind::Select)
     return false;
-  }
   // An additive bias tensor, broadcast numpy-style to [B, H, Tq, Tk].
   if (f->kind != ExprKind::Leaf || term.coefficient != 1 || bias)
     return false;

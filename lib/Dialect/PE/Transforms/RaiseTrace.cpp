@@ -350,6 +350,38 @@ delinearize(AffineExpr linear, ArrayRef<int64_t> shape) {
   return out;
 }
 
+/// `indices[d] + c` when `dense` (integers, not i1) holds `index_d + c` at
+/// every element for one dimension d (or one value everywhere: `c`).
+static std::optional<AffineExpr> arangeIndex(DenseIntElementsAttr dense,
+                                             ArrayRef<AffineExpr> indices) {
+  constexpr int64_t kMaxArangeElements = int64_t(1) << 20;
+  auto type = cast<RankedTensorType>(dense.getType());
+  if (dense.getElementType().isInteger(1) ||
+      type.getNumElements() > kMaxArangeElements ||
+      indices.size() != static_cast<size_t>(type.getRank()))
+    return std::nullopt;
+  MLIRContext *ctx = type.getContext();
+  SmallVector<int64_t> values;
+  for (const APInt &x : dense.getValues<APInt>())
+    values.push_back(x.getSExtValue());
+  if (values.empty())
+    return std::nullopt;
+  int64_t c = values[0];
+  if (llvm::all_of(values, [&](int64_t x) { return x == c; }))
+    return getAffineConstantExpr(c, ctx);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t stride = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    bool arange = shape[d] > 1;
+    for (int64_t flat = 0; arange && flat < (int64_t)values.size(); ++flat)
+      arange = values[flat] == (flat / stride) % shape[d] + c;
+    if (arange)
+      return indices[d] + c;
+    stride *= shape[d];
+  }
+  return std::nullopt;
+}
+
 const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
   Operation *def = v.getDefiningOp();
   auto tensorType = dyn_cast<RankedTensorType>(v.getType());
@@ -389,6 +421,15 @@ const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
       return constant(dense.getValues<APFloat>()[at].convertToDouble(),
                       dense.getElementType());
     }
+    // A constant integer tensor that is an arange along one dimension
+    // (torch.arange folded by the frontend: positions, the aranges of Hugging
+    // Face's causal mask) is that index plus a constant.
+    if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue()))
+      if (std::optional<AffineExpr> e = arangeIndex(dense, indices)) {
+        Expr *n = make(ExprKind::Index, dense.getElementType());
+        n->index = simplify(*e);
+        return n;
+      }
     return leaf(v, indices);
   }
 
@@ -747,8 +788,12 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
         if (std::optional<int64_t> c = constantOf(args[0]->index)) {
           e = constant(static_cast<double>(*c), type);
         }
-      if (!e)
-        e = unary(ExprKind::IntToFp, args[0], type);
+      if (!e) {
+        Expr *n = make(ExprKind::IntToFp, type);
+        n->operands = {args[0]};
+        n->predicate = isa<arith::UIToFPOp>(inner); // 1: unsigned
+        e = n;
+      }
     } else if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
                    arith::ExtUIOp, arith::TruncIOp>(inner)) {
       e = args[0]; // the integer value, whatever its width
@@ -888,6 +933,7 @@ bool Tracer::equal(const Expr *a, const Expr *b,
     break;
   case ExprKind::CmpF:
   case ExprKind::CmpI:
+  case ExprKind::IntToFp:
     if (a->predicate != b->predicate)
       return false;
     break;

@@ -60,7 +60,7 @@ enum class ExprKind {
   Tanh,
   Log,
   Cast,    // extf / truncf: a change of float precision
-  IntToFp, // sitofp / uitofp (also of an index_cast)
+  IntToFp, // sitofp / uitofp (also of an index_cast); `predicate` 1: uitofp
   Reduce,  // `reduction` of operands[0] over variable `var`
   Select,  // operands: condition, true value, false value
   CmpF,    // `predicate` (arith::CmpFPredicate) of two floats
@@ -262,6 +262,21 @@ std::optional<int64_t> causalOffsetOfConstantMask(const Tracer &tracer,
                                                   AffineExpr i, AffineExpr j,
                                                   bool maskedWhenTrue);
 
+/// When the integer condition `cond` says "masked" (when true if
+/// `maskedWhenTrue`, else when false) exactly where j > i + k, for the
+/// variables `i` (query) and `j` (key): that k. A comparison of the indices
+/// or a constant boolean tensor (causalOffsetOfConstantMask).
+std::optional<int64_t> causalOffsetOfCondition(const Tracer &tracer,
+                                               const Expr *cond, AffineExpr i,
+                                               AffineExpr j,
+                                               bool maskedWhenTrue);
+/// The k of a term of the scores that is a causal mask: select(c, -big, 0)
+/// (-big <= `maskedScore`), or that times a 0 / 1 indicator of another
+/// comparison (Hugging Face's triu(full(min), 1) * (arange_j > pos_i)).
+std::optional<int64_t> causalOffsetOfMaskTerm(const Tracer &tracer,
+                                              const Term &term, AffineExpr i,
+                                              AffineExpr j, double maskedScore);
+
 /// True when `a` and `b` agree to `relTol` (relative) or both are 0.
 bool nearlyEqual(double a, double b, double relTol);
 
@@ -290,6 +305,8 @@ namespace raise {
 /// Why `op`, which computes something close to a rotary embedding, was not
 /// raised; empty if it was not close (or would be raised).
 std::string whyRopeNotRaised(Operation *op, const RaiseOptions &options);
+/// The same for absolute encodings (RaiseAbsolute.cpp).
+std::string whyAbsoluteNotRaised(Operation *op, const RaiseOptions &options);
 /// The same for attention.
 std::string whyAttentionNotRaised(Operation *op, const RaiseOptions &options);
 } // namespace raise
