@@ -359,8 +359,24 @@ bool RopeMatcher::match() {
     return true;
   };
   // Cheap rejection first: channel 0 must be a sum of two products.
-  if (!channelTerms(0) || terms[0].size() != 2)
+  if (!channelTerms(0) || terms[0].size() != 2) {
+    // A payload that gathers (tensor.extract) at indices the tracer cannot
+    // follow is opaque: say which op stopped it.
+    Operation *def = root.getDefiningOp();
+    Operation *opaque = tracer.opaqueOpOf(root);
+    bool gathers =
+        def && def->getNumRegions() == 1 &&
+        def->getRegion(0)
+            .walk([](tensor::ExtractOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (opaque && gathers)
+      reason = "an opaque gather: the payload reads a tensor (tensor.extract) "
+               "through '" +
+               opaque->getName().getStringRef().str() +
+               "', which the tracer does not follow, so what the element "
+               "computes is unknown";
     return false;
+  }
   for (int64_t c = 1; c < channels; ++c)
     if (!channelTerms(c))
       return false;

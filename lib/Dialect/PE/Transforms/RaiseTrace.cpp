@@ -382,6 +382,31 @@ static std::optional<AffineExpr> arangeIndex(DenseIntElementsAttr dense,
   return std::nullopt;
 }
 
+static bool isSignedOrEqualityPredicate(arith::CmpIPredicate p) {
+  using P = arith::CmpIPredicate;
+  return p == P::eq || p == P::ne || p == P::slt || p == P::sle ||
+         p == P::sgt || p == P::sge;
+}
+
+/// `a p b` for a signed or equality predicate, given d = a - b.
+static bool evaluateSigned(arith::CmpIPredicate p, int64_t d) {
+  using P = arith::CmpIPredicate;
+  switch (p) {
+  case P::eq:
+    return d == 0;
+  case P::ne:
+    return d != 0;
+  case P::slt:
+    return d < 0;
+  case P::sle:
+    return d <= 0;
+  case P::sgt:
+    return d > 0;
+  default:
+    return d >= 0; // sge
+  }
+}
+
 const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
   Operation *def = v.getDefiningOp();
   auto tensorType = dyn_cast<RankedTensorType>(v.getType());
@@ -704,6 +729,7 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
     return nullptr;
   };
 
+  Operation *opaqueOp = nullptr;
   // Payload values the tracer cannot express are unknown (null); only the
   // yielded value must be known, so a second result nobody reads (the index
   // of torch-mlir's max/argmax reduction) does not stop the trace.
@@ -742,8 +768,10 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
           at.push_back(index->index);
           continue;
         }
-        if (!isa<IntegerType, IndexType>(index->type))
+        if (!isa<IntegerType, IndexType>(index->type)) {
+          opaque.try_emplace(result, &inner);
           return fallback();
+        }
         // One symbol per distinct index expression (the same positions read
         // by several gathers are one symbol).
         unsigned sym = 0;
@@ -818,22 +846,59 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
       n->operands = {args[0], args[1]};
       e = n;
     } else if (auto cmp = dyn_cast<arith::CmpIOp>(inner)) {
-      Expr *n = make(ExprKind::CmpI, type);
-      n->predicate = static_cast<int64_t>(cmp.getPredicate());
-      n->operands = {args[0], args[1]};
-      e = n;
+      // Indices that differ by a constant (a channel compared with D / 2 once
+      // the pattern fixed the channel) compare to a constant.
+      std::optional<int64_t> diff;
+      if (args[0]->kind == ExprKind::Index && args[1]->kind == ExprKind::Index)
+        diff = constantOf(args[0]->index - args[1]->index);
+      if (diff && isSignedOrEqualityPredicate(cmp.getPredicate())) {
+        Expr *n = make(ExprKind::Index, type);
+        n->index = getAffineConstantExpr(
+            evaluateSigned(cmp.getPredicate(), *diff) ? 1 : 0, context);
+        e = n;
+      } else {
+        Expr *n = make(ExprKind::CmpI, type);
+        n->predicate = static_cast<int64_t>(cmp.getPredicate());
+        n->operands = {args[0], args[1]};
+        e = n;
+      }
+    } else if (isa<arith::SelectOp>(inner) &&
+               args[0]->kind == ExprKind::Index && constantOf(args[0]->index)) {
+      e = *constantOf(args[0]->index) ? args[1] : args[2];
     } else if (isa<arith::SelectOp>(inner)) {
       Expr *n = make(ExprKind::Select, type);
       n->operands = {args[0], args[1], args[2]};
       e = n;
+    } else if (isa<arith::RemSIOp, arith::RemUIOp, arith::DivSIOp,
+                   arith::DivUIOp, arith::FloorDivSIOp>(inner) &&
+               asIndex(args[0]) && args[1]->kind == ExprKind::Index) {
+      // By a positive constant: mod / floordiv, where the dividend is known
+      // to be non-negative (truncating and flooring agree there).
+      AffineExpr a = simplify(asIndex(args[0]));
+      std::optional<int64_t> d = constantOf(args[1]->index);
+      int64_t lo, hi;
+      bounds(a, lo, hi);
+      bool rem = isa<arith::RemSIOp, arith::RemUIOp>(inner);
+      if (d && *d > 0 &&
+          (lo >= 0 || (!rem && isa<arith::FloorDivSIOp>(inner)))) {
+        Expr *n = make(ExprKind::Index, type);
+        n->index = simplify(rem ? a % *d : a.floorDiv(*d));
+        e = n;
+      }
     }
+    if (!e && !opaqueOp)
+      opaqueOp = &inner;
     env[res] = e;
   }
 
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   const Expr *yielded = get(yield.getOperand(resultNumber));
-  if (!yielded)
+  if (!yielded) {
+    // The first payload op the tracer could not express, for remarks.
+    if (opaqueOp)
+      opaque.try_emplace(result, opaqueOp);
     return fallback();
+  }
   if (!reductionVar)
     return yielded;
 

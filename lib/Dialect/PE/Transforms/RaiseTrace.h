@@ -125,6 +125,10 @@ public:
     return s ? symbols[s.getPosition()] : nullptr;
   }
 
+  /// The payload op that stopped the trace of a linalg result (an op the
+  /// tracer cannot express that the yielded value depends on), if one did.
+  Operation *opaqueOpOf(Value result) const { return opaque.lookup(result); }
+
   /// Every access the tracer visited that yields `e`, in visiting order
   /// (data movement visits several: an operand, the transpose it reads, ...).
   ArrayRef<Access> origins(const Expr *e) const;
@@ -170,6 +174,7 @@ private:
   std::map<std::pair<const void *, std::vector<const void *>>, const Expr *>
       cache;
   llvm::DenseMap<const Expr *, SmallVector<Access, 2>> originMap;
+  llvm::DenseMap<Value, Operation *> opaque;
   unsigned depth = 0;
   /// By default a guard against pathological inputs, far beyond any
   /// attention block.
