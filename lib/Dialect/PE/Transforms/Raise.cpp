@@ -67,6 +67,10 @@ struct RaisePass : pe::impl::RaiseBase<RaisePass> {
     if (failed(applyPatternsGreedily(getOperation(), std::move(attention))))
       return signalPassFailure();
 
+    // Explaining the misses traces every candidate again: only when remarks
+    // are collected.
+    if (!getContext().getRemarkEngine())
+      return;
     getOperation()->walk([&](Operation *op) {
       if (isTensorLevelElementwise(op))
         emitMissedRemark(

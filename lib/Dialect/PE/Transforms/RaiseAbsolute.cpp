@@ -111,7 +111,7 @@ std::optional<AbsoluteMatch> matchAbsolute(Value root) {
   Tracer tracer(root.getContext());
   // An absolute encoding is a table read added elementwise: reductions are
   // leaves.
-  tracer.setMaxDepth(kPatternTraceDepth);
+  tracer.setMaxDepth(kEncodingTraceDepth);
   tracer.setReductionFilter([](Operation *) { return false; });
   SmallVector<AffineExpr> vars = tracer.addVariables(type);
   SmallVector<Term> terms;

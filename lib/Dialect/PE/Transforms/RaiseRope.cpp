@@ -345,7 +345,7 @@ bool RopeMatcher::match() {
     return false;
   // A rotary embedding is elementwise work and data movement: reductions
   // (a projection producing x, a norm) are leaves.
-  tracer.setMaxDepth(kPatternTraceDepth);
+  tracer.setMaxDepth(kEncodingTraceDepth);
   tracer.setReductionFilter([](Operation *) { return false; });
   vars = tracer.addVariables(type);
   MLIRContext *ctx = root.getContext();
@@ -377,6 +377,10 @@ bool RopeMatcher::match() {
                "computes is unknown";
     return false;
   }
+  // Still cheap: both products of channel 0 read one input x at the
+  // output's indices (a bias added to a projection does not).
+  if (!findInput())
+    return false;
   for (int64_t c = 1; c < channels; ++c)
     if (!channelTerms(c))
       return false;

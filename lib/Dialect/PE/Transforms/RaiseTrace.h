@@ -238,6 +238,9 @@ Term productOf(const Expr *e);
 /// (a Llama block's attention is about 20 deep, its RoPE tables 15). The
 /// bound makes each candidate's trace cost independent of the program's size.
 constexpr unsigned kPatternTraceDepth = 64;
+/// The same for the encodings, which are elementwise: every elementwise op is
+/// a candidate, and a residual stream is elementwise all the way up.
+constexpr unsigned kEncodingTraceDepth = 32;
 
 /// Linalg ops with a reduction loop of extent > 1, and linalg.softmax.
 bool isReduction(Operation *op);
