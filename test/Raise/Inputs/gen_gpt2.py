@@ -37,6 +37,8 @@ import math
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_corpus import (Emitter, amap, binary, collapse, emit_softmax,  # noqa: E402
                         expand, gather_rows, generic, ident, matmul4,

@@ -12,6 +12,8 @@ llama_block of test/Integration/lib/raise_ref.py.
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
