@@ -7,13 +7,13 @@ emits, for pe-raise's compile-time tests:
       [--heads H] [--vocab V] [--positions P] [--mask select|buffer]
       [-o out.mlir]
 
-The spelling follows torch-mlir's lowering, with the helpers of
-gen_corpus.py (which states its sources): Conv1D's `addmm(b, x, W)` is
-decomposed into `linalg.fill` + `linalg.matmul` on the flattened
-[B * T, C] activations plus a broadcasting `linalg.generic` addf of the
-bias (torch-mlir's DecomposeAtenAddmmOp, then TorchToLinalg's
-ConvertAtenMmOp: test/Conversion/TorchToLinalg/basic.mlir
-`torch.aten.mm$basic`, and elementwise.mlir for the broadcast adds);
+The spelling follows the TorchToLinalg conventions of gen_corpus.py's
+helpers (used here): Conv1D's `addmm(b, x, W)` as `linalg.fill` +
+`linalg.matmul` on the flattened [B * T, C] activations (torch.aten.mm
+lowers to linalg.matmul: llvm/torch-mlir
+test/Conversion/TorchToLinalg/linear.mlir) plus a broadcasting
+`linalg.generic` addf of the bias (addmm decomposed into mm + add; not
+checked against a torch-mlir GPT-2 dump);
 `split` of c_attn into q, k, v is `tensor.extract_slice`; `view` +
 `permute` are `tensor.expand_shape` + a transposing generic; matmuls of
 rank-4 operands collapse to `linalg.batch_matmul` and expand back;
