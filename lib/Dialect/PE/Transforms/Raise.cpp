@@ -16,6 +16,7 @@
 #include "pe/Dialect/PE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -29,6 +30,17 @@ namespace pe {
 
 using namespace mlir;
 using namespace mlir::pe;
+
+/// An arith or math op on whole tensors (TOSA and Buddy frontends leave
+/// these), which the tracer treats as an opaque leaf.
+static bool isTensorLevelElementwise(Operation *op) {
+  if (!op->hasTrait<OpTrait::Elementwise>() ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+      isa<arith::ConstantOp>(op))
+    return false;
+  return llvm::any_of(op->getResultTypes(),
+                      [](Type t) { return isa<RankedTensorType>(t); });
+}
 
 namespace {
 struct RaisePass : pe::impl::RaiseBase<RaisePass> {
@@ -55,10 +67,25 @@ struct RaisePass : pe::impl::RaiseBase<RaisePass> {
     if (failed(applyPatternsGreedily(getOperation(), std::move(attention))))
       return signalPassFailure();
 
+    // Explaining the misses traces every candidate again: only when remarks
+    // are collected.
+    if (!getContext().getRemarkEngine())
+      return;
     getOperation()->walk([&](Operation *op) {
+      if (isTensorLevelElementwise(op))
+        emitMissedRemark(
+            op, getArgument(), "tensor-level-op",
+            "the tracer looks into elementwise computations of linalg ops "
+            "only, so this '" +
+                op->getName().getStringRef().str() +
+                "' on whole tensors ends every trace through it; run "
+                "convert-elementwise-to-linalg before pe-raise");
       std::string why = raise::whyRopeNotRaised(op, options);
       if (!why.empty())
         emitMissedRemark(op, getArgument(), "rope-not-raised", why);
+      why = raise::whyAbsoluteNotRaised(op, options);
+      if (!why.empty())
+        emitMissedRemark(op, getArgument(), "absolute-not-raised", why);
       why = raise::whyAttentionNotRaised(op, options);
       if (!why.empty())
         emitMissedRemark(op, getArgument(), "attention-not-raised", why);

@@ -97,6 +97,10 @@ struct AbsoluteMatch {
   Value input, table;
   double scale = 1;
   PositionsMatch positions;
+  /// The table's rows are gathered (at a tensor of ids), and whether the
+  /// input is itself a row of a table read at gathered ids (a token
+  /// embedding).
+  bool gatheredRows = false, inputIsLookup = false;
 };
 
 /// Matches `root` as input * scale + table[position, c].
@@ -105,6 +109,10 @@ std::optional<AbsoluteMatch> matchAbsolute(Value root) {
   if (!type || type.getRank() < 2 || !isa<FloatType>(type.getElementType()))
     return std::nullopt;
   Tracer tracer(root.getContext());
+  // An absolute encoding is a table read added elementwise: reductions are
+  // leaves.
+  tracer.setMaxDepth(kEncodingTraceDepth);
+  tracer.setReductionFilter([](Operation *) { return false; });
   SmallVector<AffineExpr> vars = tracer.addVariables(type);
   SmallVector<Term> terms;
   if (!expandTerms(tracer.trace(root, vars), terms, 2) || terms.size() != 2)
@@ -117,8 +125,11 @@ std::optional<AbsoluteMatch> matchAbsolute(Value root) {
   // is chosen first).
   auto isTable = [&](const Term &t) {
     const Expr *f = stripCasts(t.factors[0]);
+    // A table is read, not computed: a projection or another reduction the
+    // trace stopped at is not one.
     return t.coefficient == 1 && f->kind == ExprKind::Leaf &&
            f->indices.size() == 2 &&
+           !isa_and_nonnull<linalg::LinalgOp>(f->value.getDefiningOp()) &&
            tracer.simplify(f->indices[1]) == tracer.simplify(vars.back());
   };
   auto inputOf = [&](const Term &t) -> Value {
@@ -156,6 +167,9 @@ std::optional<AbsoluteMatch> matchAbsolute(Value root) {
     tableRead = stripCasts(terms[best].factors[0]);
     m.input = inputOf(terms[1 - best]);
     m.scale = terms[1 - best].coefficient;
+    const Expr *in = stripCasts(terms[1 - best].factors[0]);
+    m.inputIsLookup = in->kind == ExprKind::Leaf && !in->indices.empty() &&
+                      tracer.symbolValue(tracer.simplify(in->indices[0]));
   }
   if (!m.input || !tableRead)
     return std::nullopt;
@@ -167,6 +181,7 @@ std::optional<AbsoluteMatch> matchAbsolute(Value root) {
   // position.
   AffineExpr row = tracer.simplify(tableRead->indices[0]);
   const Expr *position = tracer.symbolValue(row);
+  m.gatheredRows = position != nullptr;
   std::string why;
   if (position) {
     if (failed(matchPositions(tracer, position, type, m.positions, why)))
@@ -185,6 +200,20 @@ std::optional<AbsoluteMatch> matchAbsolute(Value root) {
     return std::nullopt;
   m.table = tableRead->value;
   return m;
+}
+
+/// Rows of a learned table gathered at ids and added to a tensor that is not
+/// itself a token-embedding lookup: the ids may as well be tokens (a residual
+/// `embed[ids] + x`) as positions, so the sum is not raised. Next to a token
+/// lookup (`wte[ids] + wpe[position_ids]`), or for a constant table holding
+/// the sinusoidal encoding, the table is a position encoding.
+constexpr const char *kAmbiguousRows =
+    "a learned table read at gathered rows is added to a tensor that is not a "
+    "token-embedding lookup: the rows may be token ids (a residual embed[ids] "
+    "+ x) rather than positions; not raised as pe.add_learned";
+
+bool ambiguousRows(const AbsoluteMatch &m) {
+  return m.gatheredRows && !m.inputIsLookup;
 }
 
 struct RaiseAbsoluteEncoding : RewritePattern {
@@ -209,6 +238,8 @@ struct RaiseAbsoluteEncoding : RewritePattern {
     if (auto cst = m->table.getDefiningOp<arith::ConstantOp>())
       if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue()))
         sinusoid = sinusoidalTable(dense, 1e-6 + options.tolerance);
+    if (!sinusoid && ambiguousRows(*m))
+      return rewriter.notifyMatchFailure(op, kAmbiguousRows);
     bool scaled = !ShapedType::isDynamic(channels) &&
                   nearlyEqual(m->scale, std::sqrt(double(channels)), 1e-6);
     if (m->scale != 1 && !(sinusoid && scaled))
@@ -245,6 +276,23 @@ struct RaiseAbsoluteEncoding : RewritePattern {
 };
 
 } // namespace
+
+std::string mlir::pe::raise::whyAbsoluteNotRaised(Operation *op,
+                                                  const RaiseOptions &options) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() != 1 ||
+      linalgOp.getNumReductionLoops() != 0 ||
+      !linalgOp.hasPureTensorSemantics())
+    return "";
+  std::optional<AbsoluteMatch> m = matchAbsolute(op->getResult(0));
+  if (!m || !ambiguousRows(*m))
+    return "";
+  if (auto cst = m->table.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue()))
+      if (sinusoidalTable(dense, 1e-6 + options.tolerance))
+        return "";
+  return kAmbiguousRows;
+}
 
 void mlir::pe::populateRaiseAbsoluteEncodingPatterns(
     RewritePatternSet &patterns, const RaiseOptions &options) {

@@ -35,6 +35,8 @@
 #include "llvm/Support/Debug.h"
 
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #define DEBUG_TYPE "pe-raise"
 
@@ -58,6 +60,8 @@ public:
 
 private:
   bool matchScores(const Expr *s);
+  /// exp(S - M) and Z of a softmax written as exp(S - M - log Z).
+  std::pair<const Expr *, const Expr *> splitLogSumExp(const Expr *p);
   bool matchBias(const Term &term);
   bool matchAlibi(const Term &term);
   bool parseCausal(const Expr *cond, bool maskedWhenTrue);
@@ -186,48 +190,13 @@ std::optional<Access> AttentionMatcher::accessAt(const Expr *x,
 }
 
 bool AttentionMatcher::parseCausal(const Expr *cond, bool maskedWhenTrue) {
-  if (cond->kind != ExprKind::CmpI)
-    return false;
-  const Expr *l = cond->operands[0], *r = cond->operands[1];
-  if (l->kind != ExprKind::Index || r->kind != ExprKind::Index)
-    return false;
-  // Normalise to "masked iff E > k".
-  AffineExpr diff = l->index - r->index;
-  int64_t k = 0;
-  switch (static_cast<arith::CmpIPredicate>(cond->predicate)) {
-  case arith::CmpIPredicate::sgt:
-  case arith::CmpIPredicate::ugt:
-    break;
-  case arith::CmpIPredicate::sge:
-  case arith::CmpIPredicate::uge:
-    k = -1;
-    break;
-  case arith::CmpIPredicate::slt:
-  case arith::CmpIPredicate::ult:
-    diff = -diff;
-    break;
-  case arith::CmpIPredicate::sle:
-  case arith::CmpIPredicate::ule:
-    diff = -diff;
-    k = -1;
-    break;
-  default:
-    return false;
-  }
-  if (!maskedWhenTrue) {
-    // masked iff !(E > k) iff -E > -k - 1
-    diff = -diff;
-    k = -k - 1;
-  }
-  // E = j - i + c: masked iff j > i + k - c.
-  std::optional<int64_t> c = tracer.constantOf(diff - j + i);
-  if (!c || causalOffset)
-    return false;
+  std::optional<int64_t> k =
+      causalOffsetOfCondition(tracer, cond, i, j, maskedWhenTrue);
   // A negative offset masks every key of the first rows, which the original
   // normalises uniformly over its -big scores and pe.attention sets to 0.
-  if (k - *c < 0)
+  if (!k || causalOffset || *k < 0)
     return false;
-  causalOffset = k - *c;
+  causalOffset = *k;
   return true;
 }
 
@@ -300,20 +269,20 @@ bool AttentionMatcher::matchBias(const Term &term) {
   // ALiBi: slope[h] * distance(i, j).
   if (matchAlibi(term))
     return true;
+  // The causal mask: select(cmp(j, i), -big, 0) (or the other way round),
+  // maybe times a 0/1 indicator of another comparison (RaiseMasks.cpp).
+  if (std::optional<int64_t> k =
+          causalOffsetOfMaskTerm(tracer, term, i, j, kMaskedScore)) {
+    if (causalOffset || *k < 0)
+      return false;
+    causalOffset = *k;
+    return true;
+  }
   if (term.factors.size() != 1)
     return false;
   const Expr *f = stripCasts(term.factors[0]);
-  // The causal mask: select(cmp(j, i), -big, 0) (or the other way round).
-  if (f->kind == ExprKind::Select && term.coefficient == 1) {
-    const Expr *t = stripCasts(f->operands[1]), *o = stripCasts(f->operands[2]);
-    if (!t->isConst() || !o->isConst())
-      return false;
-    if (t->constant <= kMaskedScore && o->constant == 0)
-      return parseCausal(f->operands[0], /*maskedWhenTrue=*/true);
-    if (o->constant <= kMaskedScore && t->constant == 0)
-      return parseCausal(f->operands[0], /*maskedWhenTrue=*/false);
+  if (f->kind == ExprKind::Select)
     return false;
-  }
   // An additive bias tensor, broadcast numpy-style to [B, H, Tq, Tk].
   if (f->kind != ExprKind::Leaf || term.coefficient != 1 || bias)
     return false;
@@ -332,21 +301,38 @@ bool AttentionMatcher::matchScores(const Expr *s) {
   // masked_fill(mask, -big): select(cond, -big, scores) around the scores.
   while (s->kind == ExprKind::Select) {
     const Expr *t = stripCasts(s->operands[1]), *o = stripCasts(s->operands[2]);
+    const Expr *cond = stripCasts(s->operands[0]);
+    const char *unrecognisedMask =
+        cond->kind == ExprKind::Leaf
+            ? "the scores are masked by a boolean tensor that is not a "
+              "constant causal pattern (true exactly where j <= i + k); pass "
+              "other masks as an additive bias tensor"
+            : "the scores are masked by a select whose condition is not a "
+              "causal comparison of the key and query indices (j > i + k, or "
+              "its negation); pass other masks as an additive bias tensor";
     if (t->isConst() && t->constant <= kMaskedScore && !o->isConst()) {
-      if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/true))
+      if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/true)) {
+        reason = unrecognisedMask;
         return false;
+      }
       s = o;
     } else if (o->isConst() && o->constant <= kMaskedScore && !t->isConst()) {
-      if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/false))
+      if (!parseCausal(s->operands[0], /*maskedWhenTrue=*/false)) {
+        reason = unrecognisedMask;
         return false;
+      }
       s = t;
     } else {
+      reason = "the scores are masked by a select whose masked value is not a "
+               "constant <= -1e4";
       return false;
     }
   }
   SmallVector<Term> terms;
-  if (!expandTerms(s, terms, 8))
+  if (!expandTerms(s, terms, 8)) {
+    reason = "the scores are a sum of more than 8 terms";
     return false;
+  }
   bool haveDot = false;
   for (const Term &term : terms) {
     // The dot product term: coefficient * sum_d (c * Q * K).
@@ -358,12 +344,15 @@ bool AttentionMatcher::matchScores(const Expr *s) {
       haveDot = true;
       const Expr *dot = stripCasts(term.factors[0]);
       d = varExpr(tracer, dot->var);
-      SmallVector<Term> body;
-      if (!expandTerms(dot->operands[0], body, 1) || body.size() != 1 ||
-          body[0].factors.size() != 2)
+      // Q K, whose factors may be sums (biased projections).
+      Term body = productOf(dot->operands[0]);
+      if (body.factors.size() != 2) {
+        reason = "the dot product is not a product of two factors (a query "
+                 "and a key)";
         return false;
-      scale = term.coefficient * body[0].coefficient;
-      const Expr *qf = body[0].factors[0], *kf = body[0].factors[1];
+      }
+      scale = term.coefficient * body.coefficient;
+      const Expr *qf = body.factors[0], *kf = body.factors[1];
       for (int attempt = 0; attempt < 2; ++attempt, std::swap(qf, kf)) {
         std::optional<Operand> q = operandAt(stripCasts(qf), {b, h, i, d});
         if (!q)
@@ -376,14 +365,54 @@ bool AttentionMatcher::matchScores(const Expr *s) {
         if (key.value)
           break;
       }
-      if (!query.value || !key.value)
+      if (!query.value || !key.value) {
+        reason = "the dot product's factors are not a query read at [b, h, "
+                 "i, d] and a key read at [b, h / g, j, d] (through "
+                 "transposes and reshapes)";
         return false;
+      }
       continue;
     }
-    if (!matchBias(term))
+    if (!matchBias(term)) {
+      if (reason.empty())
+        reason = "the scores add a term that is neither a bias tensor read "
+                 "at [b, h, i, j] (broadcast), a causal mask select(j > i + "
+                 "k, -big, 0) nor an ALiBi slope[h] * distance (an "
+                 "unrecognised mask or bias)";
       return false;
+    }
   }
+  if (!haveDot)
+    reason = "the scores have no dot product of a query and a key";
   return haveDot;
+}
+
+std::pair<const Expr *, const Expr *>
+AttentionMatcher::splitLogSumExp(const Expr *p) {
+  const Expr *x = stripCasts(p->operands[0]);
+  if (x->kind != ExprKind::Sub)
+    return {};
+  const Expr *lhs = stripCasts(x->operands[0]);
+  const Expr *rhs = stripCasts(x->operands[1]);
+  auto logOf = [](const Expr *e) -> const Expr * {
+    e = stripCasts(e);
+    return e->kind == ExprKind::Log ? stripCasts(e->operands[0]) : nullptr;
+  };
+  Type type = p->type;
+  // (S - M) - log Z
+  if (const Expr *z = logOf(rhs))
+    return {tracer.unary(ExprKind::Exp, lhs, type), z};
+  // S - (M + log Z)
+  if (rhs->kind != ExprKind::Add)
+    return {};
+  for (int k = 0; k < 2; ++k)
+    if (const Expr *z = logOf(rhs->operands[k])) {
+      const Expr *m = rhs->operands[1 - k];
+      return {tracer.unary(ExprKind::Exp,
+                           tracer.binary(ExprKind::Sub, lhs, m, type), type),
+              z};
+    }
+  return {};
 }
 
 bool AttentionMatcher::match() {
@@ -398,6 +427,17 @@ bool AttentionMatcher::match() {
     llvm::append_range(shape, type.getShape());
     type = RankedTensorType::get(shape, type.getElementType());
   }
+  // Cheap structural test first: an exponential must lie between the
+  // root's contraction and the contractions below it. Then trace only the
+  // attention's own reductions (RaiseCone.cpp).
+  AttentionCone cone = attentionCone(root, kPatternTraceDepth);
+  if (!cone.exponential)
+    return false;
+  tracer.setMaxDepth(kPatternTraceDepth);
+  tracer.setReductionFilter(
+      [reductions = std::move(cone.reductions)](Operation *op) {
+        return reductions.contains(op);
+      });
   SmallVector<AffineExpr> vars = tracer.addVariables(type);
   b = vars[0], h = vars[1], i = vars[2], e = vars[3];
   const Expr *out = stripCasts(
@@ -406,14 +446,14 @@ bool AttentionMatcher::match() {
   if (out->kind != ExprKind::Reduce || out->reduction != ReductionKind::Add)
     return false;
   j = varExpr(tracer, out->var);
-  SmallVector<Term> pv;
-  if (!expandTerms(out->operands[0], pv, 1) || pv.size() != 1 ||
-      pv[0].coefficient != 1)
+  // A product of P and V, whose factors may be sums (a biased V).
+  Term pv = productOf(out->operands[0]);
+  if (pv.coefficient != 1)
     return false;
   // V: the factor read at [b, h/g, j, e]; the rest is the softmax.
   const Expr *numerator = nullptr, *denominator = nullptr;
   SmallVector<const Expr *> rest;
-  for (const Expr *f : pv[0].factors) {
+  for (const Expr *f : pv.factors) {
     const Expr *s = stripCasts(f);
     if (!value.value && s->kind != ExprKind::Div && s->kind != ExprKind::Exp) {
       if (std::optional<Operand> v = groupedOperandAt(s, e))
@@ -437,11 +477,19 @@ bool AttentionMatcher::match() {
         numerator = rest[1 - k];
       }
     }
+  } else if (rest.size() == 1 && rest[0]->kind == ExprKind::Exp) {
+    // The log-sum-exp form exp(S - M - log Z), or exp(S - (M + log Z)):
+    // exp(S - M) / Z.
+    std::tie(numerator, denominator) = splitLogSumExp(rest[0]);
   }
   if (!numerator || !denominator || numerator->kind != ExprKind::Exp ||
       denominator->kind != ExprKind::Reduce ||
-      denominator->reduction != ReductionKind::Add)
+      denominator->reduction != ReductionKind::Add) {
+    reason = "the factor multiplying V is not a softmax of a recognised form "
+             "(exp(x - max) / sum, exp(x - max) * (1 / sum) or "
+             "exp(x - max - log(sum)), the sum over the keys)";
     return false;
+  }
   // Z = sum_j' exp(x[j']) with the numerator's x at j'.
   llvm::SmallDenseMap<unsigned, unsigned> toJ;
   toJ[denominator->var] = out->var;

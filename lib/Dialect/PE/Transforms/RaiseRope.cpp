@@ -343,6 +343,10 @@ bool RopeMatcher::match() {
   if (ShapedType::isDynamic(channels) || channels < 2 ||
       channels > kMaxChannels)
     return false;
+  // A rotary embedding is elementwise work and data movement: reductions
+  // (a projection producing x, a norm) are leaves.
+  tracer.setMaxDepth(kEncodingTraceDepth);
+  tracer.setReductionFilter([](Operation *) { return false; });
   vars = tracer.addVariables(type);
   MLIRContext *ctx = root.getContext();
   auto channelTerms = [&](int64_t c) -> bool {
@@ -355,7 +359,27 @@ bool RopeMatcher::match() {
     return true;
   };
   // Cheap rejection first: channel 0 must be a sum of two products.
-  if (!channelTerms(0) || terms[0].size() != 2)
+  if (!channelTerms(0) || terms[0].size() != 2) {
+    // A payload that gathers (tensor.extract) at indices the tracer cannot
+    // follow is opaque: say which op stopped it.
+    Operation *def = root.getDefiningOp();
+    Operation *opaque = tracer.opaqueOpOf(root);
+    bool gathers =
+        def && def->getNumRegions() == 1 &&
+        def->getRegion(0)
+            .walk([](tensor::ExtractOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (opaque && gathers)
+      reason = "an opaque gather: the payload reads a tensor (tensor.extract) "
+               "through '" +
+               opaque->getName().getStringRef().str() +
+               "', which the tracer does not follow, so what the element "
+               "computes is unknown";
+    return false;
+  }
+  // Still cheap: both products of channel 0 read one input x at the
+  // output's indices (a bias added to a projection does not).
+  if (!findInput())
     return false;
   for (int64_t c = 1; c < channels; ++c)
     if (!channelTerms(c))

@@ -23,9 +23,6 @@ using namespace mlir::pe;
 using namespace mlir::pe::raise;
 
 namespace {
-/// Deep traces stop (as a Leaf) past this many nested values: a guard
-/// against pathological inputs, far beyond any attention block.
-constexpr unsigned kMaxDepth = 256;
 constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 4;
 } // namespace
 
@@ -290,8 +287,10 @@ const Expr *Tracer::trace(Value v, ArrayRef<AffineExpr> indices) {
   if (it != cache.end())
     return it->second;
   const Expr *e;
-  if (depth > kMaxDepth) {
+  if (depth > maxDepth) {
     e = leaf(v, simplified);
+    originMap[e].push_back(Access{v, simplified});
+    return e;
   } else {
     ++depth;
     e = traceUncached(v, simplified);
@@ -351,6 +350,63 @@ delinearize(AffineExpr linear, ArrayRef<int64_t> shape) {
   return out;
 }
 
+/// `indices[d] + c` when `dense` (integers, not i1) holds `index_d + c` at
+/// every element for one dimension d (or one value everywhere: `c`).
+static std::optional<AffineExpr> arangeIndex(DenseIntElementsAttr dense,
+                                             ArrayRef<AffineExpr> indices) {
+  constexpr int64_t kMaxArangeElements = int64_t(1) << 20;
+  auto type = cast<RankedTensorType>(dense.getType());
+  if (dense.getElementType().isInteger(1) ||
+      type.getNumElements() > kMaxArangeElements ||
+      indices.size() != static_cast<size_t>(type.getRank()))
+    return std::nullopt;
+  MLIRContext *ctx = type.getContext();
+  SmallVector<int64_t> values;
+  for (const APInt &x : dense.getValues<APInt>())
+    values.push_back(x.getSExtValue());
+  if (values.empty())
+    return std::nullopt;
+  int64_t c = values[0];
+  if (llvm::all_of(values, [&](int64_t x) { return x == c; }))
+    return getAffineConstantExpr(c, ctx);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t stride = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    bool arange = shape[d] > 1;
+    for (int64_t flat = 0; arange && flat < (int64_t)values.size(); ++flat)
+      arange = values[flat] == (flat / stride) % shape[d] + c;
+    if (arange)
+      return indices[d] + c;
+    stride *= shape[d];
+  }
+  return std::nullopt;
+}
+
+static bool isSignedOrEqualityPredicate(arith::CmpIPredicate p) {
+  using P = arith::CmpIPredicate;
+  return p == P::eq || p == P::ne || p == P::slt || p == P::sle ||
+         p == P::sgt || p == P::sge;
+}
+
+/// `a p b` for a signed or equality predicate, given d = a - b.
+static bool evaluateSigned(arith::CmpIPredicate p, int64_t d) {
+  using P = arith::CmpIPredicate;
+  switch (p) {
+  case P::eq:
+    return d == 0;
+  case P::ne:
+    return d != 0;
+  case P::slt:
+    return d < 0;
+  case P::sle:
+    return d <= 0;
+  case P::sgt:
+    return d > 0;
+  default:
+    return d >= 0; // sge
+  }
+}
+
 const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
   Operation *def = v.getDefiningOp();
   auto tensorType = dyn_cast<RankedTensorType>(v.getType());
@@ -390,6 +446,15 @@ const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
       return constant(dense.getValues<APFloat>()[at].convertToDouble(),
                       dense.getElementType());
     }
+    // A constant integer tensor that is an arange along one dimension
+    // (torch.arange folded by the frontend: positions, the aranges of Hugging
+    // Face's causal mask) is that index plus a constant.
+    if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue()))
+      if (std::optional<AffineExpr> e = arangeIndex(dense, indices)) {
+        Expr *n = make(ExprKind::Index, dense.getElementType());
+        n->index = simplify(*e);
+        return n;
+      }
     return leaf(v, indices);
   }
 
@@ -522,7 +587,9 @@ const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
     return trace(fill.getInputs()[0], {});
 
   if (isa<linalg::SoftmaxOp>(def))
-    return traceSoftmax(def, indices);
+    return expandReduction && !expandReduction(def)
+               ? leaf(v, indices)
+               : traceSoftmax(def, indices);
 
   if (isa<linalg::LinalgOp>(def))
     return traceLinalg(def, cast<OpResult>(v).getResultNumber(), indices);
@@ -613,6 +680,8 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
     }
     if (reductionVar)
       return fallback(); // one reduction loop at a time
+    if (expandReduction && !expandReduction(op))
+      return fallback();
     loops[l] = addVariable(ranges[l]);
     reductionVar = cast<AffineDimExpr>(loops[l]).getPosition();
   }
@@ -660,16 +729,27 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
     return nullptr;
   };
 
+  Operation *opaqueOp = nullptr;
+  // Payload values the tracer cannot express are unknown (null); only the
+  // yielded value must be known, so a second result nobody reads (the index
+  // of torch-mlir's max/argmax reduction) does not stop the trace.
   for (Operation &inner : body.without_terminator()) {
-    if (inner.getNumResults() != 1)
-      return fallback();
+    if (inner.getNumResults() != 1) {
+      for (Value r : inner.getResults())
+        env[r] = nullptr;
+      continue;
+    }
     Value res = inner.getResult(0);
     Type type = res.getType();
     SmallVector<const Expr *> args;
     for (Value operand : inner.getOperands()) {
       args.push_back(get(operand));
       if (!args.back())
-        return fallback();
+        break;
+    }
+    if (llvm::is_contained(args, nullptr)) {
+      env[res] = nullptr;
+      continue;
     }
     const Expr *e = nullptr;
     if (auto cst = dyn_cast<arith::ConstantOp>(inner)) {
@@ -688,8 +768,10 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
           at.push_back(index->index);
           continue;
         }
-        if (!isa<IntegerType, IndexType>(index->type))
+        if (!isa<IntegerType, IndexType>(index->type)) {
+          opaque.try_emplace(result, &inner);
           return fallback();
+        }
         // One symbol per distinct index expression (the same positions read
         // by several gathers are one symbol).
         unsigned sym = 0;
@@ -724,6 +806,8 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
       e = unary(ExprKind::Rsqrt, args[0], type);
     } else if (isa<math::TanhOp>(inner)) {
       e = unary(ExprKind::Tanh, args[0], type);
+    } else if (isa<math::LogOp>(inner)) {
+      e = unary(ExprKind::Log, args[0], type);
     } else if (isa<arith::ExtFOp, arith::TruncFOp>(inner)) {
       e = args[0]->isConst() ? constant(args[0]->constant, type)
                              : unary(ExprKind::Cast, args[0], type);
@@ -732,8 +816,12 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
         if (std::optional<int64_t> c = constantOf(args[0]->index)) {
           e = constant(static_cast<double>(*c), type);
         }
-      if (!e)
-        e = unary(ExprKind::IntToFp, args[0], type);
+      if (!e) {
+        Expr *n = make(ExprKind::IntToFp, type);
+        n->operands = {args[0]};
+        n->predicate = isa<arith::UIToFPOp>(inner); // 1: unsigned
+        e = n;
+      }
     } else if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
                    arith::ExtUIOp, arith::TruncIOp>(inner)) {
       e = args[0]; // the integer value, whatever its width
@@ -758,24 +846,59 @@ const Expr *Tracer::traceLinalg(Operation *op, unsigned resultNumber,
       n->operands = {args[0], args[1]};
       e = n;
     } else if (auto cmp = dyn_cast<arith::CmpIOp>(inner)) {
-      Expr *n = make(ExprKind::CmpI, type);
-      n->predicate = static_cast<int64_t>(cmp.getPredicate());
-      n->operands = {args[0], args[1]};
-      e = n;
+      // Indices that differ by a constant (a channel compared with D / 2 once
+      // the pattern fixed the channel) compare to a constant.
+      std::optional<int64_t> diff;
+      if (args[0]->kind == ExprKind::Index && args[1]->kind == ExprKind::Index)
+        diff = constantOf(args[0]->index - args[1]->index);
+      if (diff && isSignedOrEqualityPredicate(cmp.getPredicate())) {
+        Expr *n = make(ExprKind::Index, type);
+        n->index = getAffineConstantExpr(
+            evaluateSigned(cmp.getPredicate(), *diff) ? 1 : 0, context);
+        e = n;
+      } else {
+        Expr *n = make(ExprKind::CmpI, type);
+        n->predicate = static_cast<int64_t>(cmp.getPredicate());
+        n->operands = {args[0], args[1]};
+        e = n;
+      }
+    } else if (isa<arith::SelectOp>(inner) &&
+               args[0]->kind == ExprKind::Index && constantOf(args[0]->index)) {
+      e = *constantOf(args[0]->index) ? args[1] : args[2];
     } else if (isa<arith::SelectOp>(inner)) {
       Expr *n = make(ExprKind::Select, type);
       n->operands = {args[0], args[1], args[2]};
       e = n;
-    } else {
-      return fallback();
+    } else if (isa<arith::RemSIOp, arith::RemUIOp, arith::DivSIOp,
+                   arith::DivUIOp, arith::FloorDivSIOp>(inner) &&
+               asIndex(args[0]) && args[1]->kind == ExprKind::Index) {
+      // By a positive constant: mod / floordiv, where the dividend is known
+      // to be non-negative (truncating and flooring agree there).
+      AffineExpr a = simplify(asIndex(args[0]));
+      std::optional<int64_t> d = constantOf(args[1]->index);
+      int64_t lo, hi;
+      bounds(a, lo, hi);
+      bool rem = isa<arith::RemSIOp, arith::RemUIOp>(inner);
+      if (d && *d > 0 &&
+          (lo >= 0 || (!rem && isa<arith::FloorDivSIOp>(inner)))) {
+        Expr *n = make(ExprKind::Index, type);
+        n->index = simplify(rem ? a % *d : a.floorDiv(*d));
+        e = n;
+      }
     }
+    if (!e && !opaqueOp)
+      opaqueOp = &inner;
     env[res] = e;
   }
 
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   const Expr *yielded = get(yield.getOperand(resultNumber));
-  if (!yielded)
+  if (!yielded) {
+    // The first payload op the tracer could not express, for remarks.
+    if (opaqueOp)
+      opaque.try_emplace(result, opaqueOp);
     return fallback();
+  }
   if (!reductionVar)
     return yielded;
 
@@ -875,6 +998,7 @@ bool Tracer::equal(const Expr *a, const Expr *b,
     break;
   case ExprKind::CmpF:
   case ExprKind::CmpI:
+  case ExprKind::IntToFp:
     if (a->predicate != b->predicate)
       return false;
     break;
@@ -951,6 +1075,41 @@ bool mlir::pe::raise::expandTerms(const Expr *e, SmallVectorImpl<Term> &terms,
     terms.push_back(Term{1, {e}});
     return terms.size() <= maxTerms;
   }
+}
+
+static void collectProduct(const Expr *e, Term &t) {
+  e = stripCasts(e);
+  switch (e->kind) {
+  case ExprKind::Const:
+    t.coefficient *= e->constant;
+    return;
+  case ExprKind::Neg:
+    t.coefficient = -t.coefficient;
+    collectProduct(e->operands[0], t);
+    return;
+  case ExprKind::Mul:
+    collectProduct(e->operands[0], t);
+    collectProduct(e->operands[1], t);
+    return;
+  case ExprKind::Div: {
+    const Expr *d = stripCasts(e->operands[1]);
+    if (d->isConst() && d->constant != 0) {
+      collectProduct(e->operands[0], t);
+      t.coefficient /= d->constant;
+      return;
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  t.factors.push_back(e);
+}
+
+Term mlir::pe::raise::productOf(const Expr *e) {
+  Term t;
+  collectProduct(e, t);
+  return t;
 }
 
 bool mlir::pe::raise::nearlyEqual(double a, double b, double relTol) {

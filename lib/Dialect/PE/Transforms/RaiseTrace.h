@@ -28,6 +28,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <deque>
@@ -57,8 +58,9 @@ enum class ExprKind {
   Sqrt,
   Rsqrt,
   Tanh,
+  Log,
   Cast,    // extf / truncf: a change of float precision
-  IntToFp, // sitofp / uitofp (also of an index_cast)
+  IntToFp, // sitofp / uitofp (also of an index_cast); `predicate` 1: uitofp
   Reduce,  // `reduction` of operands[0] over variable `var`
   Select,  // operands: condition, true value, false value
   CmpF,    // `predicate` (arith::CmpFPredicate) of two floats
@@ -94,6 +96,17 @@ class Tracer {
 public:
   explicit Tracer(MLIRContext *context) : context(context) {}
 
+  /// Bounds of a trace, set before tracing. Values more than `depth` values
+  /// below the start are leaves (and not memoised, so that a shallower path
+  /// to them still sees what they compute).
+  void setMaxDepth(unsigned depth) { maxDepth = depth; }
+  /// Which linalg reductions (ops with a reduction loop of extent > 1, and
+  /// linalg.softmax) the tracer looks into; the others are leaves. Unset: all.
+  /// The decision depends on the op only, so that memoised traces agree.
+  void setReductionFilter(std::function<bool(Operation *)> filter) {
+    expandReduction = std::move(filter);
+  }
+
   /// A new variable with this extent (ShapedType::kDynamic if unknown).
   AffineExpr addVariable(int64_t extent);
   /// One variable per dimension of `type`, in order.
@@ -111,6 +124,10 @@ public:
     auto s = dyn_cast<AffineSymbolExpr>(e);
     return s ? symbols[s.getPosition()] : nullptr;
   }
+
+  /// The payload op that stopped the trace of a linalg result (an op the
+  /// tracer cannot express that the yielded value depends on), if one did.
+  Operation *opaqueOpOf(Value result) const { return opaque.lookup(result); }
 
   /// Every access the tracer visited that yields `e`, in visiting order
   /// (data movement visits several: an operand, the transpose it reads, ...).
@@ -157,7 +174,12 @@ private:
   std::map<std::pair<const void *, std::vector<const void *>>, const Expr *>
       cache;
   llvm::DenseMap<const Expr *, SmallVector<Access, 2>> originMap;
+  llvm::DenseMap<Value, Operation *> opaque;
   unsigned depth = 0;
+  /// By default a guard against pathological inputs, far beyond any
+  /// attention block.
+  unsigned maxDepth = 256;
+  std::function<bool(Operation *)> expandReduction;
 };
 
 //===----------------------------------------------------------------------===//
@@ -203,6 +225,66 @@ LogicalResult matchPositions(const Tracer &tracer, const Expr *p,
 /// where it has other dimensions).
 Value buildPositions(OpBuilder &b, Location loc, const PositionsMatch &m);
 
+/// `e` as one product `coefficient * factors...`, without distributing over
+/// sums: a sum (a biased projection, say) is one factor.
+Term productOf(const Expr *e);
+
+//===----------------------------------------------------------------------===//
+// What a pattern traces (RaiseCone.cpp)
+//===----------------------------------------------------------------------===//
+
+/// How deep the patterns trace: what a rotary embedding, an absolute encoding
+/// or an attention computes lies within a few dozen values of its root
+/// (a Llama block's attention is about 20 deep, its RoPE tables 15). The
+/// bound makes each candidate's trace cost independent of the program's size.
+constexpr unsigned kPatternTraceDepth = 64;
+/// The same for the encodings, which are elementwise: every elementwise op is
+/// a candidate, and a residual stream is elementwise all the way up.
+constexpr unsigned kEncodingTraceDepth = 32;
+
+/// Linalg ops with a reduction loop of extent > 1, and linalg.softmax.
+bool isReduction(Operation *op);
+/// Reductions of at least two tensor operands (matmuls, dot products).
+bool isContraction(Operation *op);
+
+/// The producers an attention pattern rooted at a contraction may expand.
+struct AttentionCone {
+  /// The reductions within the attention: the root's contraction, the
+  /// reductions between it and the contractions below it (a softmax's max
+  /// and sum), and the contractions below it that feed an exponential
+  /// (Q K^T), all within `maxDistance` ops of the root.
+  llvm::SmallPtrSet<Operation *, 16> reductions;
+  /// Whether an exponential (a softmax) lies between the root's contraction
+  /// and the contractions below it: the cheap test that the root may be an
+  /// attention at all.
+  bool exponential = false;
+};
+AttentionCone attentionCone(Value root, unsigned maxDistance);
+
+/// When `cond` reads a constant boolean tensor at [c..., i + a, j + b] that
+/// is, over the window the variables `i`, `j` read, masked (true when
+/// `maskedWhenTrue`, else false) exactly where j > i + k: that k
+/// (RaiseMasks.cpp).
+std::optional<int64_t> causalOffsetOfConstantMask(const Tracer &tracer,
+                                                  const Expr *cond,
+                                                  AffineExpr i, AffineExpr j,
+                                                  bool maskedWhenTrue);
+
+/// When the integer condition `cond` says "masked" (when true if
+/// `maskedWhenTrue`, else when false) exactly where j > i + k, for the
+/// variables `i` (query) and `j` (key): that k. A comparison of the indices
+/// or a constant boolean tensor (causalOffsetOfConstantMask).
+std::optional<int64_t> causalOffsetOfCondition(const Tracer &tracer,
+                                               const Expr *cond, AffineExpr i,
+                                               AffineExpr j,
+                                               bool maskedWhenTrue);
+/// The k of a term of the scores that is a causal mask: select(c, -big, 0)
+/// (-big <= `maskedScore`), or that times a 0 / 1 indicator of another
+/// comparison (Hugging Face's triu(full(min), 1) * (arange_j > pos_i)).
+std::optional<int64_t> causalOffsetOfMaskTerm(const Tracer &tracer,
+                                              const Term &term, AffineExpr i,
+                                              AffineExpr j, double maskedScore);
+
 /// True when `a` and `b` agree to `relTol` (relative) or both are 0.
 bool nearlyEqual(double a, double b, double relTol);
 
@@ -231,6 +313,8 @@ namespace raise {
 /// Why `op`, which computes something close to a rotary embedding, was not
 /// raised; empty if it was not close (or would be raised).
 std::string whyRopeNotRaised(Operation *op, const RaiseOptions &options);
+/// The same for absolute encodings (RaiseAbsolute.cpp).
+std::string whyAbsoluteNotRaised(Operation *op, const RaiseOptions &options);
 /// The same for attention.
 std::string whyAttentionNotRaised(Operation *op, const RaiseOptions &options);
 } // namespace raise
