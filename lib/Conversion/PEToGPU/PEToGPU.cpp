@@ -634,13 +634,20 @@ private:
             unpackScalar(host.params, 2),
             host.slopes ? unpackScalar(host.params, 3) : Value()};
   }
-  /// The valid key count L[b] (kv_lengths, clamped to [0, Tk]).
+  /// The valid key count L[b] (kv_lengths, clamped to [0, Tk]). The clamp
+  /// is done in 64 bits, before the cast to index: SPIR-V lowers index to
+  /// 32 bits, where an i64 length of 2^32 + 3 would read as 3 and 2^63 - 1
+  /// as -1.
   Value validKeys(const AttentionHost &host, Value bIdx, Value tkAll) {
     if (!host.lengths)
       return tkAll;
-    Value len =
-        toIndex(memref::LoadOp::create(b, host.lengths, ValueRange{bIdx}));
-    return minsi(maxsi(len, idx(0)), tkAll);
+    Type i64 = b.getI64Type();
+    Value len = memref::LoadOp::create(b, host.lengths, ValueRange{bIdx});
+    if (len.getType() != i64)
+      len = arith::ExtSIOp::create(b, i64, len);
+    Value zero = arith::ConstantOp::create(b, b.getI64IntegerAttr(0));
+    Value tk = arith::IndexCastOp::create(b, i64, tkAll);
+    return toIndex(minsi(maxsi(len, zero), tk));
   }
   /// The causal shift o[b]: query token i sees keys j <= i + o[b].
   Value causalShift(AttentionOp op, Value tk, Value tq, Value causalOffset) {
