@@ -202,8 +202,27 @@ std::string unsupportedElementReason(Type t, const KernelOptions &options) {
   return "element type is not f32, f16 or bf16";
 }
 
+/// Why `op` has no kernel because one of its tensors is statically empty
+/// (empty if none is). A zero-size buffer has no SPIR-V type, and there is
+/// nothing to launch: the reference lowering on the host gives the result
+/// (an empty result, or for no keys the zeros of fully masked rows), as on
+/// the CPU.
+std::string emptyTensorReason(Operation *op) {
+  auto isEmpty = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.hasRank() &&
+           llvm::is_contained(shaped.getShape(), 0);
+  };
+  if (llvm::any_of(op->getOperandTypes(), isEmpty) ||
+      llvm::any_of(op->getResultTypes(), isEmpty))
+    return "a statically empty tensor (a size of 0): no kernel to launch";
+  return "";
+}
+
 /// Why an attention has no GPU kernel (empty if it has one).
 std::string unsupportedReason(AttentionOp op, const KernelOptions &options) {
+  if (std::string why = emptyTensorReason(op); !why.empty())
+    return why;
   auto q = op.getQuery().getType();
   auto k = op.getKey().getType();
   auto v = op.getValue().getType();
@@ -281,6 +300,8 @@ std::optional<std::string> noTensorCoreReason(AttentionOp op,
 
 /// Why a pe.rope has no GPU kernel (empty if it has one).
 std::string unsupportedRopeReason(RopeOp op, const KernelOptions &options) {
+  if (std::string why = emptyTensorReason(op); !why.empty())
+    return why;
   auto type = op.getInput().getType();
   if (std::string why =
           unsupportedElementReason(type.getElementType(), options);
@@ -307,6 +328,8 @@ std::string unsupportedRopeReason(RopeOp op, const KernelOptions &options) {
 /// Why a pe.add_sinusoidal has no GPU kernel (empty if it has one).
 std::string unsupportedSinusoidalReason(AddSinusoidalOp op,
                                         const KernelOptions &options) {
+  if (std::string why = emptyTensorReason(op); !why.empty())
+    return why;
   auto type = op.getInput().getType();
   if (std::string why =
           unsupportedElementReason(type.getElementType(), options);

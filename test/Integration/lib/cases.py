@@ -908,6 +908,12 @@ def attn_kv_lengths_i64_extremes(d):
 
 
 @case
+def attn_empty_query(d):
+    # A statically empty query (Tq = 0): the result is empty.
+    _attn(d, "attn_empty_query", 1, 2, 2, 0, 8, 16)
+
+
+@case
 def attn_kv_lengths_causal(d):
     # Valid lengths with bottom-right causal: o[b] = L[b] - Tq per batch.
     _attn(d, "attn_kv_lengths_causal", 2, 4, 2, 3, 10, 16, causal=True,
