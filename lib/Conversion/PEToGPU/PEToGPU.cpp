@@ -48,6 +48,7 @@
 #include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Support/OptionRanges.h"
 #include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -2258,25 +2259,49 @@ struct ConvertPEToGPUPass
     : public pe::impl::ConvertPEToGPUBase<ConvertPEToGPUPass> {
   using Base::Base;
 
+  /// The integer options and the values the kernels support. The block
+  /// sizes are threads per block (CUDA launches at most 1024; Vulkan devices
+  /// report at most that); the key counts and byte sizes become index
+  /// constants in the kernels, which SPIR-V lowers to 32 bits.
+  static ArrayRef<IntegerOptionRange> optionRanges() {
+    constexpr int64_t kMaxThreads = 1024;
+    constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+    static const IntegerOptionRange ranges[] = {
+        {"block-rows", 1, kMaxThreads, " (threads per block)"},
+        {"rope-block", 1, kMaxThreads, " (threads per block)"},
+        {"key-tile", 1, kMaxI32},
+        {"shared-memory-bytes", 1, kMaxI32},
+        {"decode-split-keys", 0, kMaxI32, " (0: no split)"},
+    };
+    return ranges;
+  }
+
+  /// Checks the integer options' text before LLVM's option parser reads it
+  /// (which reports a value the type cannot hold without an `error:`).
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (std::optional<std::string> error =
+            checkIntegerOptionText(getArgument(), options, optionRanges()))
+      return errorHandler(*error);
+    return Base::initializeOptions(options, errorHandler);
+  }
+
+  /// Rejects an integer option outside its range (also where the options
+  /// were set in C++, e.g. by pe-gpu-pipeline), naming the option and range.
+  LogicalResult checkOptionBounds() {
+    const int64_t values[] = {blockRows, ropeBlock, keyTile, sharedMemoryBytes,
+                              decodeSplitKeys};
+    for (auto [range, value] : llvm::zip_equal(optionRanges(), values))
+      if (std::optional<std::string> error =
+              checkIntegerOption(getArgument(), range, value))
+        return getOperation()->emitError() << *error;
+    return success();
+  }
+
   void runOnOperation() override {
-    if (blockRows < 1 || keyTile < 1 || ropeBlock < 1) {
-      getOperation()->emitError()
-          << "convert-pe-to-gpu: block-rows, key-tile and rope-block must be "
-             "at least 1";
+    if (failed(checkOptionBounds()))
       return signalPassFailure();
-    }
-    if (decodeSplitKeys < 0) {
-      getOperation()->emitError()
-          << "convert-pe-to-gpu: decode-split-keys must be at least 0 (0: "
-             "no split), not "
-          << static_cast<int64_t>(decodeSplitKeys);
-      return signalPassFailure();
-    }
-    if (sharedMemoryBytes < 1) {
-      getOperation()->emitError()
-          << "convert-pe-to-gpu: shared-memory-bytes must be at least 1";
-      return signalPassFailure();
-    }
     KernelOptions options;
     options.blockRows = blockRows;
     options.keyTile = keyTile;
