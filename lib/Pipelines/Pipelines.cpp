@@ -14,6 +14,7 @@
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEDialect.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Support/OptionRanges.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -53,6 +54,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -202,37 +205,101 @@ void mlir::pe::registerPipelineDialects(DialectRegistry &registry) {
   registerLaunchFuncMemoryEffectsModel(registry);
 }
 
+namespace {
+using pe::checkIntegerOptionText;
+using pe::IntegerOptionRange;
+
+constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMaxI64 = std::numeric_limits<int64_t>::max();
+
+/// The integer options of each pipeline and their ranges (those of the
+/// passes they configure; OpenMP's num_threads is an i32).
+const IntegerOptionRange kCPUPipelineRanges[] = {
+    {"absolute-pe-row-tile", 1, kMaxI64},
+    {"threads", 0, kMaxI32, " (0: the OpenMP default)"},
+    {"decode-prefetch-bytes", 0, kMaxI64, " (0: no prefetch)"},
+    {"decode-prefetch-min-ops", 0, kMaxI64, " (0: every pass prefetches)"},
+    {"decode-prefetch-l2-min-ops", 0, kMaxI64, " (0: every pass into the L2)"},
+    {"stack-scratch-bytes", 0, kMaxI64, " (0: all scratch on the heap)"},
+};
+const IntegerOptionRange kGPUPipelineRanges[] = {
+    {"block-rows", 1, 1024, " (threads per block)"},
+    {"key-tile", 1, kMaxI32},
+    {"decode-split-keys", 0, kMaxI32, " (0: no split)"},
+    {"shared-memory-bytes", 0, kMaxI32, " (0: the target's default)"},
+};
+const IntegerOptionRange kShardPipelineRanges[] = {
+    {"threads", 0, kMaxI32, " (0: the OpenMP default)"},
+};
+
+/// The integer option ranges of pipeline `name` (empty for none).
+ArrayRef<IntegerOptionRange> pipelineRanges(StringRef name) {
+  if (name == "pe-cpu-pipeline")
+    return kCPUPipelineRanges;
+  if (name == "pe-gpu-pipeline")
+    return kGPUPipelineRanges;
+  if (name == "pe-shard-pipeline")
+    return kShardPipelineRanges;
+  return {};
+}
+
+/// Registers pipeline `arg` like PassPipelineRegistration<Options>, checking
+/// the text of its integer options against pipelineRanges(arg) first: LLVM's
+/// option parser reports a value the option's type cannot hold on stderr
+/// without an `error:`, and knows no range; this reports both through the error
+/// handler (`error: <pipeline>: <option> must be an integer in [lo, hi]`).
+template <typename Options>
+void registerCheckedPipeline(StringRef arg, StringRef description,
+                             void (*build)(OpPassManager &, const Options &)) {
+  ArrayRef<IntegerOptionRange> ranges = pipelineRanges(arg);
+  registerPassPipeline(
+      arg, description,
+      [arg, ranges,
+       build](OpPassManager &pm, StringRef text,
+              function_ref<LogicalResult(const Twine &)> errorHandler) {
+        if (std::optional<std::string> error =
+                checkIntegerOptionText(arg, text, ranges))
+          return errorHandler(*error);
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
+}
+} // namespace
+
+std::optional<std::string> mlir::pe::checkPipelineOptions(StringRef pipeline,
+                                                          StringRef options) {
+  return checkIntegerOptionText(pipeline, options, pipelineRanges(pipeline));
+}
+
 void mlir::pe::registerPipelines() {
-  PassPipelineRegistration<CPUPipelineOptions>(
+  registerCheckedPipeline<CPUPipelineOptions>(
       "pe-cpu-pipeline",
       "Fold and fuse the encodings, generate flash-attention kernels, and "
       "lower to the LLVM dialect for the host CPU (OpenMP-parallel, AVX-512 "
       "vectors)",
-      [](OpPassManager &pm, const CPUPipelineOptions &options) {
-        buildCPUPipeline(pm, options);
-      });
-  PassPipelineRegistration<GPUPipelineOptions>(
+      buildCPUPipeline);
+  registerCheckedPipeline<GPUPipelineOptions>(
       "pe-gpu-pipeline",
       "Fold and fuse the encodings, generate GPU kernels for attention and "
       "RoPE, and lower them to NVVM (PTX/cubin) or SPIR-V and the host code "
       "to the LLVM dialect (target=nvvm|spirv)",
-      [](OpPassManager &pm, const GPUPipelineOptions &options) {
-        buildGPUPipeline(pm, options);
-      });
-  PassPipelineRegistration<ReferencePipelineOptions>(
+      buildGPUPipeline);
+  registerCheckedPipeline<ReferencePipelineOptions>(
       "pe-reference-pipeline",
       "Lower pe ops on tensors to the LLVM dialect for the host through the "
       "unfused reference semantics (convert-pe-to-linalg, bufferization, "
       "scalar loops)",
-      [](OpPassManager &pm, const ReferencePipelineOptions &options) {
-        buildReferencePipeline(pm, options);
-      });
-  PassPipelineRegistration<ShardPipelineOptions>(
+      buildReferencePipeline);
+  registerCheckedPipeline<ShardPipelineOptions>(
       "pe-shard-pipeline",
       "Partition a sharded program (shard dialect) into the program of each "
       "MPI rank and lower it to the LLVM dialect with MPI calls and the CPU "
       "pipeline's kernels",
-      [](OpPassManager &pm, const ShardPipelineOptions &options) {
-        buildShardPipeline(pm, options);
-      });
+      buildShardPipeline);
 }

@@ -18,6 +18,7 @@
 #include "pe/Version.h"
 
 #include "Harness.h"
+#include "NumberParser.h"
 #include "Ranks.h"
 #include "Roofline.h"
 
@@ -1561,13 +1562,13 @@ int main(int argc, char **argv) {
       llvm::cl::desc("Also run the function lowered by this pipeline and "
                      "compare the results"),
       llvm::cl::value_desc("name"), llvm::cl::cat(category));
-  llvm::cl::opt<double> rtol(
+  llvm::cl::opt<double, false, pe_run::NumberParser<double>> rtol(
       "rtol", llvm::cl::desc("Relative tolerance of --check (default 1e-5)"),
       llvm::cl::init(1e-5), llvm::cl::cat(category));
-  llvm::cl::opt<double> atol(
+  llvm::cl::opt<double, false, pe_run::NumberParser<double>> atol(
       "atol", llvm::cl::desc("Absolute tolerance of --check (default 1e-6)"),
       llvm::cl::init(1e-6), llvm::cl::cat(category));
-  llvm::cl::opt<int> repeat(
+  llvm::cl::opt<int, false, pe_run::NumberParser<int>> repeat(
       "repeat", llvm::cl::desc("Time N calls after one warm-up call"),
       llvm::cl::value_desc("N"), llvm::cl::cat(category));
   llvm::cl::opt<bool> roofline(
@@ -1576,15 +1577,17 @@ int main(int argc, char **argv) {
                      "and time read and copy roofs of the same bytes after "
                      "it (see below)"),
       llvm::cl::cat(category));
-  llvm::cl::opt<double> flops(
+  llvm::cl::opt<double, false, pe_run::NumberParser<double>> flops(
       "flops",
       llvm::cl::desc("With --repeat: the floating-point operations of one "
                      "call; time the FP32 multiply-add peak after each call "
                      "(see below)"),
       llvm::cl::value_desc("F"), llvm::cl::cat(category));
-  llvm::cl::opt<unsigned long long> seed(
-      "seed", llvm::cl::desc("Seed of --random-inputs (default 0)"),
-      llvm::cl::init(0), llvm::cl::value_desc("S"), llvm::cl::cat(category));
+  llvm::cl::opt<unsigned long long, false,
+                pe_run::NumberParser<unsigned long long>>
+      seed("seed", llvm::cl::desc("Seed of --random-inputs (default 0)"),
+           llvm::cl::init(0), llvm::cl::value_desc("S"),
+           llvm::cl::cat(category));
   llvm::cl::opt<bool> randomInputs(
       "random-inputs",
       llvm::cl::desc("Fill arguments without an --input with random data"),
@@ -1609,7 +1612,7 @@ int main(int argc, char **argv) {
                      "emulate (mma.sync emulated through workgroup memory)"),
       llvm::cl::init("auto"), llvm::cl::value_desc("mode"),
       llvm::cl::cat(category));
-  llvm::cl::opt<int64_t> decodeSplitKeys(
+  llvm::cl::opt<int64_t, false, pe_run::NumberParser<int64_t>> decodeSplitKeys(
       "gpu-decode-split-keys",
       llvm::cl::desc("Keys per split of a decode attention in the vulkan and "
                      "cuda pipelines (pe-gpu-pipeline{decode-split-keys}); 0: "

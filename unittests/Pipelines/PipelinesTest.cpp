@@ -209,4 +209,27 @@ TEST(GPUPipelineTest, NVVM) {
   runGPUPipeline(pe::GPUTarget::NVVM, "#nvvm.target<O = 3, chip = \"sm_80\"");
 }
 
+// The option check the registered pipelines make, for hosts that parse
+// pipeline options themselves.
+TEST(PipelineOptionsTest, CheckPipelineOptions) {
+  EXPECT_FALSE(pe::checkPipelineOptions("pe-cpu-pipeline",
+                                        "fuse=false threads=2147483647"));
+  EXPECT_EQ(
+      pe::checkPipelineOptions("pe-cpu-pipeline", "threads=9223372036854775807")
+          .value_or(""),
+      "pe-cpu-pipeline: threads must be an integer in [0, 2147483647] (0: the "
+      "OpenMP default), not 9223372036854775807");
+  EXPECT_EQ(
+      pe::checkPipelineOptions("pe-gpu-pipeline", "target=spirv block-rows=abc")
+          .value_or(""),
+      "pe-gpu-pipeline: block-rows must be an integer in [1, 1024] "
+      "(threads per block), not 'abc'");
+  // A value in braces or quotes is skipped whole, whatever it contains.
+  EXPECT_FALSE(pe::checkPipelineOptions(
+      "pe-cpu-pipeline", "target-features=\"threads=x\" threads=2"));
+  EXPECT_TRUE(pe::checkPipelineOptions("pe-shard-pipeline", "threads=-1"));
+  EXPECT_FALSE(pe::checkPipelineOptions("pe-reference-pipeline",
+                                        "runtime-checks=false"));
+}
+
 } // namespace

@@ -9,6 +9,9 @@
 
 #include "mlir/Pass/PassOptions.h"
 
+#include <optional>
+#include <string>
+
 namespace mlir {
 class DialectRegistry;
 class OpPassManager;
@@ -298,6 +301,17 @@ void registerGPUPipelineDialects(DialectRegistry &registry);
 /// Registers the named pipelines (`pe-cpu-pipeline` with its options,
 /// `pe-reference-pipeline`) with the global pass registry.
 void registerPipelines();
+
+/// The check the registered pipelines make of their option string before
+/// parsing it: the error ("<pipeline>: <option> must be an integer in
+/// [lo, hi]..., not <value>") for the first integer option of `pipeline`
+/// (pe-cpu-pipeline, pe-gpu-pipeline, pe-reference-pipeline,
+/// pe-shard-pipeline) in `options` that is not an integer in its range, or
+/// std::nullopt. For hosts that parse pipeline options themselves
+/// (PassPipelineOptions::parseFromString, whose parser reports such values
+/// on stderr only).
+std::optional<std::string> checkPipelineOptions(StringRef pipeline,
+                                                StringRef options);
 
 } // namespace pe
 } // namespace mlir

@@ -44,6 +44,7 @@
 
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Support/OptionRanges.h"
 #include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -2948,26 +2949,41 @@ struct ConvertPEToVectorPass
     return "";
   }
 
+  /// The integer options: byte counts and pass counts, at least 0, where 0
+  /// means the note.
+  static ArrayRef<IntegerOptionRange> optionRanges() {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    static const IntegerOptionRange ranges[] = {
+        {"decode-prefetch-bytes", 0, kMax, " (0: no prefetch)"},
+        {"decode-prefetch-min-ops", 0, kMax, " (0: every pass prefetches)"},
+        {"decode-prefetch-l2-min-ops", 0, kMax, " (0: every pass into the L2)"},
+        {"stack-scratch-bytes", 0, kMax, " (0: all scratch on the heap)"},
+    };
+    return ranges;
+  }
+
+  /// Checks the integer options' text before LLVM's option parser reads it
+  /// (which reports a value the type cannot hold without an `error:`).
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (std::optional<std::string> error =
+            checkIntegerOptionText(getArgument(), options, optionRanges()))
+      return errorHandler(*error);
+    return Base::initializeOptions(options, errorHandler);
+  }
+
   void runOnOperation() override {
     StringRef category = getArgument();
-    // Byte counts: at least 0, where 0 means `zero`.
-    auto nonNegative = [&](StringRef name, int64_t value, StringRef zero) {
-      if (value >= 0)
-        return true;
-      getOperation()->emitError()
-          << "convert-pe-to-vector: " << name
-          << " must be at least 0 (0: " << zero << "), not " << value;
-      return false;
-    };
-    if (!nonNegative("decode-prefetch-bytes", decodePrefetchBytes,
-                     "no prefetch") ||
-        !nonNegative("decode-prefetch-min-ops", decodePrefetchMinOps,
-                     "every pass prefetches") ||
-        !nonNegative("decode-prefetch-l2-min-ops", decodePrefetchL2MinOps,
-                     "every pass into the L2") ||
-        !nonNegative("stack-scratch-bytes", stackScratchBytes,
-                     "all scratch on the heap"))
-      return signalPassFailure();
+    // (Also where the options were set in C++, e.g. by pe-cpu-pipeline.)
+    const int64_t values[] = {decodePrefetchBytes, decodePrefetchMinOps,
+                              decodePrefetchL2MinOps, stackScratchBytes};
+    for (auto [range, value] : llvm::zip_equal(optionRanges(), values))
+      if (std::optional<std::string> error =
+              checkIntegerOption(category, range, value)) {
+        getOperation()->emitError() << *error;
+        return signalPassFailure();
+      }
     SmallVector<AttentionOp> attentions;
     getOperation()->walk([&](AttentionOp op) { attentions.push_back(op); });
     for (AttentionOp op : attentions) {

@@ -48,6 +48,7 @@
 #include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
+#include "pe/Support/OptionRanges.h"
 #include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -202,8 +203,27 @@ std::string unsupportedElementReason(Type t, const KernelOptions &options) {
   return "element type is not f32, f16 or bf16";
 }
 
+/// Why `op` has no kernel because one of its tensors is statically empty
+/// (empty if none is). A zero-size buffer has no SPIR-V type, and there is
+/// nothing to launch: the reference lowering on the host gives the result
+/// (an empty result, or for no keys the zeros of fully masked rows), as on
+/// the CPU.
+std::string emptyTensorReason(Operation *op) {
+  auto isEmpty = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.hasRank() &&
+           llvm::is_contained(shaped.getShape(), 0);
+  };
+  if (llvm::any_of(op->getOperandTypes(), isEmpty) ||
+      llvm::any_of(op->getResultTypes(), isEmpty))
+    return "a statically empty tensor (a size of 0): no kernel to launch";
+  return "";
+}
+
 /// Why an attention has no GPU kernel (empty if it has one).
 std::string unsupportedReason(AttentionOp op, const KernelOptions &options) {
+  if (std::string why = emptyTensorReason(op); !why.empty())
+    return why;
   auto q = op.getQuery().getType();
   auto k = op.getKey().getType();
   auto v = op.getValue().getType();
@@ -281,6 +301,8 @@ std::optional<std::string> noTensorCoreReason(AttentionOp op,
 
 /// Why a pe.rope has no GPU kernel (empty if it has one).
 std::string unsupportedRopeReason(RopeOp op, const KernelOptions &options) {
+  if (std::string why = emptyTensorReason(op); !why.empty())
+    return why;
   auto type = op.getInput().getType();
   if (std::string why =
           unsupportedElementReason(type.getElementType(), options);
@@ -307,6 +329,8 @@ std::string unsupportedRopeReason(RopeOp op, const KernelOptions &options) {
 /// Why a pe.add_sinusoidal has no GPU kernel (empty if it has one).
 std::string unsupportedSinusoidalReason(AddSinusoidalOp op,
                                         const KernelOptions &options) {
+  if (std::string why = emptyTensorReason(op); !why.empty())
+    return why;
   auto type = op.getInput().getType();
   if (std::string why =
           unsupportedElementReason(type.getElementType(), options);
@@ -634,13 +658,20 @@ private:
             unpackScalar(host.params, 2),
             host.slopes ? unpackScalar(host.params, 3) : Value()};
   }
-  /// The valid key count L[b] (kv_lengths, clamped to [0, Tk]).
+  /// The valid key count L[b] (kv_lengths, clamped to [0, Tk]). The clamp
+  /// is done in 64 bits, before the cast to index: SPIR-V lowers index to
+  /// 32 bits, where an i64 length of 2^32 + 3 would read as 3 and 2^63 - 1
+  /// as -1.
   Value validKeys(const AttentionHost &host, Value bIdx, Value tkAll) {
     if (!host.lengths)
       return tkAll;
-    Value len =
-        toIndex(memref::LoadOp::create(b, host.lengths, ValueRange{bIdx}));
-    return minsi(maxsi(len, idx(0)), tkAll);
+    Type i64 = b.getI64Type();
+    Value len = memref::LoadOp::create(b, host.lengths, ValueRange{bIdx});
+    if (len.getType() != i64)
+      len = arith::ExtSIOp::create(b, i64, len);
+    Value zero = arith::ConstantOp::create(b, b.getI64IntegerAttr(0));
+    Value tk = arith::IndexCastOp::create(b, i64, tkAll);
+    return toIndex(minsi(maxsi(len, zero), tk));
   }
   /// The causal shift o[b]: query token i sees keys j <= i + o[b].
   Value causalShift(AttentionOp op, Value tk, Value tq, Value causalOffset) {
@@ -2228,25 +2259,49 @@ struct ConvertPEToGPUPass
     : public pe::impl::ConvertPEToGPUBase<ConvertPEToGPUPass> {
   using Base::Base;
 
+  /// The integer options and the values the kernels support. The block
+  /// sizes are threads per block (CUDA launches at most 1024; Vulkan devices
+  /// report at most that); the key counts and byte sizes become index
+  /// constants in the kernels, which SPIR-V lowers to 32 bits.
+  static ArrayRef<IntegerOptionRange> optionRanges() {
+    constexpr int64_t kMaxThreads = 1024;
+    constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+    static const IntegerOptionRange ranges[] = {
+        {"block-rows", 1, kMaxThreads, " (threads per block)"},
+        {"rope-block", 1, kMaxThreads, " (threads per block)"},
+        {"key-tile", 1, kMaxI32},
+        {"shared-memory-bytes", 1, kMaxI32},
+        {"decode-split-keys", 0, kMaxI32, " (0: no split)"},
+    };
+    return ranges;
+  }
+
+  /// Checks the integer options' text before LLVM's option parser reads it
+  /// (which reports a value the type cannot hold without an `error:`).
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (std::optional<std::string> error =
+            checkIntegerOptionText(getArgument(), options, optionRanges()))
+      return errorHandler(*error);
+    return Base::initializeOptions(options, errorHandler);
+  }
+
+  /// Rejects an integer option outside its range (also where the options
+  /// were set in C++, e.g. by pe-gpu-pipeline), naming the option and range.
+  LogicalResult checkOptionBounds() {
+    const int64_t values[] = {blockRows, ropeBlock, keyTile, sharedMemoryBytes,
+                              decodeSplitKeys};
+    for (auto [range, value] : llvm::zip_equal(optionRanges(), values))
+      if (std::optional<std::string> error =
+              checkIntegerOption(getArgument(), range, value))
+        return getOperation()->emitError() << *error;
+    return success();
+  }
+
   void runOnOperation() override {
-    if (blockRows < 1 || keyTile < 1 || ropeBlock < 1) {
-      getOperation()->emitError()
-          << "convert-pe-to-gpu: block-rows, key-tile and rope-block must be "
-             "at least 1";
+    if (failed(checkOptionBounds()))
       return signalPassFailure();
-    }
-    if (decodeSplitKeys < 0) {
-      getOperation()->emitError()
-          << "convert-pe-to-gpu: decode-split-keys must be at least 0 (0: "
-             "no split), not "
-          << static_cast<int64_t>(decodeSplitKeys);
-      return signalPassFailure();
-    }
-    if (sharedMemoryBytes < 1) {
-      getOperation()->emitError()
-          << "convert-pe-to-gpu: shared-memory-bytes must be at least 1";
-      return signalPassFailure();
-    }
     KernelOptions options;
     options.blockRows = blockRows;
     options.keyTile = keyTile;

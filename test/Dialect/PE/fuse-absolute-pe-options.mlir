@@ -3,14 +3,17 @@
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-fuse-absolute-pe{row-tile=-1})' 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not pe-opt %s --pe-fuse-absolute-pe=row-tile=0 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: pe-opt %s --pe-fuse-absolute-pe=row-tile=1 | FileCheck %s --check-prefix=ONE
-// NEG: error: pe-fuse-absolute-pe: row-tile must be at least 1, got -1
-// ZERO: error: pe-fuse-absolute-pe: row-tile must be at least 1, got 0
+// NEG: error: pe-fuse-absolute-pe: row-tile must be an integer in [1, 9223372036854775807], not -1
+// ZERO: error: pe-fuse-absolute-pe: row-tile must be an integer in [1, 9223372036854775807], not 0
+// A value LLVM's option parser cannot read as an int64_t gets the same error.
+// RUN: not pe-opt %s --pe-fuse-absolute-pe=row-tile=9223372036854775808 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: pe-fuse-absolute-pe: row-tile must be an integer in [1, 9223372036854775807], not '9223372036854775808'
 // ONE: func @f
 func.func @f() {
   return
 }
 
-// The same check where the pass is built from options (pe-cpu-pipeline's
-// absolute-pe-row-tile, which bypasses option parsing).
+// The same range for pe-cpu-pipeline's absolute-pe-row-tile, checked by the
+// pipeline as it parses its options.
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{absolute-pe-row-tile=-2})' 2>&1 | FileCheck %s --check-prefix=PIPE
-// PIPE: error: pe-fuse-absolute-pe: row-tile must be at least 1, got -2
+// PIPE: error: pe-cpu-pipeline: absolute-pe-row-tile must be an integer in [1, 9223372036854775807], not -2

@@ -800,7 +800,7 @@ def alibi_f16(d):
 def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, mask_shape=None,
           bias_dtype=F32, causal=False, softcap=None, softcap_order="before_bias", scale=None,
           mask_fn=None, bias_scale=1.0, kv_lengths=None, causal_offset=None, poison=(),
-          kv_dtype=None, bias_fn=None, **masking):
+          kv_dtype=None, bias_fn=None, lengths_dtype=np.int32, **masking):
     """``poison``: (tensor name 'q'|'k'|'v'|'bias', index, value) entries
     written after the inputs are drawn (NaN and infinities)."""
     rng = rng_for(name)
@@ -832,7 +832,7 @@ def _attn(d, name, B, H, Hkv, Tq, Tk, D, Dv=None, dtype=F32, bias_shape=None, ma
             mask = mask_fn(mask)
         save(d, mask=mask)
     if kv_lengths is not None:
-        save(d, lengths=np.asarray(kv_lengths, dtype=np.int32))
+        save(d, lengths=np.asarray(kv_lengths, dtype=lengths_dtype))
     if causal_offset is not None:
         save(d, offset=index(causal_offset))
     save(d, expected=ref.attention(q, k, v, scale, causal, bias, mask, softcap, softcap_order,
@@ -894,6 +894,23 @@ def attn_kv_lengths(d):
     # Per-batch valid KV lengths 5, 0 and 13 (> Tk, clamped to 9), not causal:
     # batch 1 has no valid key and gives 0.
     _attn(d, "attn_kv_lengths", 3, 2, 1, 4, 9, 16, kv_lengths=[5, 0, 13])
+
+
+@case
+def attn_kv_lengths_i64_extremes(d):
+    # i64 valid lengths that do not fit 32 bits or are negative, clamped to
+    # [0, Tk = 9] in 64 bits: 2^63 - 1 (all 9 keys; its low 32 bits read as
+    # -1), 2^32 + 3 (all 9 keys; its low 32 bits read as 3), -5 (no key, the
+    # batch gives 0) and -(2^32) + 4 (no key; its low 32 bits read as 4).
+    _attn(d, "attn_kv_lengths_i64_extremes", 4, 2, 1, 4, 9, 16, causal=True,
+          kv_lengths=[2**63 - 1, 2**32 + 3, -5, -(2**32) + 4],
+          lengths_dtype=np.int64)
+
+
+@case
+def attn_empty_query(d):
+    # A statically empty query (Tq = 0): the result is empty.
+    _attn(d, "attn_empty_query", 1, 2, 2, 0, 8, 16)
 
 
 @case

@@ -51,7 +51,7 @@
 //
 // RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=many 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REPEAT-NAN
-// REPEAT-NAN: pe-run: for the --repeat option: 'many' value invalid for integer argument!
+// REPEAT-NAN: pe-run: error: --repeat must be an integer in [-2147483648, 2147483647], not 'many'
 //
 // RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --roofline 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ROOF-NOREPEAT
@@ -83,7 +83,7 @@
 // FLOPS-INF: pe-run: error: --flops must be a positive, finite number of operations, got inf
 // RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=1 \
 // RUN:   --flops=many 2>&1 | FileCheck %s --check-prefix=FLOPS-WORD
-// FLOPS-WORD: pe-run: for the --flops option: 'many' value invalid for floating point argument!
+// FLOPS-WORD: pe-run: error: --flops must be a number, not 'many'
 //
 // RUN: not pe-run %s -e add --input=%t/a.npy --input=%t/a.npy --repeat=2 \
 // RUN:   --flops=1e9 --pipeline=vulkan 2>&1 | FileCheck %s --check-prefix=FLOPS-GPU

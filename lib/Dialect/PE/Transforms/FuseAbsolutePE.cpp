@@ -14,6 +14,7 @@
 
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Support/OptionRanges.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -21,6 +22,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "llvm/Support/Debug.h"
+
+#include <limits>
 
 #define DEBUG_TYPE "pe-fuse-absolute-pe"
 
@@ -175,27 +178,27 @@ struct FuseAbsolutePEPass
     : public pe::impl::FuseAbsolutePEBase<FuseAbsolutePEPass> {
   using FuseAbsolutePEBase::FuseAbsolutePEBase;
 
-  /// Rejects a row tile below 1 where the option is parsed
-  /// (`pe-fuse-absolute-pe{row-tile=N}`), with the option's name.
+  static constexpr IntegerOptionRange kRowTileRange = {
+      "row-tile", 1, std::numeric_limits<int64_t>::max()};
+
+  /// Rejects a row tile below 1 (or not an integer) where the option is
+  /// parsed (`pe-fuse-absolute-pe{row-tile=N}`), with the option's name and
+  /// range, before LLVM's option parser reads it.
   LogicalResult initializeOptions(
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
-    if (failed(Pass::initializeOptions(options, errorHandler)))
-      return failure();
-    if (rowTile < 1)
-      return errorHandler("pe-fuse-absolute-pe: row-tile must be at least 1, "
-                          "got " +
-                          Twine(rowTile));
-    return success();
+    if (std::optional<std::string> error =
+            checkIntegerOptionText(getArgument(), options, kRowTileRange))
+      return errorHandler(*error);
+    return Pass::initializeOptions(options, errorHandler);
   }
 
   void runOnOperation() override {
     // Options set programmatically (FuseAbsolutePEOptions) bypass
     // initializeOptions.
-    if (rowTile < 1) {
-      emitError(getOperation()->getLoc(),
-                "pe-fuse-absolute-pe: row-tile must be at least 1, got ")
-          << static_cast<int64_t>(rowTile);
+    if (std::optional<std::string> error =
+            checkIntegerOption(getArgument(), kRowTileRange, rowTile)) {
+      emitError(getOperation()->getLoc(), *error);
       return signalPassFailure();
     }
     SmallVector<Operation *> encodings;

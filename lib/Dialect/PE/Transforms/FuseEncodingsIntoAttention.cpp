@@ -18,8 +18,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Remarks.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "pe-fuse-encodings-into-attention"
@@ -43,14 +45,62 @@ struct RopeMatch {
   RopeOp query, key; // `key` is null when the keys are used as given
 };
 
-/// True when two ropes rotate with the same channels and frequencies.
+/// Decides whether two values are equal by the structure of their producers.
+/// Raising builds one `tensor.extract_slice` of the cos/sin tables (or one
+/// frequency computation) per rotated tensor, so the query's and the key's
+/// tables are distinct but equal values until CSE runs; comparing them by
+/// structure lets the fusion fire without it.
+class ValueEquivalence {
+public:
+  /// True when `a` and `b` hold the same value: both absent, the same SSA
+  /// value, or the same result of two equivalent ops (the same name,
+  /// attributes, properties and result types, ignoring locations) that have
+  /// no memory effects and no regions, with operands that hold the same
+  /// values in turn, up to `kMaxDepth` producers deep. Block arguments and
+  /// ops with effects compare by identity only.
+  bool equal(Value a, Value b) { return equal(a, b, kMaxDepth); }
+
+private:
+  static constexpr unsigned kMaxDepth = 16;
+
+  bool equal(Value a, Value b, unsigned depth) {
+    if (a == b)
+      return true;
+    if (!a || !b || a.getType() != b.getType() || depth == 0)
+      return false;
+    auto ra = dyn_cast<OpResult>(a), rb = dyn_cast<OpResult>(b);
+    if (!ra || !rb || ra.getResultNumber() != rb.getResultNumber())
+      return false;
+    // Each pair is compared once (shared producers make the walk a DAG).
+    auto [it, inserted] = known.try_emplace({a, b}, false);
+    if (!inserted)
+      return it->second;
+    Operation *x = ra.getOwner(), *y = rb.getOwner();
+    bool same =
+        x->getNumRegions() == 0 && y->getNumRegions() == 0 &&
+        isMemoryEffectFree(x) && isMemoryEffectFree(y) &&
+        OperationEquivalence::isEquivalentTo(
+            x, y,
+            [&](Value l, Value r) { return success(equal(l, r, depth - 1)); },
+            /*markEquivalent=*/nullptr, OperationEquivalence::IgnoreLocations);
+    known[{a, b}] = same;
+    return same;
+  }
+
+  DenseMap<std::pair<Value, Value>, bool> known;
+};
+
+/// True when two ropes rotate with the same channels and frequencies (the
+/// frequency, table and scaling operands compared by value,
+/// `ValueEquivalence`).
 bool sameRotation(RopeOp a, RopeOp b) {
+  ValueEquivalence values;
   return a.getLayout() == b.getLayout() &&
          a.getRotaryDimOrHeadDim() == b.getRotaryDimOrHeadDim() &&
-         a.getInvFreq() == b.getInvFreq() &&
-         a.getCosCache() == b.getCosCache() &&
-         a.getSinCache() == b.getSinCache() &&
-         a.getAttentionScaling() == b.getAttentionScaling();
+         values.equal(a.getInvFreq(), b.getInvFreq()) &&
+         values.equal(a.getCosCache(), b.getCosCache()) &&
+         values.equal(a.getSinCache(), b.getSinCache()) &&
+         values.equal(a.getAttentionScaling(), b.getAttentionScaling());
 }
 
 /// True when the result of `rope` has one use besides tensor.dim ops (the

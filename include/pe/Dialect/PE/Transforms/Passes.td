@@ -56,7 +56,11 @@ def FuseRopeIntoAttention : Pass<"pe-fuse-rope-into-attention"> {
     Moves the `pe.rope` that produces the query of a `pe.attention` (and the
     one that produces its key, when it has the same layout, rotary
     dimension, frequencies and attention scaling) into the attention's
-    `rope` encoding, which rotates Q and K tiles as they are loaded. When the
+    `rope` encoding, which rotates Q and K tiles as they are loaded. The
+    frequency, table and scaling operands are compared by value: the same
+    SSA value, or results of equivalent side-effect-free ops with equal
+    operands (so the one table slice or frequency op `pe-raise` builds per
+    rotated tensor needs no CSE first). When the
     key is not rotated (a KV cache of rotated keys) the encoding is
     `query_only` (decode). A bias, a mask, an alibi encoding, softcap and the
     causal flag stay as they are.
