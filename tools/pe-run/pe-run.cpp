@@ -20,6 +20,7 @@
 #include "Harness.h"
 #include "Ranks.h"
 #include "Roofline.h"
+#include "ShardExecutable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -1262,11 +1263,14 @@ struct TempFile {
 static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
                                     const PipelineEntry &pipeline,
                                     bool runtimeChecks, StringRef path,
-                                    StringRef libDir) {
+                                    StringRef libDir,
+                                    const ShardedExecutable *sharded) {
   bool cuda = pipeline.name == "cuda", vulkan = pipeline.name == "vulkan";
   // What the executable is linked with, checked before compiling.
   SmallVector<std::string> archives = {
-      (Twine(libDir) + "/libpe_aot_main.a").str()};
+      (Twine(libDir) + "/" +
+       (sharded ? sharded->mainArchive : "libpe_aot_main.a"))
+          .str()};
   if (cuda)
     archives.push_back((Twine(libDir) + "/libpe_aot_cuda_runtime.a").str());
   if (vulkan)
@@ -1281,7 +1285,7 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
                  " (Debian package clang-22)");
 
   FailureOr<OwningOpRef<ModuleOp>> lowered =
-      lower(original, sig, pipeline, runtimeChecks);
+      lower(original, sharded ? sharded->local : sig, pipeline, runtimeChecks);
   if (failed(lowered))
     return failure();
   llvm::LLVMContext llvmContext;
@@ -1328,6 +1332,8 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
     if (llvm::Function *f = m->getFunction(name); f && f->isDeclaration())
       f->setName(("pe_aot_" + name).str());
   std::string signature = aotSignatureText(sig, pipeline.name);
+  if (sharded)
+    signature += sharded->signatureText;
   // The CPU the code was compiled for: main() checks the x86 features it can
   // query before the first call, so that a CPU executable copied to another
   // machine fails with a message instead of an illegal instruction.
@@ -1365,6 +1371,8 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
   SmallVector<std::string> args = {linker, "-o", path.str(),
                                    object.path.str().str()};
   args.append(archives.begin(), archives.end());
+  if (sharded)
+    args.append(sharded->linkArgs.begin(), sharded->linkArgs.end());
   if (vulkan)
     args.push_back("-lvulkan");
   if (openmp) {
@@ -1394,7 +1402,8 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
                  (execError.empty() ? "" : ": " + execError) +
                  (output.empty() ? "" : ":\n" + output));
   }
-  std::string needs = cuda     ? "libcuda.so.1 (the NVIDIA driver)"
+  std::string needs = sharded  ? sharded->needs
+                      : cuda   ? "libcuda.so.1 (the NVIDIA driver)"
                       : vulkan ? "libvulkan.so.1 and a Vulkan driver"
                       : openmp ? "libomp.so.5"
                                : "only libc and libm";
@@ -1838,13 +1847,24 @@ int main(int argc, char **argv) {
   FailureOr<Signature> sig = readSignature(fn);
   if (failed(sig))
     return 1;
-  if (!sharded && failed(checkNotSharded(fn, emitting)))
+  // A sharded function is emitted as an MPI program (ShardExecutable.h).
+  bool emitSharded =
+      emitting && pipeline->name == "cpu" && hasShardAnnotations(fn);
+  if (!sharded && !emitSharded && failed(checkNotSharded(fn, emitting)))
     return 1;
-  if (emitting)
-    return failed(emitExecutable(*module, *sig, *pipeline, runtimeChecks,
-                                 emitPath, peLibraryDir(argv[0])))
+  if (emitting) {
+    FailureOr<ShardedExecutable> shardExe = ShardedExecutable();
+    if (emitSharded)
+      shardExe = prepareShardedExecutable(fn, *sig);
+    if (failed(shardExe))
+      return 1;
+    return failed(emitExecutable(*module, *sig,
+                                 emitSharded ? *shardExe->pipeline : *pipeline,
+                                 runtimeChecks, emitPath, peLibraryDir(argv[0]),
+                                 emitSharded ? &*shardExe : nullptr))
                ? 1
                : 0;
+  }
 
   // Inputs.
   size_t numArgs = sig->args.size();
