@@ -1519,7 +1519,9 @@ The ranks are stopped after --ranks-timeout seconds (default 600; 0: no
 limit) or when pe-run gets SIGINT, SIGTERM or SIGHUP; no rank, launcher
 process or scratch directory (in TMPDIR) is left after an error, a time-out
 or such a signal. --pipeline, --roofline and --flops do not apply. Needs
-static shapes split evenly. A sharded function without --ranks is an error.
+static shapes split evenly. A sharded function without --ranks is an error,
+except with --pipeline=cpu --emit-executable=EXE: EXE is then an MPI program
+(mpiexec -n N EXE ...) on the global inputs, rank 0 writing the results.
 
 --emit-executable=EXE compiles the function with --pipeline (reference, cpu,
 vulkan or cuda) into a standalone executable instead of running it: the
