@@ -128,10 +128,9 @@ FailureOr<ShardedSignature> readShardedSignature(func::FuncOp original) {
   return sig;
 }
 
-/// The offsets and sizes of process `rank`'s block of a value of `shape`.
-static LogicalResult blockOf(const Distribution &d, ArrayRef<int64_t> shape,
-                             int64_t rank, SmallVector<int64_t> &offsets,
-                             SmallVector<int64_t> &sizes) {
+LogicalResult blockOf(const Distribution &d, ArrayRef<int64_t> shape,
+                      int64_t rank, SmallVector<int64_t> &offsets,
+                      SmallVector<int64_t> &sizes) {
   offsets.assign(shape.size(), 0);
   sizes.assign(shape.begin(), shape.end());
   if (d.gridShape.empty())
@@ -290,6 +289,18 @@ static LogicalResult callRank(Invocation &inv, void (*fn)(void **),
   return success();
 }
 
+const PipelineEntry &shardPipelineEntry() {
+  static const PipelineEntry shardPipeline = {
+      "shard",
+      [](OpPassManager &pm, bool runtimeChecks) {
+        mlir::pe::ShardPipelineOptions options;
+        options.runtimeChecks = runtimeChecks;
+        mlir::pe::buildShardPipeline(pm, options);
+      },
+      "", ""};
+  return shardPipeline;
+}
+
 int runRank(ModuleOp module, const Signature &sig,
             const ShardedSignature &sharded, ArrayRef<npy::Array> args,
             StringRef dir, ArrayRef<std::string> libs, bool runtimeChecks,
@@ -313,16 +324,8 @@ int runRank(ModuleOp module, const Signature &sig,
     localArgs.push_back(extractBlock(args[i], offsets, sizes));
     local.args[i].shape.assign(sizes.begin(), sizes.end());
   }
-  static const PipelineEntry shardPipeline = {
-      "shard",
-      [](OpPassManager &pm, bool runtimeChecks) {
-        mlir::pe::ShardPipelineOptions options;
-        options.runtimeChecks = runtimeChecks;
-        mlir::pe::buildShardPipeline(pm, options);
-      },
-      "", ""};
   FailureOr<Compiled> compiled =
-      compile(module, local, shardPipeline, libs, runtimeChecks);
+      compile(module, local, shardPipelineEntry(), libs, runtimeChecks);
   if (failed(compiled))
     return 1;
   MPIEntryPoints mpi;
@@ -379,13 +382,10 @@ static FailureOr<OwningOpRef<ModuleOp>> unshardedModule(ModuleOp module) {
   return clone;
 }
 
-/// Checks that the per-process function pe-shard-pipeline makes of `sig`
-/// takes and returns the blocks `sharded` describes (for process 0; the
-/// splits are even), before any process is started.
-static LogicalResult checkPartitionedSignature(ModuleOp module,
-                                               const Signature &sig,
-                                               const ShardedSignature &sharded,
-                                               ArrayRef<npy::Array> args) {
+LogicalResult
+checkPartitionedSignature(ModuleOp module, const Signature &sig,
+                          const ShardedSignature &sharded,
+                          ArrayRef<SmallVector<int64_t>> argShapes) {
   OwningOpRef<ModuleOp> clone = module.clone();
   PassManager pm(module.getContext());
   mlir::pe::ShardPipelineOptions options;
@@ -412,8 +412,8 @@ static LogicalResult checkPartitionedSignature(ModuleOp module,
     return success();
   };
   for (auto [i, t] : llvm::enumerate(type.getInputs()))
-    if (i < args.size() && failed(check(t, sharded.args[i], args[i].shape,
-                                        "argument " + Twine(i))))
+    if (i < argShapes.size() &&
+        failed(check(t, sharded.args[i], argShapes[i], "argument " + Twine(i))))
       return failure();
   for (auto [i, t] : llvm::enumerate(type.getResults()))
     if (failed(check(t, sharded.results[i],
@@ -474,15 +474,18 @@ LogicalResult checkNotSharded(func::FuncOp fn, bool emitting) {
   auto owner = found->getParentOfType<func::FuncOp>();
   std::string ranks = gridProcesses(found);
   std::string what = emitting
-                         ? "--emit-executable compiles unsharded functions only"
+                         ? "--emit-executable compiles it with --pipeline=cpu "
+                           "only (pe-shard-pipeline)"
                          : "its annotations need one process per block";
   if (owner == fn) {
     found->emitError() << "function '" << fn.getSymName()
                        << "' is sharded: " << what
                        << "; run it with --ranks=" << ranks;
-    return error("function '" + fn.getSymName() +
-                 "' is sharded: run it with --ranks=" + ranks +
-                 " (pe-shard-pipeline on MPI ranks)");
+    return error("function '" + fn.getSymName() + "' is sharded: " +
+                 (emitting ? "emit it with --pipeline=cpu (an MPI program), "
+                             "or run it with --ranks="
+                           : "run it with --ranks=") +
+                 ranks + " (pe-shard-pipeline on MPI ranks)");
   }
   std::string name =
       owner ? ("function '" + owner.getSymName() + "'").str() : "an op";
@@ -649,7 +652,10 @@ int runRanks(ModuleOp module, const Signature &sig,
     return fail("--ranks=" + Twine(options.ranks) +
                 " but the function's grid has " + Twine(sharded.processes) +
                 " processes");
-  if (failed(checkPartitionedSignature(module, sig, sharded, args)))
+  SmallVector<SmallVector<int64_t>> argShapes;
+  for (const npy::Array &a : args)
+    argShapes.emplace_back(a.shape.begin(), a.shape.end());
+  if (failed(checkPartitionedSignature(module, sig, sharded, argShapes)))
     return 1;
   SmallString<128> dir;
   if (std::error_code ec =

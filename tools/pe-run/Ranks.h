@@ -42,9 +42,26 @@ struct ShardedSignature {
 /// then gives the per-process function): it runs on a clone of the module.
 mlir::FailureOr<ShardedSignature> readShardedSignature(mlir::func::FuncOp fn);
 
+/// The offsets and sizes of process `rank`'s block of a value of `shape`
+/// (an error unless the split dimensions divide evenly).
+mlir::LogicalResult blockOf(const Distribution &d,
+                            llvm::ArrayRef<int64_t> shape, int64_t rank,
+                            llvm::SmallVector<int64_t> &offsets,
+                            llvm::SmallVector<int64_t> &sizes);
+
+/// Checks that the per-process function pe-shard-pipeline makes of `sig`
+/// takes and returns the blocks `sharded` describes of arguments of
+/// `argShapes` (for process 0; the splits are even), before any process is
+/// started.
+mlir::LogicalResult
+checkPartitionedSignature(mlir::ModuleOp module, const Signature &sig,
+                          const ShardedSignature &sharded,
+                          llvm::ArrayRef<llvm::SmallVector<int64_t>> argShapes);
+
 /// An error, at its first shard op, when `fn` is sharded: its annotations
-/// are for --ranks (pe-shard-pipeline), which `emitting` (--emit-executable)
-/// or a plain run would fail on far from the cause.
+/// are for --ranks (pe-shard-pipeline) or `emitting` (--emit-executable)
+/// with --pipeline=cpu, which a plain run or another pipeline would fail on
+/// far from the cause.
 mlir::LogicalResult checkNotSharded(mlir::func::FuncOp fn, bool emitting);
 
 /// What the launching process of a --ranks run is given.
@@ -74,6 +91,10 @@ struct RanksOptions {
 /// program is looked up on PATH unless it names a path.
 mlir::FailureOr<llvm::SmallVector<std::string>>
 launcherCommand(llvm::StringRef spec);
+
+/// pe-shard-pipeline (each rank's program through pe-cpu-pipeline, with its
+/// MPI calls), as pe-run compiles with it.
+const PipelineEntry &shardPipelineEntry();
 
 /// One rank of a --ranks run: its blocks of the inputs, its program, its
 /// blocks of the results (and with `repeat`, the times of `repeat` more

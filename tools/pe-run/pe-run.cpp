@@ -21,6 +21,7 @@
 #include "NumberParser.h"
 #include "Ranks.h"
 #include "Roofline.h"
+#include "ShardExecutable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -1263,11 +1264,14 @@ struct TempFile {
 static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
                                     const PipelineEntry &pipeline,
                                     bool runtimeChecks, StringRef path,
-                                    StringRef libDir) {
+                                    StringRef libDir,
+                                    const ShardedExecutable *sharded) {
   bool cuda = pipeline.name == "cuda", vulkan = pipeline.name == "vulkan";
   // What the executable is linked with, checked before compiling.
   SmallVector<std::string> archives = {
-      (Twine(libDir) + "/libpe_aot_main.a").str()};
+      (Twine(libDir) + "/" +
+       (sharded ? sharded->mainArchive : "libpe_aot_main.a"))
+          .str()};
   if (cuda)
     archives.push_back((Twine(libDir) + "/libpe_aot_cuda_runtime.a").str());
   if (vulkan)
@@ -1282,7 +1286,7 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
                  " (Debian package clang-22)");
 
   FailureOr<OwningOpRef<ModuleOp>> lowered =
-      lower(original, sig, pipeline, runtimeChecks);
+      lower(original, sharded ? sharded->local : sig, pipeline, runtimeChecks);
   if (failed(lowered))
     return failure();
   llvm::LLVMContext llvmContext;
@@ -1329,6 +1333,8 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
     if (llvm::Function *f = m->getFunction(name); f && f->isDeclaration())
       f->setName(("pe_aot_" + name).str());
   std::string signature = aotSignatureText(sig, pipeline.name);
+  if (sharded)
+    signature += sharded->signatureText;
   // The CPU the code was compiled for: main() checks the x86 features it can
   // query before the first call, so that a CPU executable copied to another
   // machine fails with a message instead of an illegal instruction.
@@ -1366,6 +1372,8 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
   SmallVector<std::string> args = {linker, "-o", path.str(),
                                    object.path.str().str()};
   args.append(archives.begin(), archives.end());
+  if (sharded)
+    args.append(sharded->linkArgs.begin(), sharded->linkArgs.end());
   if (vulkan)
     args.push_back("-lvulkan");
   if (openmp) {
@@ -1395,7 +1403,8 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
                  (execError.empty() ? "" : ": " + execError) +
                  (output.empty() ? "" : ":\n" + output));
   }
-  std::string needs = cuda     ? "libcuda.so.1 (the NVIDIA driver)"
+  std::string needs = sharded  ? sharded->needs
+                      : cuda   ? "libcuda.so.1 (the NVIDIA driver)"
                       : vulkan ? "libvulkan.so.1 and a Vulkan driver"
                       : openmp ? "libomp.so.5"
                                : "only libc and libm";
@@ -1511,7 +1520,9 @@ The ranks are stopped after --ranks-timeout seconds (default 600; 0: no
 limit) or when pe-run gets SIGINT, SIGTERM or SIGHUP; no rank, launcher
 process or scratch directory (in TMPDIR) is left after an error, a time-out
 or such a signal. --pipeline, --roofline and --flops do not apply. Needs
-static shapes split evenly. A sharded function without --ranks is an error.
+static shapes split evenly. A sharded function without --ranks is an error,
+except with --pipeline=cpu --emit-executable=EXE: EXE is then an MPI program
+(mpiexec -n N EXE ...) on the global inputs, rank 0 writing the results.
 
 --emit-executable=EXE compiles the function with --pipeline (reference, cpu,
 vulkan or cuda) into a standalone executable instead of running it: the
@@ -1841,13 +1852,24 @@ int main(int argc, char **argv) {
   FailureOr<Signature> sig = readSignature(fn);
   if (failed(sig))
     return 1;
-  if (!sharded && failed(checkNotSharded(fn, emitting)))
+  // A sharded function is emitted as an MPI program (ShardExecutable.h).
+  bool emitSharded =
+      emitting && pipeline->name == "cpu" && hasShardAnnotations(fn);
+  if (!sharded && !emitSharded && failed(checkNotSharded(fn, emitting)))
     return 1;
-  if (emitting)
-    return failed(emitExecutable(*module, *sig, *pipeline, runtimeChecks,
-                                 emitPath, peLibraryDir(argv[0])))
+  if (emitting) {
+    FailureOr<ShardedExecutable> shardExe = ShardedExecutable();
+    if (emitSharded)
+      shardExe = prepareShardedExecutable(fn, *sig);
+    if (failed(shardExe))
+      return 1;
+    return failed(emitExecutable(*module, *sig,
+                                 emitSharded ? *shardExe->pipeline : *pipeline,
+                                 runtimeChecks, emitPath, peLibraryDir(argv[0]),
+                                 emitSharded ? &*shardExe : nullptr))
                ? 1
                : 0;
+  }
 
   // Inputs.
   size_t numArgs = sig->args.size();

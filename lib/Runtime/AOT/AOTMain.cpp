@@ -1167,6 +1167,9 @@ extern "C" void memrefCopy(int64_t elemSize, UnrankedMemRef *src,
   }
 }
 
+// AOTShardMain.cpp includes this file for everything above and has its own
+// main().
+#ifndef PE_AOT_SHARD_MAIN
 int main(int argc, char **argv) {
   // As pe-run: keep freed memory in the process (no page faults per call on
   // large results in --repeat).
@@ -1261,3 +1264,4 @@ int main(int argc, char **argv) {
   pe_aot_fini();
   return 0;
 }
+#endif // PE_AOT_SHARD_MAIN

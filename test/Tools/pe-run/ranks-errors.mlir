@@ -43,8 +43,8 @@
 // NORANKS: ranks-errors.mlir:[[@LINE+17]]:8: error: function 'f' is sharded: its annotations need one process per block; run it with --ranks=2
 // NORANKS-NEXT: %s = shard.sharding
 // NORANKS: pe-run: error: function 'f' is sharded: run it with --ranks=2 (pe-shard-pipeline on MPI ranks)
-// EMIT: ranks-errors.mlir:[[@LINE+14]]:8: error: function 'f' is sharded: --emit-executable compiles unsharded functions only; run it with --ranks=2
-// EMIT: pe-run: error: function 'f' is sharded: run it with --ranks=2
+// EMIT: ranks-errors.mlir:[[@LINE+14]]:8: error: function 'f' is sharded: --emit-executable compiles it with --pipeline=cpu only (pe-shard-pipeline); run it with --ranks=2
+// EMIT: pe-run: error: function 'f' is sharded: emit it with --pipeline=cpu (an MPI program), or run it with --ranks=2 (pe-shard-pipeline on MPI ranks)
 // OTHER: ranks-errors.mlir:[[@LINE+12]]:8: error: function 'f' is sharded, and pe-run compiles the whole module: 'plain' runs without --ranks only from a module without shard annotations
 // OTHER: pe-run: error: function 'f' of the module is sharded: run 'plain' from a module without shard annotations
 // TOKENS: ranks-uneven-tokens.mlir:6:9: error: 'shard.shard' op splits dimension 1 of size 12 over 5 processes (axes [0] of grid @grid), which do not divide it: shard-partition supports even splits only
