@@ -2,6 +2,7 @@
 # lit configuration of the pe regression tests.
 
 import os
+import platform
 
 import lit.formats
 import lit.util
@@ -101,6 +102,27 @@ icd_dirs = ["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d"]
 if os.path.exists(os.path.join(config.pe_obj_root, "lib", "libpe_vulkan_runtime.so")) and any(
         os.path.isdir(d) and os.listdir(d) for d in icd_dirs):
     config.available_features.add("vulkan")
+# `host-x86_64`, `host-avx2`: this machine runs x86-64 code, with AVX2 and FMA
+# (the x86-64-v3 kernels of `--param pe_pipeline=cpu-avx2`).
+if platform.machine() == "x86_64":
+    config.available_features.add("host-x86_64")
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            flags = next((line.split() for line in cpuinfo
+                          if line.startswith("flags")), [])
+        if "avx2" in flags and "fma" in flags:
+            config.available_features.add("host-avx2")
+    except OSError:
+        pass
+# `aarch64-cross`: pe-run can link AArch64 executables (its AArch64 copy of
+# libpe_aot_main.a was built: tools/pe-run/CMakeLists.txt) and qemu-aarch64
+# (Debian package qemu-user) runs them.
+qemu_aarch64 = lit.util.which("qemu-aarch64")
+if qemu_aarch64 and os.path.exists(
+        os.path.join(config.pe_obj_root, "lib", "aarch64", "libpe_aot_main.a")):
+    config.available_features.add("aarch64-cross")
+    config.substitutions.append(("%qemu_aarch64", qemu_aarch64 +
+                                 " -L /usr/aarch64-linux-gnu -cpu neoverse-n1"))
 # `cuda-driver`: an NVIDIA driver can be loaded (for `--param
 # pe_pipeline=cuda`, which bench/gpu/run.sh uses on a GPU machine).
 try:

@@ -34,6 +34,7 @@ PACKAGES=(
   libomp-22-dev libgtest-dev python3-numpy clang-format-22
   mpich libmpich-dev pkgconf
   mesa-vulkan-drivers libvulkan-dev
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
 )
 
 # Only for `test --sanitize` (the ASan/UBSan runtimes) and `fuzz` (libFuzzer).
@@ -102,6 +103,17 @@ run_tests() {
   # And through pe-gpu-pipeline{target=spirv}: the GPU kernels run on
   # lavapipe (Mesa's Vulkan driver on the CPU) through pe's Vulkan runtime.
   "$LLVM/bin/lit" -sv --param pe_pipeline=vulkan "$BUILD/test/Integration" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+  # And the CPU execution tests through an AVX2 + FMA target (x86-64-v3,
+  # 8-lane kernels), whatever this machine has beyond it.
+  "$LLVM/bin/lit" -sv --param pe_pipeline=cpu-avx2 "$BUILD/test/Integration/CPU" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+  # And a subset through an AArch64 NEON target, as executables run under
+  # qemu-aarch64 (test/Integration/CPU/lit.local.cfg): the RoPE, sinusoidal
+  # and ALiBi attention tests (small shapes; emulation costs about 70x).
+  "$LLVM/bin/lit" -sv --param pe_pipeline=cpu-aarch64 \
+    "$BUILD/test/Integration/CPU/rope" "$BUILD/test/Integration/CPU/sinusoidal" \
+    "$BUILD/test/Integration/CPU/alibi" 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
   set -e
   # One closing line a reader (or CI) can grep: "N passed, N failed".

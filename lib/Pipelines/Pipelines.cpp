@@ -109,6 +109,13 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   // for their sizes, so they do not keep fusion from firing).
   if (options.runtimeChecks)
     pm.addPass(createInsertRuntimeChecks());
+  // The target: the kernels read it, and the functions carry it to the LLVM
+  // translation (the target-cpu and target-features of the code).
+  AttachCPUTargetOptions target;
+  target.triple = options.triple;
+  target.cpu = options.cpu;
+  target.features = options.features;
+  pm.addPass(createAttachCPUTarget(target));
   // Compile-time folding and fusion.
   pm.addPass(createFoldFrequencies());
   pm.addPass(createCanonicalizerPass());
@@ -127,7 +134,6 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   // Generated kernels for attention, RoPE and sinusoidal PE; everything else
   // through the reference lowering.
   ConvertPEToVectorOptions kernels;
-  kernels.targetFeatures = options.targetFeatures;
   kernels.decodePrefetchBytes = options.decodePrefetchBytes;
   kernels.decodePrefetchMinOps = options.decodePrefetchMinOps;
   kernels.decodePrefetchL2MinOps = options.decodePrefetchL2MinOps;
@@ -281,8 +287,9 @@ void mlir::pe::registerPipelines() {
   registerCheckedPipeline<CPUPipelineOptions>(
       "pe-cpu-pipeline",
       "Fold and fuse the encodings, generate flash-attention kernels, and "
-      "lower to the LLVM dialect for the host CPU (OpenMP-parallel, AVX-512 "
-      "vectors)",
+      "lower to the LLVM dialect for a CPU target (triple, cpu, features; "
+      "the host by default in pe-opt and pe-run; OpenMP-parallel, vectors "
+      "of the target's width)",
       buildCPUPipeline);
   registerCheckedPipeline<GPUPipelineOptions>(
       "pe-gpu-pipeline",

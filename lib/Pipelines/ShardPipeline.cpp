@@ -76,6 +76,9 @@ void mlir::pe::buildShardPipeline(OpPassManager &pm,
   cpu.openmp = options.openmp;
   cpu.threads = options.threads;
   cpu.runtimeChecks = options.runtimeChecks;
+  cpu.triple = options.triple;
+  cpu.cpu = options.cpu;
+  cpu.features = options.features;
   buildCPUPipeline(pm, cpu);
 }
 

@@ -172,9 +172,13 @@ static void testPipeline(MlirContext ctx) {
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
 
+  /* A library names the CPU target (pe-opt and pe-run default to the
+     host). */
   check(mlirLogicalResultIsSuccess(mlirPEAddCPUPipeline(
-            opm, mlirStringRefCreateFromCString("threads=2"), printToStdout,
-            NULL)),
+            opm,
+            mlirStringRefCreateFromCString(
+                "threads=2 triple=x86_64-unknown-linux-gnu cpu=x86-64-v4"),
+            printToStdout, NULL)),
         "add pe-cpu-pipeline");
   // CHECK: {{(any|builtin.module)}}(pe-insert-runtime-checks,
   // CHECK-SAME: pe-fold-frequencies,
@@ -215,7 +219,8 @@ static void testPipeline(MlirContext ctx) {
   pm = mlirPassManagerCreate(ctx);
   check(mlirLogicalResultIsSuccess(mlirPEAddShardPipeline(
             mlirPassManagerGetAsOpPassManager(pm),
-            mlirStringRefCreateFromCString("approximate-math=false"),
+            mlirStringRefCreateFromCString(
+                "approximate-math=false triple=x86_64-unknown-linux-gnu"),
             printToStdout, NULL)),
         "add pe-shard-pipeline");
   check(mlirLogicalResultIsSuccess(

@@ -7,13 +7,15 @@
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{fuse=false approximate-math=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{openmp=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOOMP
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{threads=3 absolute-pe-row-tile=8})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTS
+// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{triple=aarch64-unknown-linux-gnu cpu=neoverse-n1 features=+crc})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{runtime-checks=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECKS
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-reference-pipeline{runtime-checks=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECKS
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{vector-width=8})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// CPU: Pass Manager with 42 passes:
+// CPU: Pass Manager with 43 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: pe-insert-runtime-checks
+// CPU-NEXT: pe-attach-cpu-target{cpu= features= triple=}
 // CPU-NEXT: pe-fold-frequencies
 // CPU-NEXT: canonicalize{{.*}}
 // CPU-NEXT: pe-fuse-encodings-into-attention
@@ -107,6 +109,9 @@
 
 // OPTS: pe-fuse-absolute-pe{row-tile=8}
 // OPTS: convert-scf-to-openmp{num-threads=3}
+
+// TARGET: pe-attach-cpu-target{cpu=neoverse-n1 features=+crc triple=aarch64-unknown-linux-gnu}
+// TARGET-NEXT: pe-fold-frequencies
 
 // NOCHECKS-NOT: pe-insert-runtime-checks
 // NOCHECKS: convert-pe-to-linalg

@@ -27,6 +27,7 @@
 // PASSES-NEXT: pe-free-mpi-communicators
 // PASSES-NEXT: canonicalize
 // PASSES-NEXT: pe-insert-runtime-checks
+// PASSES-NEXT: pe-attach-cpu-target
 // PASSES-NEXT: pe-fold-frequencies
 // PASSES: convert-pe-to-vector
 // PASSES-NOT: convert-scf-to-openmp
@@ -57,7 +58,7 @@
 // LLVM-NEXT: llvm.call @MPI_Comm_free(%[[C3]])
 // NOSHARD-NOT: shard.
 // NOSHARD-NOT: mpi.
-// OMPI: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">}
+// OMPI: module attributes {dlti.map = #dlti.map<"MPI:Implementation" = "OpenMPI">
 // BAD: pe-set-mpi-implementation: unknown MPI implementation 'LAM'
 
 shard.grid @grid(shape = 2) {sym_visibility = "private"}

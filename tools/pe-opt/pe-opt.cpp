@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToCPU/CPUTarget.h"
 #include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
 #include "pe/Version.h"
@@ -23,6 +24,10 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::pe::registerAllPasses();
+
+  // Modules that name no CPU target (an llvm.target attribute, or
+  // pe-cpu-pipeline{triple=...}) get kernels for this machine.
+  mlir::pe::setDefaultCPUTarget(mlir::pe::getHostCPUTargetSpec());
 
   mlir::DialectRegistry registry;
   mlir::pe::registerAllDialects(registry);

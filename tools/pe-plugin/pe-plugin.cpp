@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToCPU/CPUTarget.h"
 #include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
 
@@ -30,6 +31,10 @@ mlirGetDialectPluginInfo() {
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "PE", LLVM_VERSION_STRING,
-          []() { pe::registerAllPasses(); }};
+  return {MLIR_PLUGIN_API_VERSION, "PE", LLVM_VERSION_STRING, []() {
+            pe::registerAllPasses();
+            // As in pe-opt: modules that name no CPU target get kernels for
+            // this machine.
+            pe::setDefaultCPUTarget(pe::getHostCPUTargetSpec());
+          }};
 }

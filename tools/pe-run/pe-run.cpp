@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToCPU/CPUTarget.h"
 #include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
 #include "pe/Pipelines/Pipelines.h"
@@ -66,6 +67,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <algorithm>
 #include <chrono>
@@ -109,6 +111,14 @@ static_assert(sizeof(void *) == 8 && sizeof(int64_t) == 8,
 // Pipelines: name -> builder. Adding a pipeline is one line here.
 //===----------------------------------------------------------------------===//
 
+/// pe-cpu-pipeline{triple cpu features} of the cpu pipeline
+/// (--target-triple, --target-cpu, --target-features); an empty triple: the
+/// module's llvm.target, else the host (pe's default CPU target, set in
+/// main).
+static mlir::pe::CPUTargetSpec cpuTarget;
+/// pe-cpu-pipeline{openmp} of the cpu pipeline (--cpu-openmp).
+static bool cpuOpenMP = true;
+
 /// pe-gpu-pipeline{tensor-cores} of the vulkan and cuda pipelines
 /// (--gpu-tensor-cores).
 static std::string gpuTensorCores = "auto";
@@ -150,6 +160,10 @@ static const PipelineEntry kPipelines[] = {
      [](OpPassManager &pm, bool runtimeChecks) {
        mlir::pe::CPUPipelineOptions options;
        options.runtimeChecks = runtimeChecks;
+       options.triple = cpuTarget.triple;
+       options.cpu = cpuTarget.cpu;
+       options.features = cpuTarget.features;
+       options.openmp = cpuOpenMP;
        mlir::pe::buildCPUPipeline(pm, options);
      },
      "libomp.so", "Debian package libomp-22-dev", false},
@@ -684,6 +698,37 @@ jitRuntimeSymbols(llvm::orc::MangleAndInterner mangle) {
   return symbols;
 }
 
+/// The TargetMachine builder for a lowered module: the CPU target it names
+/// (llvm.target, written by pe-cpu-pipeline), else the host. The JIT runs
+/// code in this process, so `forJit` rejects a target of another
+/// architecture (an executable for it: --emit-executable).
+static FailureOr<llvm::orc::JITTargetMachineBuilder>
+targetMachineBuilder(ModuleOp module, bool forJit) {
+  LLVM::TargetAttr attr = mlir::pe::getModuleCPUTarget(module);
+  if (!attr) {
+    llvm::Expected<llvm::orc::JITTargetMachineBuilder> host =
+        llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!host)
+      return error(host.takeError());
+    return std::move(*host);
+  }
+  mlir::pe::CPUTargetSpec spec = mlir::pe::getCPUTargetSpec(attr);
+  llvm::Triple triple(spec.triple);
+  if (forJit &&
+      triple.getArch() != llvm::Triple(llvm::sys::getProcessTriple()).getArch())
+    return error("the code is for '" + spec.triple + "', which this machine (" +
+                 llvm::sys::getProcessTriple() +
+                 ") cannot run; --emit-executable writes an executable "
+                 "for it");
+  llvm::orc::JITTargetMachineBuilder jtmb(triple);
+  jtmb.setCPU(spec.cpu);
+  SmallVector<StringRef> flags;
+  StringRef(spec.features).split(flags, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef flag : flags)
+    jtmb.getFeatures().AddFeature(flag);
+  return jtmb;
+}
+
 /// A clone of `original` with its functions renamed (jitName) and lowered by
 /// `pipeline`, with the calling convention checked.
 static FailureOr<OwningOpRef<ModuleOp>> lower(ModuleOp original,
@@ -715,10 +760,10 @@ FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
     return failure();
   OwningOpRef<ModuleOp> module = std::move(*lowered);
 
-  llvm::Expected<llvm::orc::JITTargetMachineBuilder> jtmb =
-      llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    return error(jtmb.takeError());
+  FailureOr<llvm::orc::JITTargetMachineBuilder> jtmb =
+      targetMachineBuilder(*module, /*forJit=*/true);
+  if (failed(jtmb))
+    return failure();
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   // One TargetMachine for the optimizer (its vectorizers need the host
   // features), one owned by the engine for code generation (RECIPE 5/6).
@@ -1261,6 +1306,25 @@ struct TempFile {
 };
 } // namespace
 
+/// The features the AOT main() checks: every feature the module's CPU
+/// target enables (its CPU's included, so that `x86-64-v3` alone checks
+/// AVX2 and FMA), else the TargetMachine builder's (the host's).
+static std::string aotFeatureList(ModuleOp lowered,
+                                  llvm::orc::JITTargetMachineBuilder &jtmb) {
+  LLVM::TargetAttr attr = mlir::pe::getModuleCPUTarget(lowered);
+  if (!attr)
+    return jtmb.getFeatures().getString();
+  FailureOr<mlir::pe::CPUTarget> target = mlir::pe::resolveCPUTarget(
+      mlir::pe::getCPUTargetSpec(attr), [&] { return lowered.emitError(); });
+  if (failed(target))
+    return jtmb.getFeatures().getString();
+  SmallVector<std::string> flags;
+  for (const auto &feature : target->enabled)
+    flags.push_back("+" + feature.getKey().str());
+  llvm::sort(flags);
+  return llvm::join(flags, ",");
+}
+
 static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
                                     const PipelineEntry &pipeline,
                                     bool runtimeChecks, StringRef path,
@@ -1295,19 +1359,39 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
   if (!m)
     return error("--emit-executable: translation to LLVM IR failed");
 
-  // The CPU pipeline's code is for this host (its kernels use the host's
-  // vector extensions, as in the JIT); the GPU pipelines' host code only
+  // The CPU pipeline's code is for the CPU target the lowered module names
+  // (the host by default, or --target-*); the GPU pipelines' host code only
   // marshals buffers and launches kernels, so it is compiled for the generic
   // CPU of the triple and runs on any GPU machine of the same architecture.
   bool hostCPU = !cuda && !vulkan;
+  // The triple of a CPU target of another architecture, or empty.
+  std::string crossTriple;
   llvm::orc::JITTargetMachineBuilder jtmb{
       llvm::Triple(llvm::sys::getProcessTriple())};
   if (hostCPU) {
-    llvm::Expected<llvm::orc::JITTargetMachineBuilder> host =
-        llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!host)
-      return error(host.takeError());
-    jtmb = std::move(*host);
+    FailureOr<llvm::orc::JITTargetMachineBuilder> target =
+        targetMachineBuilder(**lowered, /*forJit=*/false);
+    if (failed(target))
+      return failure();
+    jtmb = std::move(*target);
+    // Another architecture: main() from its copy of libpe_aot_main.a
+    // (lib/<arch>/, built with the Debian cross toolchain), linked by the
+    // same clang++ with --target.
+    const llvm::Triple &triple = jtmb.getTargetTriple();
+    if (triple.getArch() !=
+        llvm::Triple(llvm::sys::getProcessTriple()).getArch()) {
+      std::string crossMain =
+          (Twine(libDir) + "/" + triple.getArchName() + "/libpe_aot_main.a")
+              .str();
+      if (!llvm::sys::fs::exists(crossMain))
+        return error("--emit-executable: the code is for '" + triple.str() +
+                     "', but pe's AOT runtime for it (" + crossMain +
+                     ") was not built (pe-run builds it for aarch64 when the "
+                     "Debian packages gcc-aarch64-linux-gnu and "
+                     "libstdc++-12-dev-arm64-cross are installed)");
+      archives.front() = crossMain;
+      crossTriple = triple.str();
+    }
   }
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
@@ -1340,7 +1424,7 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
   // machine fails with a message instead of an illegal instruction.
   if (hostCPU)
     signature += "cpu " + jtmb.getCPU() + "\nfeatures " +
-                 jtmb.getFeatures().getString() + "\n";
+                 aotFeatureList(**lowered, jtmb) + "\n";
   new llvm::GlobalVariable(
       *m,
       llvm::ArrayType::get(llvm::Type::getInt8Ty(llvmContext),
@@ -1369,8 +1453,15 @@ static LogicalResult emitExecutable(ModuleOp original, const Signature &sig,
     codegen.run(*m);
   }
 
-  SmallVector<std::string> args = {linker, "-o", path.str(),
-                                   object.path.str().str()};
+  if (openmp && !crossTriple.empty())
+    return error("--emit-executable: the code for '" + crossTriple +
+                 "' calls the OpenMP runtime, which pe does not link for "
+                 "that target: compile it without OpenMP "
+                 "(--cpu-openmp=false, pe-cpu-pipeline{openmp=false})");
+  SmallVector<std::string> args = {linker};
+  if (!crossTriple.empty())
+    args.push_back("--target=" + crossTriple);
+  args.append({"-o", path.str(), object.path.str().str()});
   args.append(archives.begin(), archives.end());
   if (sharded)
     args.append(sharded->linkArgs.begin(), sharded->linkArgs.end());
@@ -1616,6 +1707,28 @@ int main(int argc, char **argv) {
                      "in the compiled code (the pipelines' runtime-checks "
                      "option; default true); a failed check is an error"),
       llvm::cl::init(true), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> targetTriple(
+      "target-triple",
+      llvm::cl::desc("CPU target of the cpu pipeline "
+                     "(pe-cpu-pipeline{triple}); default: the module's "
+                     "llvm.target, else this machine"),
+      llvm::cl::value_desc("triple"), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> targetCPU(
+      "target-cpu",
+      llvm::cl::desc("CPU of --target-triple (pe-cpu-pipeline{cpu}): "
+                     "x86-64-v3 (AVX2 + FMA), x86-64-v4 (AVX-512), ..."),
+      llvm::cl::value_desc("cpu"), llvm::cl::cat(category));
+  llvm::cl::opt<std::string> targetFeatures(
+      "target-features",
+      llvm::cl::desc("Features of --target-triple on top of its CPU's "
+                     "(pe-cpu-pipeline{features}), as '+avx512bf16,-fma'"),
+      llvm::cl::value_desc("features"), llvm::cl::cat(category));
+  llvm::cl::opt<bool> cpuOpenMPFlag(
+      "cpu-openmp",
+      llvm::cl::desc("Run the cpu pipeline's parallel loops on OpenMP "
+                     "threads (pe-cpu-pipeline{openmp}; default true); false: "
+                     "sequential loops, no libomp needed"),
+      llvm::cl::init(true), llvm::cl::cat(category));
   llvm::cl::opt<std::string> tensorCores(
       "gpu-tensor-cores",
       llvm::cl::desc("Tensor-core attention kernels of the vulkan and cuda "
@@ -1686,6 +1799,13 @@ int main(int argc, char **argv) {
                 tensorCores + "'");
   }
   gpuTensorCores = tensorCores;
+  if (targetTriple.empty() && (!targetCPU.empty() || !targetFeatures.empty()))
+    return fail("--target-cpu and --target-features need --target-triple");
+  cpuTarget = {targetTriple, targetCPU, targetFeatures};
+  cpuOpenMP = cpuOpenMPFlag;
+  // Modules that name no CPU target (and no --target-triple) are compiled
+  // for this machine, where the JIT runs them.
+  mlir::pe::setDefaultCPUTarget(mlir::pe::getHostCPUTargetSpec());
   if (decodeSplitKeys < 0)
     return fail("--gpu-decode-split-keys must be at least 0, not " +
                 std::to_string(decodeSplitKeys));
@@ -1795,8 +1915,12 @@ int main(int argc, char **argv) {
     libs.push_back(mpiLib);
   }
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+  // Every target LLVM was built with: --emit-executable compiles for the
+  // CPU target of --target-triple, which may be another architecture.
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
   mlir::registerAllPasses();
   mlir::pe::registerAllPasses();
 

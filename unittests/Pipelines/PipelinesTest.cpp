@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/Pipelines/Pipelines.h"
+#include "pe/Conversion/PEToCPU/CPUTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -96,15 +97,54 @@ TEST_F(PipelinesTest, Reference) {
 }
 
 TEST_F(PipelinesTest, CPUDefaults) {
+  // A library host names the CPU target (pe-opt and pe-run set the host's
+  // as their default, this test sets none): without one the kernels fail.
+  ASSERT_FALSE(pe::getDefaultCPUTarget());
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModule, &context);
+  ASSERT_TRUE(module);
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    diagnostics += diag.str();
+    return success();
+  });
+  PassManager pm(&context);
+  pe::buildCPUPipeline(pm);
+  EXPECT_TRUE(failed(pm.run(*module)));
+  EXPECT_NE(diagnostics.find("no CPU target for the generated kernels"),
+            std::string::npos);
+}
+
+TEST_F(PipelinesTest, CPUTarget) {
+  pe::CPUPipelineOptions options;
+  options.triple = "x86_64-unknown-linux-gnu";
+  options.cpu = "x86-64-v3";
+  std::string text;
+  runPipeline([&](OpPassManager &pm) { pe::buildCPUPipeline(pm, options); },
+              &text);
+  EXPECT_NE(text.find("omp.parallel"), std::string::npos);
+  EXPECT_NE(text.find("vector<8xf32>"), std::string::npos);
+  EXPECT_EQ(text.find("vector<16xf32>"), std::string::npos);
+  EXPECT_NE(text.find("target_cpu = \"x86-64-v3\""), std::string::npos);
+}
+
+TEST_F(PipelinesTest, CPUDefaultTarget) {
+  // What pe-opt and pe-run do with the host: a default for modules that
+  // name no target.
+  pe::setDefaultCPUTarget(
+      pe::CPUTargetSpec{"aarch64-unknown-linux-gnu", "neoverse-n1", ""});
   std::string text;
   runPipeline([](OpPassManager &pm) { pe::buildCPUPipeline(pm); }, &text);
-  EXPECT_NE(text.find("omp.parallel"), std::string::npos);
+  pe::setDefaultCPUTarget(std::nullopt);
+  EXPECT_NE(text.find("vector<4xf32>"), std::string::npos);
+  EXPECT_NE(text.find("llvm.target_triple = \"aarch64-unknown-linux-gnu\""),
+            std::string::npos);
 }
 
 TEST_F(PipelinesTest, CPUOptions) {
   pe::CPUPipelineOptions options;
   options.openmp = false;
   options.fuse = false;
+  options.triple = "x86_64-unknown-linux-gnu";
   std::string text;
   runPipeline([&](OpPassManager &pm) { pe::buildCPUPipeline(pm, options); },
               &text);
@@ -146,7 +186,10 @@ TEST_F(PipelinesTest, Shard) {
       parseSourceString<ModuleOp>(kShardedModule, &context);
   ASSERT_TRUE(module);
   PassManager pm(&context);
-  pe::buildShardPipeline(pm);
+  pe::ShardPipelineOptions options;
+  options.triple = "x86_64-unknown-linux-gnu";
+  options.cpu = "x86-64-v4";
+  pe::buildShardPipeline(pm, options);
   ASSERT_TRUE(succeeded(pm.run(*module)));
   bool onlyLLVM = true;
   module->walk([&](Operation *op) {

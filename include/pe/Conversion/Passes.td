@@ -54,17 +54,19 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     stay in the L1 cache).
 
     The kernel runs in parallel over batch x heads (`scf.parallel`, lowered
-    to OpenMP by `pe-cpu-pipeline`) and is vectorised with 16-lane f32
-    vectors (AVX-512). With bf16 query, key and value and a target that has
-    AVX512-BF16 (`target-features`; `host` asks the machine running the
-    pass), the prefill kernel forms `Q K^T` and `P V` with bf16 dot products
+    to OpenMP by `pe-cpu-pipeline`) and is vectorised for the target that
+    the module's `llvm.target` attribute names (written by
+    `pe-attach-cpu-target`; without one, the tool's default target, which
+    pe-opt and pe-run set to the host): 16 f32 lanes with AVX-512F, 8 with
+    AVX2 and FMA, 4 on SSE2 and NEON. With bf16 query, key and value and a
+    target that has AVX512-BF16, the prefill kernel forms `Q K^T` and `P V` with bf16 dot products
     (`x86vector.avx512.dot`, f32 accumulation; keys packed as channel pairs,
     values as key pairs, P rounded to bf16, as `pe.attention` allows);
     without the feature, and for decode, a bf16 attention runs the f32
     kernel on widened operands and the pass says why in a remark
     (`bf16-dot`). Ops it does not support (non-f32 element types, head
-    dimensions that are not multiples of 16, explicit bias or mask, dynamic
-    head counts) are left for `convert-pe-to-linalg`, and the pass reports
+    dimensions that are not multiples of the lane count, dynamic head
+    counts) are left for `convert-pe-to-linalg`, and the pass reports
     each with its reason as a missed-optimization remark in category
     `convert-pe-to-vector` (`--remarks-filter=convert-pe-to-vector`).
 
@@ -73,8 +75,8 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     each task computes the cos/sin rows of its block (in f64: Cody-Waite
     reduction to [-pi/4, pi/4] and polynomials, rounded once to f32) or
     gathers them from the caches, and rotates every row of its chunk (all
-    heads, unless there are few token blocks) with 16-lane vectors:
-    contiguous halves for the `half` layout, neighbour swaps for
+    heads, unless there are few token blocks) with vectors of the target's
+    width: contiguous halves for the `half` layout, neighbour swaps for
     `interleaved`.
 
     **Sinusoidal PE.** A `pe.add_sinusoidal` on f32 with offset positions and
@@ -122,11 +124,6 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
     "::mlir::x86vector::X86VectorDialect",
   ];
   let options = [
-    Option<"targetFeatures", "target-features", "std::string",
-           /*default=*/"\"host\"",
-           "CPU features the kernels may use, in LLVM's syntax "
-           "('+avx512f,+avx512bf16'), or 'host' for those of the machine "
-           "running the pass (llvm::sys::getHostCPUFeatures)">,
     Option<"decodePrefetchBytes", "decode-prefetch-bytes", "int64_t",
            /*default=*/"8192",
            "Decode kernel: prefetch the K and V cache rows this many bytes "
@@ -152,6 +149,42 @@ def ConvertPEToVector : Pass<"convert-pe-to-vector"> {
            "memref.alloca_scope per task) while the task's total stays "
            "within this many bytes; the others, and all with 0, are "
            "allocated on the heap">,
+  ];
+}
+
+def AttachCPUTarget : Pass<"pe-attach-cpu-target", "::mlir::ModuleOp"> {
+  let summary = "Name the CPU target of the generated kernels and of the "
+                "LLVM translation";
+  let description = [{
+    Checks a CPU target (an LLVM triple, CPU and feature flags) against
+    LLVM's target registry and writes it on the module: `llvm.target`
+    (`#llvm.target<triple = ..., chip = ..., features = ...>`), which
+    `convert-pe-to-vector` reads for its vector width and feature-gated
+    paths, `llvm.target_triple`, and `target_cpu` / `target_features` on
+    every function with a body, which the translation to LLVM IR turns
+    into the module's triple and the functions' "target-cpu" and
+    "target-features", so that the backend compiles for that target.
+
+    The target is the options' when `triple` is given, else the module's
+    own `llvm.target`, else the tool's default target (pe-opt and pe-run:
+    the host). Unknown triples, CPUs and feature names, and targets other
+    than x86-64 and AArch64, are errors.
+
+    Example: `pe-attach-cpu-target{triple=x86_64-unknown-linux-gnu
+    cpu=x86-64-v3}` (AVX2 + FMA: 8-lane kernels).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let options = [
+    Option<"triple", "triple", "std::string", /*default=*/"",
+           "LLVM target triple ('x86_64-unknown-linux-gnu', "
+           "'aarch64-unknown-linux-gnu'); empty: the module's llvm.target, "
+           "else the tool's default">,
+    Option<"cpu", "cpu", "std::string", /*default=*/"",
+           "Target CPU ('x86-64-v3', 'znver4', 'neoverse-n1'); empty: the "
+           "triple's generic CPU. Only with triple">,
+    Option<"features", "features", "std::string", /*default=*/"",
+           "Target features in LLVM's syntax ('+avx512bf16,-avx512fp16'), "
+           "on top of the CPU's. Only with triple">,
   ];
 }
 

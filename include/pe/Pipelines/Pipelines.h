@@ -72,13 +72,27 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "false trusts them, for programs whose sizes are "
                      "checked elsewhere"),
       llvm::cl::init(true)};
-  PassOptions::Option<std::string> targetFeatures{
-      *this, "target-features",
-      llvm::cl::desc("CPU features the generated kernels may use, in LLVM's "
-                     "syntax ('+avx512f,+avx512bf16'), or 'host' for those "
-                     "of the machine compiling (which pe-run's JIT targets) "
-                     "(convert-pe-to-vector{target-features})"),
-      llvm::cl::init("host")};
+  PassOptions::Option<std::string> triple{
+      *this, "triple",
+      llvm::cl::desc("LLVM triple of the CPU the code is for "
+                     "('x86_64-unknown-linux-gnu', 'aarch64-unknown-linux-"
+                     "gnu'); empty: the module's llvm.target, else the "
+                     "tool's default target (pe-opt, pe-run: the host) "
+                     "(pe-attach-cpu-target{triple})"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> cpu{
+      *this, "cpu",
+      llvm::cl::desc("Target CPU ('x86-64-v3': AVX2 + FMA, 8-lane kernels; "
+                     "'x86-64-v4': AVX-512, 16 lanes; 'neoverse-n1'); empty: "
+                     "the triple's generic CPU. Needs triple "
+                     "(pe-attach-cpu-target{cpu})"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("Target features on top of the CPU's, in LLVM's syntax "
+                     "('+avx512bf16,-avx512fp16'). Needs triple "
+                     "(pe-attach-cpu-target{features})"),
+      llvm::cl::init("")};
   PassOptions::Option<int64_t> decodePrefetchBytes{
       *this, "decode-prefetch-bytes",
       llvm::cl::desc("How far ahead the decode kernel prefetches the K and V "
@@ -260,6 +274,19 @@ struct ShardPipelineOptions : public PassPipelineOptions<ShardPipelineOptions> {
       llvm::cl::desc("pe-cpu-pipeline{runtime-checks} on each rank: check the "
                      "rank's dynamic sizes against the pe ops' size relations"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> triple{
+      *this, "triple",
+      llvm::cl::desc("CPU target of the ranks' code (pe-cpu-pipeline{triple}); "
+                     "empty: the module's llvm.target, else the tool's "
+                     "default"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> cpu{
+      *this, "cpu", llvm::cl::desc("Target CPU (pe-cpu-pipeline{cpu})"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("Target features (pe-cpu-pipeline{features})"),
+      llvm::cl::init("")};
 };
 
 /// The SPMD pipeline: a module whose functions carry `shard` annotations

@@ -42,6 +42,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/PEToCPU/CPUTarget.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Support/OptionRanges.h"
@@ -57,7 +58,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <cmath>
 #include <limits>
@@ -76,12 +76,11 @@ using namespace mlir::pe;
 
 namespace {
 
-/// Vector width (f32 lanes of a 512-bit register), query rows per register
-/// tile, and key/query block sizes.
-constexpr int64_t kLanes = 16;
+/// Query rows per register tile, and key/query block sizes. The vector
+/// width (f32 lanes) comes from the target (CPUTarget::f32Lanes: 16 for
+/// AVX-512, 8 for AVX2, 4 for SSE and NEON).
 constexpr int64_t kRows = 4;
 constexpr int64_t kBlock = 64;
-constexpr int64_t kBlockVecs = kBlock / kLanes;
 /// Query rows per block: the rows that share one pass over the packed keys.
 constexpr int64_t kQBlock = 64;
 /// Softmax terms exp(x) with x below this are flushed to zero.
@@ -127,21 +126,24 @@ constexpr arith::FastMathFlags kFast = arith::FastMathFlags::reassoc |
                                        arith::FastMathFlags::nsz |
                                        arith::FastMathFlags::contract;
 
-/// Why the rotation `r` (head dimension `d`) has no vector code: pairs must
-/// fill whole 16-lane vectors, and caches must be f32.
-std::string unsupportedRotationReason(const Rotation &r, int64_t d) {
-  if (r.layout == RopeLayout::Half && (r.rotaryDim / 2) % kLanes != 0)
-    return "half-layout rotary dimension must be a multiple of 32";
-  if (r.layout == RopeLayout::Interleaved && r.rotaryDim % kLanes != 0)
-    return "interleaved rotary dimension must be a multiple of 16";
+/// Why the rotation `r` has no vector code for vectors of `lanes` f32
+/// lanes: pairs must fill whole vectors, and caches must be f32.
+std::string unsupportedRotationReason(const Rotation &r, int64_t lanes) {
+  if (r.layout == RopeLayout::Half && (r.rotaryDim / 2) % lanes != 0)
+    return "half-layout rotary dimension must be a multiple of " +
+           std::to_string(2 * lanes);
+  if (r.layout == RopeLayout::Interleaved && r.rotaryDim % lanes != 0)
+    return "interleaved rotary dimension must be a multiple of " +
+           std::to_string(lanes);
   if (r.cosCache &&
       !cast<RankedTensorType>(r.cosCache.getType()).getElementType().isF32())
     return "cos/sin caches must be f32";
   return "";
 }
 
-/// Why an attention cannot use the generated kernel (empty if it can).
-std::string unsupportedReason(AttentionOp op) {
+/// Why an attention cannot use the generated kernel for vectors of `lanes`
+/// f32 lanes (empty if it can).
+std::string unsupportedReason(AttentionOp op, int64_t lanes) {
   auto q = op.getQuery().getType();
   auto k = op.getKey().getType();
   auto v = op.getValue().getType();
@@ -153,10 +155,11 @@ std::string unsupportedReason(AttentionOp op) {
   if (q.isDynamicDim(3) || v.isDynamicDim(3))
     return "dynamic head dimension";
   int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
-  if (d % kLanes != 0 || dv % kLanes != 0 || d > 512 || dv > 512)
-    return "head dimensions must be multiples of 16 and at most 512";
+  if (d % lanes != 0 || dv % lanes != 0 || d > 512 || dv > 512)
+    return "head dimensions must be multiples of " + std::to_string(lanes) +
+           " and at most 512";
   std::optional<Rotation> rot = op.getRotation();
-  return rot ? unsupportedRotationReason(*rot, d) : "";
+  return rot ? unsupportedRotationReason(*rot, lanes) : "";
 }
 
 /// Points `b` at the insertion point of a nested body builder for the
@@ -168,8 +171,9 @@ struct Scope {
   }
 };
 
-/// Why a pe.rope cannot use the generated kernel (empty if it can).
-std::string unsupportedRopeReason(RopeOp op) {
+/// Why a pe.rope cannot use the generated kernel for vectors of `lanes` f32
+/// lanes (empty if it can).
+std::string unsupportedRopeReason(RopeOp op, int64_t lanes) {
   auto type = op.getInput().getType();
   if (!type.getElementType().isF32())
     return "element type is not f32";
@@ -180,17 +184,17 @@ std::string unsupportedRopeReason(RopeOp op) {
   if (op.getSequenceDimOrDefault() != type.getRank() - 2)
     return "tokens along a dimension other than -2 (sequence_dim)";
   int64_t d = type.getDimSize(type.getRank() - 1);
-  if (d % kLanes != 0)
-    return "head dimension must be a multiple of 16";
-  return unsupportedRotationReason(op.getRotation(), d);
+  if (d % lanes != 0)
+    return "head dimension must be a multiple of " + std::to_string(lanes);
+  return unsupportedRotationReason(op.getRotation(), lanes);
 }
 
 /// Emits the kernel for one attention op.
 class KernelBuilder {
 public:
-  /// An attention kernel.
-  explicit KernelBuilder(AttentionOp op)
-      : KernelBuilder(op, op.getQuery(), op.getRotation()) {
+  /// An attention kernel on vectors of `lanes` f32 lanes.
+  KernelBuilder(AttentionOp op, int64_t lanes)
+      : KernelBuilder(op, op.getQuery(), op.getRotation(), lanes) {
     attn = op;
     qOff = op.getRopeQueryOffset();
     kOff = op.getRopeKeyOffset();
@@ -202,13 +206,13 @@ public:
     valueChunk = valueDim % 64 == 0 ? 64 : valueDim % 32 == 0 ? 32 : 16;
   }
   /// A standalone rotation (buildRope).
-  explicit KernelBuilder(RopeOp op)
-      : KernelBuilder(op, op.getInput(), op.getRotation()) {
+  KernelBuilder(RopeOp op, int64_t lanes)
+      : KernelBuilder(op, op.getInput(), op.getRotation(), lanes) {
     qOff = {static_cast<int64_t>(op.getStaticOffset()), op.getOffset()};
   }
   /// A standalone sinusoidal encoding (buildSinusoidal).
-  explicit KernelBuilder(AddSinusoidalOp op)
-      : KernelBuilder(op, op.getInput(), std::nullopt) {}
+  KernelBuilder(AddSinusoidalOp op, int64_t lanes)
+      : KernelBuilder(op, op.getInput(), std::nullopt, lanes) {}
 
   /// Decode kernel: how far ahead of the key or value row in use the cache
   /// rows are prefetched, in bytes; 0: no software prefetch.
@@ -296,14 +300,14 @@ public:
                     function_ref<void(Value n, Value t0, Value t1)> body);
 
 private:
-  KernelBuilder(Operation *op, Value input, std::optional<Rotation> rotation)
-      : input(input), rot(rotation),
+  KernelBuilder(Operation *op, Value input, std::optional<Rotation> rotation,
+                int64_t lanes)
+      : lanes(lanes), blockVecs(kBlock / lanes), input(input), rot(rotation),
         resultType(cast<RankedTensorType>(op->getResult(0).getType())),
         b(op->getLoc(), op), f32(Float32Type::get(op->getContext())),
         f64(Float64Type::get(op->getContext())),
-        vf(VectorType::get({kLanes}, f32)),
-        vbf(VectorType::get({2 * kLanes},
-                            BFloat16Type::get(op->getContext()))) {
+        vf(VectorType::get({lanes}, f32)),
+        vbf(VectorType::get({2 * lanes}, BFloat16Type::get(op->getContext()))) {
     auto type = cast<RankedTensorType>(input.getType());
     headDim = type.getDimSize(type.getRank() - 1);
     rotary = rot ? rot->rotaryDim : 0;
@@ -323,14 +327,14 @@ private:
   Value iota(Type elementType = {}) {
     if (!elementType)
       elementType = f32;
-    SmallVector<Attribute> lanes;
-    for (int64_t i = 0; i < kLanes; ++i)
-      lanes.push_back(isa<FloatType>(elementType)
-                          ? Attribute(b.getFloatAttr(elementType, double(i)))
-                          : Attribute(b.getIntegerAttr(elementType, i)));
+    SmallVector<Attribute> values;
+    for (int64_t i = 0; i < lanes; ++i)
+      values.push_back(isa<FloatType>(elementType)
+                           ? Attribute(b.getFloatAttr(elementType, double(i)))
+                           : Attribute(b.getIntegerAttr(elementType, i)));
     return arith::ConstantOp::create(
         b,
-        DenseElementsAttr::get(VectorType::get({kLanes}, elementType), lanes));
+        DenseElementsAttr::get(VectorType::get({lanes}, elementType), values));
   }
   Value bcast(Value scalar) {
     return vector::BroadcastOp::create(b, vf, scalar);
@@ -339,7 +343,7 @@ private:
   Value loadF32(Value mem, ValueRange indices) {
     Type et = cast<MemRefType>(mem.getType()).getElementType();
     Value v =
-        vector::LoadOp::create(b, VectorType::get({kLanes}, et), mem, indices);
+        vector::LoadOp::create(b, VectorType::get({lanes}, et), mem, indices);
     return et == f32 ? v : Value(arith::ExtFOp::create(b, vf, v));
   }
   /// Prefetches the cache line of `mem` at `indices` for reading, into the
@@ -359,7 +363,7 @@ private:
   void storeFromF32(Value v, Value mem, ValueRange indices) {
     Type et = cast<MemRefType>(mem.getType()).getElementType();
     if (et != f32)
-      v = arith::TruncFOp::create(b, VectorType::get({kLanes}, et), v);
+      v = arith::TruncFOp::create(b, VectorType::get({lanes}, et), v);
     vector::StoreOp::create(b, v, mem, indices);
   }
   Value indexToF32(Value i) {
@@ -415,28 +419,28 @@ private:
   // bf16 pairs for the dot-product kernel (bf16Dot).
   /// An f32 vector rounded to bf16 (to nearest even).
   Value toBf16(Value v) {
-    return arith::TruncFOp::create(
-        b, VectorType::get({kLanes}, b.getBF16Type()), v);
+    return arith::TruncFOp::create(b, VectorType::get({lanes}, b.getBF16Type()),
+                                   v);
   }
   /// 16 lanes of `lo` and 16 of `hi` interleaved: [lo0 hi0 lo1 hi1 ...].
   Value interleave(Value lo, Value hi) {
     SmallVector<int64_t> mask;
-    for (int64_t i = 0; i < kLanes; ++i) {
+    for (int64_t i = 0; i < lanes; ++i) {
       mask.push_back(i);
-      mask.push_back(i + kLanes);
+      mask.push_back(i + lanes);
     }
     return vector::ShuffleOp::create(b, lo, hi, mask);
   }
   /// An f32 vector rounded to bf16, as 8 i32 lanes of bf16 pairs.
   Value toBf16Pairs(Value v) {
     return vector::BitCastOp::create(
-        b, VectorType::get({kLanes / 2}, b.getI32Type()), toBf16(v));
+        b, VectorType::get({lanes / 2}, b.getI32Type()), toBf16(v));
   }
   /// The bf16 pair at `indices` of an i32 buffer, broadcast to 32 lanes.
   Value bcastPair(Value mem, ValueRange indices) {
     Value pair = memref::LoadOp::create(b, mem, indices);
     Value v = vector::BroadcastOp::create(
-        b, VectorType::get({kLanes}, b.getI32Type()), pair);
+        b, VectorType::get({lanes}, b.getI32Type()), pair);
     return vector::BitCastOp::create(b, vbf, v);
   }
   /// acc + the products of the bf16 pairs of `x` and `y` (vdpbf16ps).
@@ -546,20 +550,26 @@ private:
   /// 13 operations instead of 4 reductions).
   Value rowsOfLanes(ArrayRef<Value> a,
                     function_ref<Value(Value, Value)> combine);
-  /// v[4] -> the 16 lanes v0 v0 v0 v0 v1 v1 v1 v1 ... (row r in lanes 4r..).
+  /// The lanes of one row in the row-state vectors of rowsOfLanes (4 with
+  /// 16 lanes, 2 with 8, 1 with 4).
+  int64_t rowLanes() const { return lanes / kRows; }
+  /// v[4] -> row r in lanes r * rowLanes() ... (16 lanes: v0 v0 v0 v0 v1 ...).
   Value spreadRows(Value v4) {
     SmallVector<int64_t> m;
-    for (int64_t i = 0; i < kLanes; ++i)
-      m.push_back(i / kRows);
+    for (int64_t i = 0; i < lanes; ++i)
+      m.push_back(i / rowLanes());
     return vector::ShuffleOp::create(b, v4, v4, m);
   }
-  /// Lanes 0, 4, 8, 12 of a 16-lane vector, as a vector<4xf32>.
+  /// The first lane of each row of a row-state vector, as a vector<4xf32>.
   Value firstOfRows(Value v) {
-    return vector::ShuffleOp::create(b, v, v, ArrayRef<int64_t>{0, 4, 8, 12});
+    SmallVector<int64_t> m;
+    for (int64_t r = 0; r < kRows; ++r)
+      m.push_back(r * rowLanes());
+    return vector::ShuffleOp::create(b, v, v, m);
   }
   /// Lane `l` of `v` broadcast to 16 lanes.
   Value laneOf(Value v, int64_t l) {
-    return vector::ShuffleOp::create(b, v, v, SmallVector<int64_t>(kLanes, l));
+    return vector::ShuffleOp::create(b, v, v, SmallVector<int64_t>(lanes, l));
   }
   void packKeys(Value kMem, Value kt, Value bIdx, Value kvHead, Value tk,
                 Value cosT, Value sinT);
@@ -602,6 +612,9 @@ private:
                  Value q0, Value kb, Value tq, Value tk, Value shift,
                  Value alibiBase, Value slope);
 
+  /// f32 lanes per vector (the target's vector width / 32; a power of two
+  /// from 4 to 16), and the vectors of one 64-key row of a block.
+  int64_t lanes, blockVecs;
   AttentionOp attn; // null for the standalone kernels
   Value lseTensor;  // the lse result, when the op has one
   Value biasMem;    // build(): the explicit bias as a memref, or null
@@ -631,7 +644,7 @@ private:
 /// each rotated pair, into two [rows, R/2] buffers (times the attention
 /// scaling). Returns the sin table and sets `cosT`.
 Value KernelBuilder::softmaxExp(Value x) {
-  auto iv = VectorType::get({kLanes}, b.getI32Type());
+  auto iv = VectorType::get({lanes}, b.getI32Type());
   auto ci = [&](int32_t v) -> Value {
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(iv, b.getI32IntegerAttr(v)));
@@ -662,7 +675,7 @@ Value KernelBuilder::softmaxExp(Value x) {
 }
 
 Value KernelBuilder::softmaxExp2(Value x) {
-  auto iv = VectorType::get({kLanes}, b.getI32Type());
+  auto iv = VectorType::get({lanes}, b.getI32Type());
   // Below -126 the result would be denormal; callers flush x < expCutoff().
   // A compare and select, so that a NaN x stays NaN (as in softmaxExp).
   x = arith::SelectOp::create(
@@ -691,15 +704,15 @@ SmallVector<Value>
 KernelBuilder::foldLaneHalves(ArrayRef<Value> a, int64_t downTo,
                               function_ref<Value(Value, Value)> combine) {
   SmallVector<Value> cur(a.begin(), a.end());
-  // Each vector of `cur` holds kLanes / width keys of `width` lanes; a level
+  // Each vector of `cur` holds lanes / width keys of `width` lanes; a level
   // folds each key's lanes in half and joins two vectors' keys in order.
-  for (int64_t width = kLanes; width > downTo; width /= 2) {
+  for (int64_t width = lanes; width > downTo; width /= 2) {
     SmallVector<int64_t> lo, hi;
     for (int64_t src = 0; src < 2; ++src)
-      for (int64_t key = 0; key < kLanes / width; ++key)
+      for (int64_t key = 0; key < lanes / width; ++key)
         for (int64_t i = 0; i < width / 2; ++i) {
-          lo.push_back(src * kLanes + key * width + i);
-          hi.push_back(src * kLanes + key * width + width / 2 + i);
+          lo.push_back(src * lanes + key * width + i);
+          hi.push_back(src * lanes + key * width + width / 2 + i);
         }
     SmallVector<Value> next;
     for (size_t v = 0; v < cur.size(); v += 2)
@@ -722,14 +735,15 @@ Value KernelBuilder::sumLanesOfEach(ArrayRef<Value> a) {
 Value KernelBuilder::rowsOfLanes(ArrayRef<Value> a,
                                  function_ref<Value(Value, Value)> combine) {
   assert(a.size() == kRows && "one vector per row");
-  // The levels of sumLanesOfEach down to 4 lanes per row: a[0], a[1] -> 8
-  // lanes each; then 4 lanes per row.
-  Value v = foldLaneHalves(a, kRows, combine).front();
-  // Within each group of 4 lanes: swap pairs, then neighbours, so that all
-  // 4 lanes end with the group's reduction.
-  for (int64_t d : {2, 1}) {
+  // The levels of sumLanesOfEach down to rowLanes() lanes per row (two
+  // levels: 4 vectors into 1; with 16 lanes a[0], a[1] -> 8 lanes each,
+  // then 4 lanes per row).
+  Value v = foldLaneHalves(a, rowLanes(), combine).front();
+  // Within each row's group of lanes: swap pairs, then neighbours (16
+  // lanes), so that all the group's lanes end with its reduction.
+  for (int64_t d = rowLanes() / 2; d >= 1; d /= 2) {
     SmallVector<int64_t> m;
-    for (int64_t i = 0; i < kLanes; ++i)
+    for (int64_t i = 0; i < lanes; ++i)
       m.push_back(i ^ d);
     v = combine(v, vector::ShuffleOp::create(b, v, v, m));
   }
@@ -859,7 +873,7 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   cosT = alloc({ShapedType::kDynamic, pairs}, rows);
   Value sinT = alloc({ShapedType::kDynamic, pairs}, rows);
   Value scaling = rot->attentionScaling;
-  int64_t width = pairs % kLanes == 0 ? kLanes : pairs % 8 == 0 ? 8 : 1;
+  int64_t width = pairs % lanes == 0 ? lanes : pairs % 8 == 0 ? 8 : 1;
   auto vw = VectorType::get({width}, f32);
   auto vw64 = VectorType::get({width}, f64);
   // Rounds f64 cos/sin once to f32, times the attention scaling, into row t.
@@ -997,7 +1011,7 @@ KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
   if (!rotary)
     return row;
   if (rot->layout == RopeLayout::Half) {
-    for (int64_t i = 0; i < rotary / 2; i += kLanes) {
+    for (int64_t i = 0; i < rotary / 2; i += lanes) {
       row.cos.push_back(
           vector::LoadOp::create(b, vf, cosT, ValueRange{pos, idx(i)}));
       row.sin.push_back(
@@ -1005,16 +1019,16 @@ KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
     }
     return row;
   }
-  auto half = VectorType::get({kLanes / 2}, f32);
+  auto half = VectorType::get({lanes / 2}, f32);
   SmallVector<int64_t> dup;
-  for (int64_t i = 0; i < kLanes; ++i)
+  for (int64_t i = 0; i < lanes; ++i)
     dup.push_back(i / 2);
   SmallVector<float> signs;
-  for (int64_t i = 0; i < kLanes; ++i)
+  for (int64_t i = 0; i < lanes; ++i)
     signs.push_back(i % 2 ? 1.0f : -1.0f);
   Value sign = arith::ConstantOp::create(
       b, DenseElementsAttr::get(vf, ArrayRef<float>(signs)));
-  for (int64_t ch = 0; ch < rotary; ch += kLanes) {
+  for (int64_t ch = 0; ch < rotary; ch += lanes) {
     Value c8 =
         vector::LoadOp::create(b, half, cosT, ValueRange{pos, idx(ch / 2)});
     Value s8 =
@@ -1051,8 +1065,8 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
   if (rotary) {
     if (rot->layout == RopeLayout::Half) {
       // (x[i], x[i + R/2]) -> (x_lo c - x_hi s, x_hi c + x_lo s).
-      for (int64_t i = 0; i < pairs; i += kLanes) {
-        Value c = row.cos[i / kLanes], s = row.sin[i / kLanes];
+      for (int64_t i = 0; i < pairs; i += lanes) {
+        Value c = row.cos[i / lanes], s = row.sin[i / lanes];
         Value lo = load(i), hi = load(i + pairs);
         Value newLo = arith::SubFOp::create(b, arith::MulFOp::create(b, lo, c),
                                             arith::MulFOp::create(b, hi, s));
@@ -1064,10 +1078,10 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
     } else {
       // (x[2i], x[2i+1]): per 16 channels, 8 pairs; swap neighbours of x.
       SmallVector<int64_t> swap;
-      for (int64_t i = 0; i < kLanes; ++i)
+      for (int64_t i = 0; i < lanes; ++i)
         swap.push_back(i ^ 1);
-      for (int64_t ch = 0; ch < rotary; ch += kLanes) {
-        Value c = row.cos[ch / kLanes], s = row.sin[ch / kLanes];
+      for (int64_t ch = 0; ch < rotary; ch += lanes) {
+        Value c = row.cos[ch / lanes], s = row.sin[ch / lanes];
         Value x = load(ch);
         Value xs = vector::ShuffleOp::create(b, x, x, swap);
         Value y = math::FmaOp::create(b, xs, s, arith::MulFOp::create(b, x, c));
@@ -1075,7 +1089,7 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
       }
     }
   }
-  for (int64_t ch = rotary; ch < headDim; ch += kLanes)
+  for (int64_t ch = rotary; ch < headDim; ch += lanes)
     store(load(ch), ch);
 }
 
@@ -1087,16 +1101,16 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
   // 16 keys at a time: rotate (or copy) them into rows[16][D], then transpose
   // each 16 x 16 tile with shuffles and store it as 16 channel rows of the
   // key block.
-  Value rows = scratch({kLanes, headDim}, {});
+  Value rows = scratch({lanes, headDim}, {});
   Value blocks = dim(kt, 0);
   Value padded = muli(blocks, idx(kBlock));
-  auto tileType = VectorType::get({kLanes, kLanes}, f32);
+  auto tileType = VectorType::get({lanes, lanes}, f32);
   scf::ForOp::create(
-      b, idx(0), padded, idx(kLanes), ValueRange{},
+      b, idx(0), padded, idx(lanes), ValueRange{},
       [&](OpBuilder &ob, Location loc, Value j0, ValueRange) {
         Scope outer(b, ob);
         scf::ForOp::create(
-            b, idx(0), idx(kLanes), idx(1), ValueRange{},
+            b, idx(0), idx(lanes), idx(1), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value r, ValueRange) {
               Scope inner(b, ib);
               Value j = addi(j0, r);
@@ -1109,12 +1123,12 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
                 rotateRow(kMem, ValueRange{bIdx, kvHead, j}, rows,
                           ValueRange{r}, j, cosT, sinT, 1.0);
               else
-                for (int64_t c = 0; c < headDim; c += kLanes)
+                for (int64_t c = 0; c < headDim; c += lanes)
                   vector::StoreOp::create(
                       b, loadF32(kMem, ValueRange{bIdx, kvHead, j, idx(c)}),
                       rows, ValueRange{r, idx(c)});
               b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-              for (int64_t c = 0; c < headDim; c += kLanes)
+              for (int64_t c = 0; c < headDim; c += lanes)
                 vector::StoreOp::create(b, vsplat(0.0), rows,
                                         ValueRange{r, idx(c)});
               b.setInsertionPointAfter(ifOp);
@@ -1124,9 +1138,9 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
         Value col = arith::RemUIOp::create(b, j0, idx(kBlock));
         Value zero = arith::ConstantOp::create(
             b, DenseElementsAttr::get(tileType, b.getFloatAttr(f32, 0.0)));
-        for (int64_t c = 0; c < headDim; c += kLanes) {
+        for (int64_t c = 0; c < headDim; c += lanes) {
           Value tile = zero;
-          for (int64_t r = 0; r < kLanes; ++r)
+          for (int64_t r = 0; r < lanes; ++r)
             tile = vector::InsertOp::create(
                 b,
                 vector::LoadOp::create(b, vf, rows, ValueRange{idx(r), idx(c)}),
@@ -1134,7 +1148,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
           Value t = vector::TransposeOp::create(b, tile, {1, 0});
           if (bf16Dot) {
             Value col2 = muli(col, idx(2));
-            for (int64_t l = 0; l < kLanes; l += 2)
+            for (int64_t l = 0; l < lanes; l += 2)
               vector::StoreOp::create(
                   b,
                   interleave(toBf16(vector::ExtractOp::create(b, t, l)),
@@ -1142,7 +1156,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
                   kt, ValueRange{blk, idx((c + l) / 2), col2});
             continue;
           }
-          for (int64_t l = 0; l < kLanes; ++l)
+          for (int64_t l = 0; l < lanes; ++l)
             vector::StoreOp::create(b, vector::ExtractOp::create(b, t, l), kt,
                                     ValueRange{blk, idx(c + l), col});
         }
@@ -1171,14 +1185,14 @@ void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
                       cosT, sinT, mul);
           } else {
             Value s = vsplat(mul);
-            for (int64_t c = 0; c < headDim; c += kLanes) {
+            for (int64_t c = 0; c < headDim; c += lanes) {
               Value v = loadF32(qMem, ValueRange{bIdx, hIdx, i, idx(c)});
               vector::StoreOp::create(b, arith::MulFOp::create(b, v, s), qs,
                                       ValueRange{r, idx(c)});
             }
           }
           b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-          for (int64_t c = 0; c < headDim; c += kLanes)
+          for (int64_t c = 0; c < headDim; c += lanes)
             vector::StoreOp::create(b, vsplat(0.0), qs, ValueRange{r, idx(c)});
         }
         scf::YieldOp::create(b);
@@ -1189,7 +1203,7 @@ void KernelBuilder::packQueryPairs(Value qs, Value qp) {
   scf::ForOp::create(b, idx(0), idx(kQBlock), idx(1), ValueRange{},
                      [&](OpBuilder &ob, Location loc, Value r, ValueRange) {
                        Scope scope_nb(b, ob);
-                       for (int64_t c = 0; c < headDim; c += kLanes)
+                       for (int64_t c = 0; c < headDim; c += lanes)
                          vector::StoreOp::create(
                              b,
                              toBf16Pairs(vector::LoadOp::create(
@@ -1201,8 +1215,8 @@ void KernelBuilder::packQueryPairs(Value qs, Value qp) {
 
 void KernelBuilder::packValuePairs(Value vMem, Value vp, Value bIdx,
                                    Value kvHead, Value tk) {
-  auto half = VectorType::get({kLanes}, b.getBF16Type());
-  SmallVector<Type> rowTypes(valueDim / kLanes, half);
+  auto half = VectorType::get({lanes}, b.getBF16Type());
+  SmallVector<Type> rowTypes(valueDim / lanes, half);
   scf::ForOp::create(
       b, idx(0), dim(vp, 0), idx(1), ValueRange{},
       [&](OpBuilder &ob, Location loc, Value p, ValueRange) {
@@ -1216,7 +1230,7 @@ void KernelBuilder::packValuePairs(Value vMem, Value vp, Value bIdx,
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPointToStart(&ifOp.getThenRegion().front());
           SmallVector<Value> loaded;
-          for (int64_t e = 0; e < valueDim; e += kLanes)
+          for (int64_t e = 0; e < valueDim; e += lanes)
             loaded.push_back(vector::LoadOp::create(
                 b, half, vMem, ValueRange{bIdx, kvHead, j, idx(e)}));
           scf::YieldOp::create(b, loaded);
@@ -1228,9 +1242,9 @@ void KernelBuilder::packValuePairs(Value vMem, Value vp, Value bIdx,
           b.setInsertionPointAfter(ifOp);
           rows[t] = SmallVector<Value>(ifOp.getResults());
         }
-        for (int64_t e = 0; e < valueDim / kLanes; ++e)
+        for (int64_t e = 0; e < valueDim / lanes; ++e)
           vector::StoreOp::create(b, interleave(rows[0][e], rows[1][e]), vp,
-                                  ValueRange{p, idx(2 * e * kLanes)});
+                                  ValueRange{p, idx(2 * e * lanes)});
         scf::YieldOp::create(b);
       });
 }
@@ -1248,7 +1262,7 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
           SmallVector<Value> kv, next;
           for (int64_t c = 0; c < vecs; ++c)
             kv.push_back(vector::LoadOp::create(
-                b, vbf, kt, ValueRange{kb, p, idx(2 * c * kLanes)}));
+                b, vbf, kt, ValueRange{kb, p, idx(2 * c * lanes)}));
           for (int64_t r = 0; r < kRows; ++r) {
             Value qv = bcastPair(qs, ValueRange{addi(r0, idx(r)), p});
             for (int64_t c = 0; c < vecs; ++c)
@@ -1271,7 +1285,7 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
         SmallVector<Value> kv, next;
         for (int64_t c = 0; c < vecs; ++c)
           kv.push_back(vector::LoadOp::create(
-              b, vf, kt, ValueRange{kb, d, idx(c * kLanes)}));
+              b, vf, kt, ValueRange{kb, d, idx(c * lanes)}));
         for (int64_t r = 0; r < kRows; ++r) {
           Value qv = bcast(
               memref::LoadOp::create(b, qs, ValueRange{addi(r0, idx(r)), d}));
@@ -1287,12 +1301,12 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
 void KernelBuilder::pvPairStep(Value vp, Value pBuf, Value vRow, Value jj,
                                int64_t e0, ValueRange acc,
                                bool skipZeroWeights) {
-  int64_t chunkVecs = valueChunk / kLanes;
+  int64_t chunkVecs = valueChunk / lanes;
   SmallVector<Value> vv, next;
   for (int64_t c = 0; c < chunkVecs; ++c)
     vv.push_back(vector::LoadOp::create(
-        b, vbf, vp, ValueRange{vRow, idx(2 * (e0 + c * kLanes))}));
-  auto halves = VectorType::get({2 * kLanes}, b.getI16Type());
+        b, vbf, vp, ValueRange{vRow, idx(2 * (e0 + c * lanes))}));
+  auto halves = VectorType::get({2 * lanes}, b.getI16Type());
   Value zeroBits = arith::ConstantOp::create(
       b, DenseElementsAttr::get(halves, b.getI16IntegerAttr(0)));
   Value zero = arith::ConstantOp::create(
@@ -1339,7 +1353,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
   Value groups =
       arith::DivUIOp::create(b, addi(rows, idx(kRows - 1)), idx(kRows));
   Value negInf = cf(-std::numeric_limits<double>::infinity());
-  Value lanes = iota();
+  Value laneIndex = iota();
   Value j0f = indexToF32(j0);
   Value tkF = indexToF32(tk);
 
@@ -1349,7 +1363,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
   // per group made each evict the other's block and read it from the L2
   // (at D = Dv = 128 in f32 the two take 64 KiB, more than the 32-48 KiB L1
   // of current x86 cores).
-  int64_t tileVecs = kRows * kBlockVecs;
+  int64_t tileVecs = kRows * blockVecs;
   scf::ForOp::create(
       b, idx(0), groups, idx(1), ValueRange{},
       [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
@@ -1361,10 +1375,10 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             for (int64_t c = 0; c < vecs; ++c)
               vector::StoreOp::create(
                   b, tile[r * vecs + c], sBuf,
-                  ValueRange{g, idx(r * kBlockVecs + c), idx(0)});
+                  ValueRange{g, idx(r * blockVecs + c), idx(0)});
         };
         if (!attn.getCausal()) {
-          storeTile(kBlockVecs);
+          storeTile(blockVecs);
           scf::YieldOp::create(b);
           return;
         }
@@ -1375,13 +1389,13 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         // mean, none where the diagonal crosses the block at an offset and
         // the group's rows end before it.
         Value lastLimit = lastRowLimit(r0);
-        Value need = arith::SubIOp::create(b, addi(lastLimit, idx(kLanes)), j0);
+        Value need = arith::SubIOp::create(b, addi(lastLimit, idx(lanes)), j0);
         Value vecs = arith::MinSIOp::create(
-            b, idx(kBlockVecs),
+            b, idx(blockVecs),
             arith::MaxSIOp::create(
-                b, idx(0), arith::FloorDivSIOp::create(b, need, idx(kLanes))));
+                b, idx(0), arith::FloorDivSIOp::create(b, need, idx(lanes))));
         SmallVector<int64_t> cases;
-        for (int64_t v = 0; v < kBlockVecs; ++v)
+        for (int64_t v = 0; v < blockVecs; ++v)
           cases.push_back(v);
         auto sw = scf::IndexSwitchOp::create(b, TypeRange{}, vecs, cases,
                                              cases.size());
@@ -1395,7 +1409,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
-          storeTile(kBlockVecs);
+          storeTile(blockVecs);
           scf::YieldOp::create(b);
         }
         scf::YieldOp::create(b);
@@ -1415,10 +1429,10 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         // first row is the most restricted), so interior blocks skip them.
         SmallVector<Value> raw;
         SmallVector<Value> jFs;
-        for (int64_t c = 0; c < kBlockVecs; ++c)
+        for (int64_t c = 0; c < blockVecs; ++c)
           jFs.push_back(arith::AddFOp::create(
-              b, bcast(arith::AddFOp::create(b, j0f, cf(double(c * kLanes)))),
-              lanes));
+              b, bcast(arith::AddFOp::create(b, j0f, cf(double(c * lanes)))),
+              laneIndex));
         bool biasFirst = attn.getSoftcapOrder() == SoftcapOrder::AfterBias;
         for (int64_t r = 0; r < kRows; ++r) {
           Value i = addi(q0, addi(r0, idx(r)));
@@ -1429,8 +1443,8 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                               ? Value(arith::MinSIOp::create(
                                     b, i, arith::SubIOp::create(b, tq, idx(1))))
                               : Value();
-          for (int64_t c = 0; c < kBlockVecs; ++c) {
-            Value v = scores[r * kBlockVecs + c];
+          for (int64_t c = 0; c < blockVecs; ++c) {
+            Value v = scores[r * blockVecs + c];
             Value jF = jFs[c];
             // The explicit bias sits where ALiBi would (they are
             // exclusive): after a before_bias softcap, before an
@@ -1438,8 +1452,8 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
             Value bias =
                 biasMem
                     ? loadBias(biasMem, bIdx, hIdx, biasRow,
-                               addi(j0, idx(c * kLanes)),
-                               arith::SubIOp::create(b, keys, idx(c * kLanes)))
+                               addi(j0, idx(c * lanes)),
+                               arith::SubIOp::create(b, keys, idx(c * lanes)))
                     : Value();
             // In base 2 the bias joins as bias * log2(e) (one rounding).
             auto addBias = [&](Value v) -> Value {
@@ -1498,7 +1512,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                 window ? bcast(arith::SubFOp::create(
                              b, limitF, cf(static_cast<double>(*window))))
                        : Value();
-            for (int64_t c = 0; c < kBlockVecs; ++c) {
+            for (int64_t c = 0; c < blockVecs; ++c) {
               Value jF = jFs[c];
               Value ok = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, jF,
                                                bcast(tkF));
@@ -1518,10 +1532,10 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                     loadMask(maskMem, bIdx, hIdx,
                              arith::MinSIOp::create(
                                  b, i, arith::SubIOp::create(b, tq, idx(1))),
-                             addi(j0, idx(c * kLanes)),
-                             arith::SubIOp::create(b, keys, idx(c * kLanes))));
+                             addi(j0, idx(c * lanes)),
+                             arith::SubIOp::create(b, keys, idx(c * lanes))));
               out.push_back(arith::SelectOp::create(
-                  b, ok, raw[r * kBlockVecs + c], bcast(negInf)));
+                  b, ok, raw[r * blockVecs + c], bcast(negInf)));
             }
           }
           scf::YieldOp::create(b, out);
@@ -1539,9 +1553,9 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         // and a NaN alpha, and l and O stay NaN once they are.
         SmallVector<Value> partialMax;
         for (int64_t r = 0; r < kRows; ++r) {
-          Value maxV = masked.getResult(r * kBlockVecs);
-          for (int64_t c = 1; c < kBlockVecs; ++c)
-            maxV = selectMax(maxV, masked.getResult(r * kBlockVecs + c));
+          Value maxV = masked.getResult(r * blockVecs);
+          for (int64_t c = 1; c < blockVecs; ++c)
+            maxV = selectMax(maxV, masked.getResult(r * blockVecs + c));
           partialMax.push_back(maxV);
         }
         Value rowMax = rowsOfLanes(
@@ -1559,15 +1573,15 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         Value alphaAll = scoreExp(arith::SubFOp::create(b, mOld, safeM));
         SmallVector<Value> alphas, sums;
         for (int64_t r = 0; r < kRows; ++r) {
-          Value rowM = laneOf(safeM, r * kRows);
+          Value rowM = laneOf(safeM, r * rowLanes());
           Value sumV;
-          for (int64_t c = 0; c < kBlockVecs; ++c) {
+          for (int64_t c = 0; c < blockVecs; ++c) {
             // exp(x) for x < -64 is below 1.7e-28: dropping it changes no
             // f32 sum of the row (whose largest term is 1), and keeps
             // denormals, which cost microcode assists in the P V
             // multiply-adds, out of P.
             Value x = arith::SubFOp::create(
-                b, masked.getResult(r * kBlockVecs + c), rowM);
+                b, masked.getResult(r * blockVecs + c), rowM);
             Value e = scoreExp(x);
             e = arith::SelectOp::create(
                 b,
@@ -1576,15 +1590,15 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                 vsplat(0.0), e);
             if (bf16Dot)
               vector::StoreOp::create(b, toBf16Pairs(e), pBuf,
-                                      ValueRange{idx(r), idx(c * kLanes / 2)});
+                                      ValueRange{idx(r), idx(c * lanes / 2)});
             else
               vector::StoreOp::create(b, e, pBuf,
-                                      ValueRange{idx(r), idx(c * kLanes)});
+                                      ValueRange{idx(r), idx(c * lanes)});
             sumV =
                 sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
           }
           sums.push_back(sumV);
-          alphas.push_back(laneOf(alphaAll, r * kRows));
+          alphas.push_back(laneOf(alphaAll, r * rowLanes()));
         }
         Value rowSum = rowsOfLanes(sums, [&](Value x, Value y) -> Value {
           return arith::AddFOp::create(b, x, y, kFast);
@@ -1600,7 +1614,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         // multiplied: a NaN or infinity in the value row of a key that a row
         // does not see must not reach that row (0 * NaN is NaN). Interior
         // blocks, which have no masked key, keep the plain multiply-add.
-        int64_t chunkVecs = valueChunk / kLanes;
+        int64_t chunkVecs = valueChunk / lanes;
         auto buildPV = [&](bool skipZeroWeights) {
           for (int64_t e0 = 0; e0 < valueDim; e0 += valueChunk) {
             SmallVector<Value> acc;
@@ -1608,7 +1622,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               for (int64_t c = 0; c < chunkVecs; ++c) {
                 Value o = vector::LoadOp::create(
                     b, vf, os,
-                    ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
+                    ValueRange{addi(r0, idx(r)), idx(e0 + c * lanes)});
                 acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
               }
             // Causal: keys past the group's last row's limit have weight 0
@@ -1641,7 +1655,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                   for (int64_t c = 0; c < chunkVecs; ++c)
                     vv.push_back(
                         loadF32(vMem, ValueRange{bIdx, kvHead, j,
-                                                 idx(e0 + c * kLanes)}));
+                                                 idx(e0 + c * lanes)}));
                   for (int64_t r = 0; r < kRows; ++r) {
                     Value p =
                         memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj});
@@ -1671,7 +1685,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
               for (int64_t c = 0; c < chunkVecs; ++c)
                 vector::StoreOp::create(
                     b, pv.getResult(r * chunkVecs + c), os,
-                    ValueRange{addi(r0, idx(r)), idx(e0 + c * kLanes)});
+                    ValueRange{addi(r0, idx(r)), idx(e0 + c * lanes)});
           }
         };
         auto pvIf = scf::IfOp::create(b, TypeRange{}, needMask,
@@ -1707,18 +1721,18 @@ Value KernelBuilder::loadMask(Value mask, Value bIdx, Value hIdx, Value i,
   auto type = cast<MemRefType>(mask.getType());
   int64_t rank = type.getRank();
   SmallVector<Value> at = broadcastIndices(type, idx(0), {bIdx, hIdx, i, j});
-  auto vi1 = VectorType::get({kLanes}, b.getI1Type());
+  auto vi1 = VectorType::get({lanes}, b.getI1Type());
   Value zero = arith::ConstantIntOp::create(b, 0, 8);
   if (type.getDimSize(rank - 1) == 1) {
     Value byte = memref::LoadOp::create(b, mask, at);
     return vector::BroadcastOp::create(
         b, vi1, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, byte, zero));
   }
-  auto vi8 = VectorType::get({kLanes}, b.getI8Type());
-  Value lanes = vector::CreateMaskOp::create(b, vi1, ValueRange{keysLeft});
+  auto vi8 = VectorType::get({lanes}, b.getI8Type());
+  Value valid = vector::CreateMaskOp::create(b, vi1, ValueRange{keysLeft});
   Value zeros = arith::ConstantOp::create(
       b, DenseElementsAttr::get(vi8, b.getI8IntegerAttr(0)));
-  Value bytes = vector::MaskedLoadOp::create(b, vi8, mask, at, lanes, zeros);
+  Value bytes = vector::MaskedLoadOp::create(b, vi8, mask, at, valid, zeros);
   return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, bytes,
                                vector::BroadcastOp::create(b, vi8, zero));
 }
@@ -1741,9 +1755,9 @@ Value KernelBuilder::loadBias(Value bias, Value bIdx, Value hIdx, Value i,
   };
   if (type.getDimSize(rank - 1) == 1)
     return bcast(toF32(memref::LoadOp::create(b, bias, indices)));
-  auto vt = VectorType::get({kLanes}, et);
+  auto vt = VectorType::get({lanes}, et);
   Value mask = vector::CreateMaskOp::create(
-      b, VectorType::get({kLanes}, b.getI1Type()), ValueRange{keysLeft});
+      b, VectorType::get({lanes}, b.getI1Type()), ValueRange{keysLeft});
   Value zeros = arith::ConstantOp::create(
       b, DenseElementsAttr::get(vt, b.getFloatAttr(et, 0.0)));
   return toF32(vector::MaskedLoadOp::create(b, vt, bias, indices, mask, zeros));
@@ -1872,7 +1886,7 @@ Value KernelBuilder::buildDecode() {
   if (attn.getAlibiAttr())
     alibiQ = indexToF32(offsetValue(attn.getAlibiQueryOffset()));
   int64_t kvHeads = kType.getDimSize(attn.getHeadsAxis());
-  int64_t dVecs = headDim / kLanes;
+  int64_t dVecs = headDim / lanes;
   // P V accumulates a chunk of value columns for the group's heads: up to
   // 32 accumulators (a group of 4 with D = 128 in one pass). LLVM spills a
   // few of them, but one pass over each V row in order is faster than
@@ -1880,7 +1894,7 @@ Value KernelBuilder::buildDecode() {
   // (W4g f32: 0.74-0.81 of the read roof with chunks of 16, 0.79-0.92 with
   // 32; see docs/CodegenCPU.md).
   int64_t chunkVecs = std::max<int64_t>(1, 32 / group);
-  while ((valueDim / kLanes) % chunkVecs != 0)
+  while ((valueDim / lanes) % chunkVecs != 0)
     --chunkVecs;
 
   scf::ParallelOp::create(
@@ -1908,13 +1922,12 @@ Value KernelBuilder::buildDecode() {
         Value krow = scratch({headDim}, {});
         // Each head's running maximum score, 16 lanes (the softmax's max
         // taken in the score pass, not in a pass of its own).
-        Value mBuf = scratch({group, kLanes}, {});
-        Value lBuf = scratch({group, kLanes}, {});
-        Value dots = scratch({group * kLanes, kLanes}, {});
-        Value kBlk = rotary && attn.rotatesKey()
-                         ? scratch({kLanes, headDim}, {})
-                         : Value();
-        int64_t chunkWidth = chunkVecs * kLanes;
+        Value mBuf = scratch({group, lanes}, {});
+        Value lBuf = scratch({group, lanes}, {});
+        Value dots = scratch({group * lanes, lanes}, {});
+        Value kBlk = rotary && attn.rotatesKey() ? scratch({lanes, headDim}, {})
+                                                 : Value();
+        int64_t chunkWidth = chunkVecs * lanes;
         Value oBuf =
             valueDim == chunkWidth ? Value() : scratch({group, valueDim}, {});
         // 16 columns of padding: the softmax loads whole vectors. Static
@@ -1922,8 +1935,8 @@ Value KernelBuilder::buildDecode() {
         int64_t tkStatic = cast<MemRefType>(kMem.getType()).getDimSize(2);
         Value sBuf = ShapedType::isDynamic(tkStatic)
                          ? scratch({group, ShapedType::kDynamic},
-                                   addi(tkAll, idx(kLanes)))
-                         : scratch({group, tkStatic + kLanes}, {});
+                                   addi(tkAll, idx(lanes)))
+                         : scratch({group, tkStatic + lanes}, {});
         for (int64_t g = 0; g < group; ++g)
           vector::StoreOp::create(
               b, vsplat(-std::numeric_limits<double>::infinity()), mBuf,
@@ -1967,7 +1980,7 @@ Value KernelBuilder::buildDecode() {
           int64_t bits =
               cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
           int64_t perVector = group + (bits < 32 ? 1 : 0) + (rotated ? 2 : 0);
-          return perVector * std::max<int64_t>(1, 512 / bits / kLanes);
+          return perVector * std::max<int64_t>(1, 512 / bits / lanes);
         };
         int64_t kOps = opsPerLine(kMem, static_cast<bool>(kBlk)),
                 vOps = opsPerLine(vMem, false);
@@ -2012,7 +2025,7 @@ Value KernelBuilder::buildDecode() {
             rotateRow(qMem, ValueRange{bIdx, h, idx(0)}, qs, ValueRange{idx(g)},
                       idx(0), qCos, qSin, scale);
           else
-            for (int64_t c = 0; c < headDim; c += kLanes)
+            for (int64_t c = 0; c < headDim; c += lanes)
               vector::StoreOp::create(
                   b,
                   arith::MulFOp::create(
@@ -2023,7 +2036,7 @@ Value KernelBuilder::buildDecode() {
         // The group's query vectors, loaded where used (see below).
         auto qAt = [&](int64_t g, int64_t c) -> Value {
           return vector::LoadOp::create(b, vf, qs,
-                                        ValueRange{idx(g), idx(c * kLanes)});
+                                        ValueRange{idx(g), idx(c * lanes)});
         };
         // Scores, 16 keys at a time: per query head, the 16 dot products as
         // vectors, summed together by a transposing shuffle tree into one
@@ -2044,9 +2057,9 @@ Value KernelBuilder::buildDecode() {
         int64_t headsPerChunk = std::min<int64_t>(group, 4);
         Value jMain = addi(
             jLo, muli(arith::DivUIOp::create(
-                          b, arith::SubIOp::create(b, jHi, jLo), idx(kLanes)),
-                      idx(kLanes)));
-        auto iv64 = VectorType::get({kLanes}, b.getI64Type());
+                          b, arith::SubIOp::create(b, jHi, jLo), idx(lanes)),
+                      idx(lanes)));
+        auto iv64 = VectorType::get({lanes}, b.getI64Type());
         Value iota64 = iota(b.getI64Type());
         // In the loops, the row decodePrefetchBytes ahead of key row j
         // (clamped to the last row): the hardware prefetchers alone keep
@@ -2062,11 +2075,11 @@ Value KernelBuilder::buildDecode() {
                         width, *locality);
         };
         scf::ForOp::create(
-            b, jLo, jMain, idx(kLanes), ValueRange{},
+            b, jLo, jMain, idx(lanes), ValueRange{},
             [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
               Scope inner(b, ib);
               if (kBlk)
-                for (int64_t r = 0; r < kLanes; ++r) {
+                for (int64_t r = 0; r < lanes; ++r) {
                   Value j = addi(j0, idx(r));
                   rotateRow(kMem, ValueRange{bIdx, kvh, j}, kBlk,
                             ValueRange{idx(r)}, j, kCos, kSin, 1.0);
@@ -2074,11 +2087,11 @@ Value KernelBuilder::buildDecode() {
               auto keyVec = [&](int64_t r, int64_t c) -> Value {
                 if (kBlk)
                   return vector::LoadOp::create(
-                      b, vf, kBlk, ValueRange{idx(r), idx(c * kLanes)});
+                      b, vf, kBlk, ValueRange{idx(r), idx(c * lanes)});
                 return loadF32(kMem, ValueRange{bIdx, kvh, addi(j0, idx(r)),
-                                                idx(c * kLanes)});
+                                                idx(c * lanes)});
               };
-              for (int64_t r0 = 0; r0 < kLanes; r0 += keysPerStep) {
+              for (int64_t r0 = 0; r0 < lanes; r0 += keysPerStep) {
                 for (int64_t k = 0; k < keysPerStep; ++k)
                   prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim, prefetchK);
                 for (int64_t g0 = 0; g0 < group; g0 += headsPerChunk) {
@@ -2103,7 +2116,7 @@ Value KernelBuilder::buildDecode() {
                     for (int64_t k = 0; k < keysPerStep; ++k)
                       vector::StoreOp::create(
                           b, acc[h][k], dots,
-                          ValueRange{idx((g0 + h) * kLanes + r0 + k), idx(0)});
+                          ValueRange{idx((g0 + h) * lanes + r0 + k), idx(0)});
                 }
               }
               // Key positions as f32, exactly as the per-key conversion.
@@ -2117,9 +2130,9 @@ Value KernelBuilder::buildDecode() {
                       iota64));
               for (int64_t g = 0; g < group; ++g) {
                 SmallVector<Value> sums;
-                for (int64_t r = 0; r < kLanes; ++r)
+                for (int64_t r = 0; r < lanes; ++r)
                   sums.push_back(vector::LoadOp::create(
-                      b, vf, dots, ValueRange{idx(g * kLanes + r), idx(0)}));
+                      b, vf, dots, ValueRange{idx(g * lanes + r), idx(0)}));
                 Value sc = sumLanesOfEach(sums);
                 Value slope, q;
                 if (attn.getAlibiAttr()) {
@@ -2148,7 +2161,7 @@ Value KernelBuilder::buildDecode() {
               SmallVector<Value> kv;
               for (int64_t c = 0; c < dVecs; ++c) {
                 SmallVector<Value> ix(prefix);
-                ix.push_back(idx(c * kLanes));
+                ix.push_back(idx(c * lanes));
                 kv.push_back(loadF32(src, ix));
               }
               Value jF = indexToF32(j);
@@ -2173,12 +2186,12 @@ Value KernelBuilder::buildDecode() {
         // before those keys' rows (lanes at or past jHi masked), and summed
         // per head in lBuf. No pass of its own: the V rows keep streaming
         // while they are computed.
-        auto iv32 = VectorType::get({kLanes}, b.getI32Type());
+        auto iv32 = VectorType::get({lanes}, b.getI32Type());
         Value iota32 = iota(b.getI32Type());
         // Lanes j0 + i < jHi.
         auto validLanes = [&](Value j0) -> Value {
           Value left = arith::MinSIOp::create(
-              b, arith::SubIOp::create(b, jHi, j0), idx(kLanes));
+              b, arith::SubIOp::create(b, jHi, j0), idx(lanes));
           return arith::CmpIOp::create(
               b, arith::CmpIPredicate::slt, iota32,
               vector::BroadcastOp::create(
@@ -2260,7 +2273,7 @@ Value KernelBuilder::buildDecode() {
                   Value blockStart = arith::CmpIOp::create(
                       b, arith::CmpIPredicate::eq,
                       arith::RemUIOp::create(
-                          b, arith::SubIOp::create(b, j, jLo), idx(kLanes)),
+                          b, arith::SubIOp::create(b, j, jLo), idx(lanes)),
                       idx(0));
                   scf::IfOp::create(b, blockStart,
                                     [&](OpBuilder &tb, Location l3) {
@@ -2274,7 +2287,7 @@ Value KernelBuilder::buildDecode() {
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
                   vv.push_back(loadF32(
-                      vMem, ValueRange{bIdx, kvh, j, idx(e0 + c * kLanes)}));
+                      vMem, ValueRange{bIdx, kvh, j, idx(e0 + c * lanes)}));
                 for (int64_t g = 0; g < group; ++g) {
                   Value pj = bcast(
                       memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}));
@@ -2288,7 +2301,7 @@ Value KernelBuilder::buildDecode() {
         auto storeOut = [&](int64_t g, int64_t c, Value acc, Value inv) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
           storeFromF32(arith::MulFOp::create(b, acc, bcast(inv)), out,
-                       ValueRange{bIdx, h, idx(0), idx(c * kLanes)});
+                       ValueRange{bIdx, h, idx(0), idx(c * lanes)});
         };
         if (valueDim == chunkWidth) {
           SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
@@ -2299,7 +2312,7 @@ Value KernelBuilder::buildDecode() {
               storeOut(g, c, pv.getResult(g * chunkVecs + c), inv[g]);
         } else {
           for (int64_t g = 0; g < group; ++g)
-            for (int64_t c = 0; c < valueDim; c += kLanes)
+            for (int64_t c = 0; c < valueDim; c += lanes)
               vector::StoreOp::create(b, vsplat(0.0), oBuf,
                                       ValueRange{idx(g), idx(c)});
           scf::ForOp::create(
@@ -2309,7 +2322,7 @@ Value KernelBuilder::buildDecode() {
                 Value j1 =
                     arith::MinSIOp::create(b, addi(j0, idx(kBlock)), jHi);
                 scf::ForOp::create(
-                    b, j0, j1, idx(kLanes), ValueRange{},
+                    b, j0, j1, idx(lanes), ValueRange{},
                     [&](OpBuilder &eb, Location l3, Value e, ValueRange) {
                       Scope inner2(b, eb);
                       expBlock(e);
@@ -2321,22 +2334,22 @@ Value KernelBuilder::buildDecode() {
                     for (int64_t c = 0; c < chunkVecs; ++c)
                       init.push_back(vector::LoadOp::create(
                           b, vf, oBuf,
-                          ValueRange{idx(g), idx(e0 + c * kLanes)}));
+                          ValueRange{idx(g), idx(e0 + c * lanes)}));
                   auto pv = pvLoop(j0, j1, e0, init, /*withExp=*/false);
                   for (int64_t g = 0; g < group; ++g)
                     for (int64_t c = 0; c < chunkVecs; ++c)
                       vector::StoreOp::create(
                           b, pv.getResult(g * chunkVecs + c), oBuf,
-                          ValueRange{idx(g), idx(e0 + c * kLanes)});
+                          ValueRange{idx(g), idx(e0 + c * lanes)});
                 }
                 scf::YieldOp::create(b);
               });
           SmallVector<Value> inv = inverseSums();
           for (int64_t g = 0; g < group; ++g)
-            for (int64_t c = 0; c < valueDim / kLanes; ++c)
+            for (int64_t c = 0; c < valueDim / lanes; ++c)
               storeOut(g, c,
                        vector::LoadOp::create(
-                           b, vf, oBuf, ValueRange{idx(g), idx(c * kLanes)}),
+                           b, vf, oBuf, ValueRange{idx(g), idx(c * lanes)}),
                        inv[g]);
         }
         endTask();
@@ -2395,7 +2408,7 @@ Value KernelBuilder::build() {
         Value mBuf = scratch({kQBlock}, {});
         Value lBuf = scratch({kQBlock}, {});
         // The raw scores of a key block, per group of 4 rows: 16 vectors.
-        Value sBuf = scratch({kQBlock / kRows, kRows * kBlockVecs, kLanes}, {});
+        Value sBuf = scratch({kQBlock / kRows, kRows * blockVecs, lanes}, {});
         packKeys(kMem, kt, bIdx, kvHead, tk, kCos, kSin);
         if (bf16Dot)
           packValuePairs(vMem, vp, bIdx, kvHead, tk);
@@ -2418,7 +2431,7 @@ Value KernelBuilder::build() {
                   b, idx(0), idx(kQBlock), idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
                     Scope scope_inner(b, ib);
-                    for (int64_t c = 0; c < valueDim; c += kLanes)
+                    for (int64_t c = 0; c < valueDim; c += lanes)
                       vector::StoreOp::create(b, vsplat(0.0), os,
                                               ValueRange{r, idx(c)});
                     memref::StoreOp::create(
@@ -2484,7 +2497,7 @@ Value KernelBuilder::build() {
                         b, empty, cf(0.0),
                         arith::DivFOp::create(b, cf(1.0), l));
                     Value invV = bcast(inv);
-                    for (int64_t c = 0; c < valueDim; c += kLanes) {
+                    for (int64_t c = 0; c < valueDim; c += lanes) {
                       Value o = vector::LoadOp::create(b, vf, os,
                                                        ValueRange{r, idx(c)});
                       storeFromF32(arith::MulFOp::create(b, o, invV), out,
@@ -2578,7 +2591,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   // of 16.
   bool interleaved = layout == formula::SinusoidalLayout::Interleaved;
   bool paired =
-      interleaved ? channels % kLanes == 0 : channels % (2 * kLanes) == 0;
+      interleaved ? channels % lanes == 0 : channels % (2 * lanes) == 0;
   SmallVector<double> pairFreq;
   for (int64_t k = 0; k < channels / 2; ++k)
     pairFreq.push_back(interleaved ? freq[2 * k] : freq[k]);
@@ -2603,7 +2616,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   Value base0 =
       offsetValue({static_cast<int64_t>(op.getStaticOffset()), op.getOffset()});
   double inputScale = op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
-  auto vf64 = VectorType::get({kLanes}, f64);
+  auto vf64 = VectorType::get({lanes}, f64);
   auto c64 = [&](double v) -> Value {
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(vf64, b.getFloatAttr(f64, v)));
@@ -2655,16 +2668,16 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
       // whose pairs start at k: 8 pairs (16 interleaved channels) or 16
       // (channels c and h + c of the concat halves); `w` is its f64 width.
       int64_t half = channels / 2;
-      int64_t pairWidth = interleaved ? kLanes / 2 : kLanes;
+      int64_t pairWidth = interleaved ? lanes / 2 : lanes;
       auto vPair = VectorType::get({pairWidth}, f64);
       SmallVector<int64_t> zip;
-      for (int64_t i = 0; i < kLanes / 2; ++i) {
+      for (int64_t i = 0; i < lanes / 2; ++i) {
         zip.push_back(i);
-        zip.push_back(i + kLanes / 2);
+        zip.push_back(i + lanes / 2);
       }
       auto forEachPairVector = [&](function_ref<void(Value c, Value k)> fn) {
         scf::ForOp::create(
-            b, idx(0), idx(interleaved ? channels : half), idx(kLanes),
+            b, idx(0), idx(interleaved ? channels : half), idx(lanes),
             ValueRange{}, [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
               Scope channel(b, cb);
               fn(c,
@@ -2700,13 +2713,13 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
         // channel, cos channels shifted by a quarter turn.
         Value posV = vector::BroadcastOp::create(b, vf64, pos);
         scf::ForOp::create(
-            b, idx(0), idx(channels), idx(kLanes), ValueRange{},
+            b, idx(0), idx(channels), idx(lanes), ValueRange{},
             [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
               Scope channel(b, cb);
               Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
               Value a = arith::MulFOp::create(b, posV, w);
               Value shift = vector::LoadOp::create(
-                  b, VectorType::get({kLanes}, b.getI64Type()), phaseM,
+                  b, VectorType::get({lanes}, b.getI64Type()), phaseM,
                   ValueRange{c});
               Value pe = arith::MulFOp::create(
                   b, sinCos64(a, shift).first,
@@ -2917,35 +2930,17 @@ struct ConvertPEToVectorPass
     : public pe::impl::ConvertPEToVectorBase<ConvertPEToVectorPass> {
   using ConvertPEToVectorBase::ConvertPEToVectorBase;
 
-  /// Whether the target has the CPU feature `name` (LLVM's name, as in
-  /// `+avx512bf16`): the host's, or the last `+name` / `-name` of the
-  /// target-features option.
-  bool hasFeature(StringRef name) const {
-    if (targetFeatures == "host") {
-      llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-      auto it = host.find(name);
-      return it != host.end() && it->getValue();
-    }
-    bool on = false;
-    SmallVector<StringRef> features;
-    StringRef(targetFeatures).split(features, ',', -1, /*KeepEmpty=*/false);
-    for (StringRef f : features) {
-      f = f.trim();
-      if (f.size() > 1 && f.drop_front() == name)
-        on = f.front() == '+';
-    }
-    return on;
-  }
-
   /// Why a bf16 attention (bf16 query, key and value) does not get the bf16
-  /// dot-product kernel; empty when it does.
-  std::string bf16DotReason(bool decode) const {
+  /// dot-product kernel on `target`; empty when it does.
+  static std::string bf16DotReason(const CPUTarget &target, bool decode) {
     if (decode)
       return "one query per head: the decode kernel, which is bound by "
              "reading K and V, widens them to f32";
-    if (!hasFeature("avx512bf16"))
-      return "the target has no AVX512-BF16 (target-features=" +
-             targetFeatures + ")";
+    if (!target.hasFeature("avx512bf16") || target.f32Lanes() != 16)
+      return "the target has no AVX512-BF16 (" + target.triple +
+             (target.cpu.empty() ? "" : " cpu=" + target.cpu) +
+             (target.features.empty() ? "" : " features=" + target.features) +
+             ")";
     return "";
   }
 
@@ -2986,8 +2981,24 @@ struct ConvertPEToVectorPass
       }
     SmallVector<AttentionOp> attentions;
     getOperation()->walk([&](AttentionOp op) { attentions.push_back(op); });
+    bool anyKernel =
+        !attentions.empty() || getOperation()
+                                   ->walk([](Operation *op) {
+                                     return isa<RopeOp, AddSinusoidalOp>(op)
+                                                ? WalkResult::interrupt()
+                                                : WalkResult::advance();
+                                   })
+                                   .wasInterrupted();
+    if (!anyKernel)
+      return;
+    // The vector width and the feature-gated paths come from the module's
+    // target (CPUTarget.h), never from the machine running the pass.
+    FailureOr<CPUTarget> target = lookupCPUTarget(getOperation());
+    if (failed(target))
+      return signalPassFailure();
+    int64_t lanes = target->f32Lanes();
     for (AttentionOp op : attentions) {
-      std::string reason = unsupportedReason(op);
+      std::string reason = unsupportedReason(op, lanes);
       if (!reason.empty()) {
         emitMissedRemark(op, category, "attention-kernel",
                          "no generated attention kernel (the reference "
@@ -2996,7 +3007,7 @@ struct ConvertPEToVectorPass
                              reason);
         continue;
       }
-      KernelBuilder kernel(op);
+      KernelBuilder kernel(op, lanes);
       kernel.decodePrefetchBytes = decodePrefetchBytes;
       kernel.decodePrefetchMinOps = decodePrefetchMinOps;
       kernel.decodePrefetchL2MinOps = decodePrefetchL2MinOps;
@@ -3013,7 +3024,7 @@ struct ConvertPEToVectorPass
       }
       if (op.getQuery().getType().getElementType().isBF16() &&
           op.getKey().getType().getElementType().isBF16()) {
-        std::string why = bf16DotReason(decode);
+        std::string why = bf16DotReason(*target, decode);
         if (why.empty())
           kernel.setBf16Dot(true);
         else
@@ -3031,7 +3042,7 @@ struct ConvertPEToVectorPass
     SmallVector<RopeOp> ropes;
     getOperation()->walk([&](RopeOp op) { ropes.push_back(op); });
     for (RopeOp op : ropes) {
-      std::string reason = unsupportedRopeReason(op);
+      std::string reason = unsupportedRopeReason(op, lanes);
       if (!reason.empty()) {
         emitMissedRemark(op, category, "rope-kernel",
                          "no generated RoPE kernel (the reference lowering "
@@ -3039,7 +3050,7 @@ struct ConvertPEToVectorPass
                              reason);
         continue;
       }
-      KernelBuilder kernel(op);
+      KernelBuilder kernel(op, lanes);
       Value result = kernel.buildRope();
       op.getResult().replaceAllUsesWith(result);
       op->erase();
@@ -3053,8 +3064,9 @@ struct ConvertPEToVectorPass
         reason = "element type is not f32";
       else if (op.getPositions())
         reason = "explicit positions tensor";
-      else if (type.getDimSize(type.getRank() - 1) % kLanes != 0)
-        reason = "channel dimension must be a multiple of 16";
+      else if (type.getDimSize(type.getRank() - 1) % lanes != 0)
+        reason =
+            "channel dimension must be a multiple of " + std::to_string(lanes);
       if (!reason.empty()) {
         emitMissedRemark(op, category, "sinusoidal-kernel",
                          "no generated sinusoidal kernel (the reference "
@@ -3062,7 +3074,7 @@ struct ConvertPEToVectorPass
                              reason);
         continue;
       }
-      KernelBuilder kernel(op);
+      KernelBuilder kernel(op, lanes);
       Value result = kernel.buildSinusoidal(op);
       op.getResult().replaceAllUsesWith(result);
       op->erase();

@@ -1,8 +1,8 @@
-// bf16 attention and the bf16 dot-product kernel: taken when the target has
-// AVX512-BF16 (convert-pe-to-vector{target-features}, 'host' by default),
+// bf16 attention and the bf16 dot-product kernel: taken when the module's
+// CPU target (llvm.target, here from pe-attach-cpu-target) has AVX512-BF16,
 // otherwise the f32 kernel on widened operands, with a remark saying why.
-// RUN: pe-opt %s --convert-pe-to-vector="target-features=+avx512f,+avx512bf16" | FileCheck %s --check-prefix=DOT
-// RUN: pe-opt %s --convert-pe-to-vector="target-features=+avx512f,+avx512bf16,-avx512bf16" --remarks-filter=convert-pe-to-vector --verify-diagnostics | FileCheck %s --check-prefix=F32
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v4 features=+avx512bf16" --convert-pe-to-vector | FileCheck %s --check-prefix=DOT
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v4 features=+avx512bf16,-avx512bf16" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics | FileCheck %s --check-prefix=F32
 
 // DOT-LABEL: func @prefill
 // Keys packed as channel pairs, values as key pairs, queries as channel
@@ -47,7 +47,7 @@ func.func @prefill(%q: tensor<1x4x?x32xbf16>, %k: tensor<1x2x?x32xbf16>, %v: ten
   %attn_c2_0 = arith.constant 2 : index
   %attn_d0_2_0 = tensor.dim %q, %attn_c2_0 : tensor<1x4x?x32xbf16>
   %attn_init0 = tensor.empty(%attn_d0_2_0) : tensor<1x4x?x32xf32>
-  // expected-remark@+1 {{[Missed] bf16-dot | Category:convert-pe-to-vector | Reason="bf16 attention without bf16 dot products (the f32 kernel on widened operands is used): the target has no AVX512-BF16 (target-features=+avx512f,+avx512bf16,-avx512bf16)"}}
+  // expected-remark@+1 {{[Missed] bf16-dot | Category:convert-pe-to-vector | Reason="bf16 attention without bf16 dot products (the f32 kernel on widened operands is used): the target has no AVX512-BF16 (x86_64-unknown-linux-gnu cpu=x86-64-v4 features=+avx512bf16,-avx512bf16)"}}
   %0 = pe.attention %q, %k, %v outs(%attn_init0 : tensor<1x4x?x32xf32>) {causal} : tensor<1x4x?x32xbf16>, tensor<1x2x?x32xbf16>, tensor<1x2x?x32xbf16> -> tensor<1x4x?x32xf32>
   return %0 : tensor<1x4x?x32xf32>
 }
