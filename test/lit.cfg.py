@@ -112,6 +112,10 @@ if platform.machine() == "x86_64":
                           if line.startswith("flags")), [])
         if "avx2" in flags and "fma" in flags:
             config.available_features.add("host-avx2")
+        # `host-avx512bf16`: the host target of `pe_pipeline=cpu` has
+        # AVX512-BF16, so bf16 attention takes the bf16 dot-product kernel.
+        if "avx512_bf16" in flags:
+            config.available_features.add("host-avx512bf16")
     except OSError:
         pass
 # `aarch64-cross`: pe-run can link AArch64 executables (its AArch64 copy of

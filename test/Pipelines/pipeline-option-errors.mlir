@@ -25,7 +25,7 @@
 
 // The largest thread count is accepted, and options around it (a quoted
 // value with a space) are read as before.
-// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{threads=2147483647 target-features="+avx512f,+avx512vl"})' | FileCheck %s --check-prefix=OK
+// RUN: pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{threads=2147483647 triple=x86_64-unknown-linux-gnu features="+avx512f,+avx512vl"})' | FileCheck %s --check-prefix=OK
 // OK: llvm.mlir.constant(2147483647 : i32) : i32
 // OK: omp.parallel num_threads
 

@@ -31,6 +31,10 @@ int main() {
   mlir::PassManager pm(&context);
   mlir::pe::CPUPipelineOptions options;
   options.threads = 2;
+  // A library host names the target of the generated kernels (the tools
+  // default to the host; a library does not guess).
+  options.triple = "x86_64-unknown-linux-gnu";
+  options.cpu = "x86-64-v3";
   mlir::pe::buildCPUPipeline(pm, options);
   if (mlir::failed(pm.run(*module)))
     return 1;

@@ -145,7 +145,8 @@ int main(int argc, char **argv) {
   }
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   const char *pipeline =
-      "builtin.module(canonicalize,cse,pe-cpu-pipeline{threads=2})";
+      "builtin.module(canonicalize,cse,pe-cpu-pipeline{threads=2 "
+      "triple=x86_64-unknown-linux-gnu cpu=x86-64-v3})";
   if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
           mlirPassManagerGetAsOpPassManager(pm),
           mlirStringRefCreateFromCString(pipeline), print, NULL))) {
