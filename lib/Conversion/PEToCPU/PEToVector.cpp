@@ -203,7 +203,12 @@ public:
     group = heads / op.getKey().getType().getDimSize(op.getHeadsAxis());
     valueDim = op.getValue().getType().getDimSize(3);
     scale = op.getScaleOrDefault();
-    valueChunk = valueDim % 64 == 0 ? 64 : valueDim % 32 == 0 ? 32 : 16;
+    // The widest of 64, 32, 16, ... columns that divides the value width
+    // (a multiple of the lanes, unsupportedReason): a chunk never reaches
+    // past a value row.
+    valueChunk = 64;
+    while (valueChunk > lanes && valueDim % valueChunk != 0)
+      valueChunk /= 2;
   }
   /// A standalone rotation (buildRope).
   KernelBuilder(RopeOp op, int64_t lanes)
