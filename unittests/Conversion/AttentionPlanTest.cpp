@@ -138,9 +138,11 @@ TEST_F(AttentionPlanTest, ValidKeysClampIn64Bits) {
 }
 
 /// For every alignment, offset, window and valid length: keyAllowed for
-/// every (i, j) and keyRange for every block of tokens against the rules.
+/// every (i, j), and keyRange and keyTileRange (tiles of 1, 4 and 5 keys)
+/// for every block of tokens against the rules.
 TEST_F(AttentionPlanTest, KeyRulesMatchTheDescription) {
   const int64_t tq = 8, tk = 12;
+  const int64_t tileSizes[] = {1, 4, 5};
   struct Config {
     const char *attrs;
     bool causal, topLeft;
@@ -191,13 +193,22 @@ TEST_F(AttentionPlanTest, KeyRulesMatchTheDescription) {
                   b, loc, idx(b, loc, first), idx(b, loc, last), shift, valid);
               out.push_back(lo);
               out.push_back(hi);
+              for (int64_t size : tileSizes) {
+                auto [tb, te] = plan.buildKeyTileRange(
+                    b, loc, idx(b, loc, first), idx(b, loc, last), shift, valid,
+                    size);
+                out.push_back(tb);
+                out.push_back(te);
+              }
             }
           return out;
         });
         std::string what = std::string(cfg.attrs) +
                            " L=" + std::to_string(len) +
                            " offset=" + std::to_string(offset);
-        ASSERT_EQ(r.size(), size_t(tq * tk + tq * (tq + 1))) << what;
+        ASSERT_EQ(r.size(),
+                  size_t(tq * tk + tq * (tq + 1) * (1 + std::size(tileSizes))))
+            << what;
         size_t n = 0;
         for (int64_t i = 0; i < tq; ++i)
           for (int64_t j = 0; j < tk; ++j)
@@ -222,6 +233,20 @@ TEST_F(AttentionPlanTest, KeyRulesMatchTheDescription) {
               EXPECT_EQ(lo, minJ) << what << " rows " << first << ".." << last;
               EXPECT_EQ(hi, maxJ + 1)
                   << what << " rows " << first << ".." << last;
+            }
+            // Tile t holds keys [t * size, (t + 1) * size): the tiles are
+            // those that hold an allowed key of the block, none if none is.
+            for (int64_t size : tileSizes) {
+              int64_t tb = r[n++], te = r[n++];
+              std::string where = what + " rows " + std::to_string(first) +
+                                  ".." + std::to_string(last) + " tiles of " +
+                                  std::to_string(size);
+              if (maxJ < 0) {
+                EXPECT_EQ(tb, te) << where;
+              } else {
+                EXPECT_EQ(tb, minJ / size) << where;
+                EXPECT_EQ(te, maxJ / size + 1) << where;
+              }
             }
           }
       }

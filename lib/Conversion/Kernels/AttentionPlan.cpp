@@ -19,8 +19,7 @@ AttentionPlan::AttentionPlan(AttentionOp op)
       capBeforeBias(op.getSoftcapOrder() == SoftcapOrder::BeforeBias),
       kvLengths(static_cast<bool>(op.getKvLengths())),
       alibi(static_cast<bool>(op.getAlibiAttr())),
-      bias(static_cast<bool>(op.getBias())),
-      mask(static_cast<bool>(op.getMask())) {
+      bias(static_cast<bool>(op.getBias())) {
   if (std::optional<uint64_t> w = op.getWindow())
     window = static_cast<int64_t>(*w);
   if (auto c = op.getSoftcap())
@@ -75,9 +74,16 @@ Value AttentionPlan::buildCausalShift(OpBuilder &b, Location loc,
                : causalOffset;
 }
 
-Value AttentionPlan::buildKeyAllowed(OpBuilder &b, Location loc, Value i,
-                                     Value j, Value shift,
-                                     Value validKeys) const {
+Value AttentionPlan::buildCausalLimit(OpBuilder &b, Location loc, Value i,
+                                      Value shift) const {
+  if (!causal)
+    return Value();
+  return arith::AddIOp::create(b, loc, i, shift);
+}
+
+Value AttentionPlan::buildKeyAllowedAtLimit(OpBuilder &b, Location loc, Value j,
+                                            Value limit,
+                                            Value validKeys) const {
   Value allowed;
   auto both = [&](Value ok) {
     allowed = allowed ? arith::AndIOp::create(b, loc, allowed, ok) : ok;
@@ -86,7 +92,6 @@ Value AttentionPlan::buildKeyAllowed(OpBuilder &b, Location loc, Value i,
     both(
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, validKeys));
   if (causal) {
-    Value limit = arith::AddIOp::create(b, loc, i, shift);
     both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, limit));
     if (window) {
       Value w = arith::ConstantIndexOp::create(b, loc, *window);
@@ -97,6 +102,13 @@ Value AttentionPlan::buildKeyAllowed(OpBuilder &b, Location loc, Value i,
   if (!allowed)
     allowed = arith::ConstantIntOp::create(b, loc, 1, 1);
   return allowed;
+}
+
+Value AttentionPlan::buildKeyAllowed(OpBuilder &b, Location loc, Value i,
+                                     Value j, Value shift,
+                                     Value validKeys) const {
+  return buildKeyAllowedAtLimit(b, loc, j, buildCausalLimit(b, loc, i, shift),
+                                validKeys);
 }
 
 std::pair<Value, Value> AttentionPlan::buildKeyRange(OpBuilder &b, Location loc,
@@ -123,4 +135,21 @@ std::pair<Value, Value> AttentionPlan::buildKeyRange(OpBuilder &b, Location loc,
                                 arith::MaxSIOp::create(b, loc, zero, start));
   }
   return {lo, hi};
+}
+
+std::pair<Value, Value>
+AttentionPlan::buildKeyTileRange(OpBuilder &b, Location loc, Value firstToken,
+                                 Value lastToken, Value shift, Value validKeys,
+                                 int64_t tileSize) const {
+  auto [lo, hi] =
+      buildKeyRange(b, loc, firstToken, lastToken, shift, validKeys);
+  Value size = arith::ConstantIndexOp::create(b, loc, tileSize);
+  // end = ceil(hi / size), begin = floor(lo / size); lo <= hi and both are
+  // >= 0, so unsigned division is exact. An empty range gives no tile.
+  Value end = arith::CeilDivUIOp::create(b, loc, hi, size);
+  if (!causal || !window)
+    return {arith::ConstantIndexOp::create(b, loc, 0), end};
+  Value begin = arith::DivUIOp::create(b, loc, lo, size);
+  Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lo, hi);
+  return {arith::SelectOp::create(b, loc, empty, end, begin), end};
 }

@@ -42,6 +42,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Conversion/Kernels/AttentionPlan.h"
 #include "pe/Conversion/PEToCPU/CPUTarget.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
@@ -1864,17 +1865,16 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
 }
 
 Value KernelBuilder::validKeys(const Prologue &pr, Value bIdx, Value tk) {
-  if (!pr.lengths)
-    return tk;
-  Value len = toIndex(memref::LoadOp::create(b, pr.lengths, ValueRange{bIdx}));
-  return arith::MinSIOp::create(b, arith::MaxSIOp::create(b, len, idx(0)), tk);
+  Value len;
+  if (pr.lengths)
+    len = memref::LoadOp::create(b, pr.lengths, ValueRange{bIdx});
+  return kernels::AttentionPlan(attn).buildValidKeys(b, b.getLoc(), len, tk);
 }
 
 Value KernelBuilder::causalShift(const Prologue &pr, Value validKeys,
                                  Value tq) {
-  if (attn.getCausalAlignment() == CausalAlignment::TopLeft)
-    return pr.causalOffset;
-  return addi(arith::SubIOp::create(b, validKeys, tq), pr.causalOffset);
+  return kernels::AttentionPlan(attn).buildCausalShift(b, b.getLoc(), validKeys,
+                                                       tq, pr.causalOffset);
 }
 
 Value KernelBuilder::buildDecode() {
@@ -1910,17 +1910,11 @@ Value KernelBuilder::buildDecode() {
         beginTask();
         Value bIdx = ivs[0], kvh = ivs[1];
         Value tk = validKeys(pr, bIdx, tkAll);
-        Value jLo = idx(0), jHi = tk;
-        if (attn.getCausal()) {
-          Value shift = causalShift(pr, tk, idx(1));
-          jHi = arith::MaxSIOp::create(
-              b, idx(0), arith::MinSIOp::create(b, tk, addi(shift, idx(1))));
-          if (std::optional<uint64_t> w = attn.getWindow())
-            jLo = arith::MinSIOp::create(
-                b, jHi,
-                arith::MaxSIOp::create(
-                    b, idx(0), addi(shift, idx(1 - static_cast<int64_t>(*w)))));
-        }
+        Value shift;
+        if (attn.getCausal())
+          shift = causalShift(pr, tk, idx(1));
+        auto [jLo, jHi] = kernels::AttentionPlan(attn).buildKeyRange(
+            b, b.getLoc(), idx(0), idx(0), shift, tk);
         // The small buffers first, so that a long cache's scores are the
         // ones left to the heap when the stack budget runs out.
         Value qs = scratch({group, headDim}, {});
@@ -2445,28 +2439,16 @@ Value KernelBuilder::build() {
                     memref::StoreOp::create(b, cf(0.0), lBuf, ValueRange{r});
                     scf::YieldOp::create(b);
                   });
-              // Key blocks up to the causal limit of the block's last row:
-              // keys j <= i + Tk - Tq; blocks past it are skipped.
-              Value kbEnd = kBlocks, kbBegin = idx(0);
-              if (std::optional<uint64_t> w = attn.getWindow()) {
-                // ... and from the window's first key of the first row:
-                // keys j > q0 + o - W.
-                Value firstKey =
-                    addi(addi(q0, shift), idx(1 - static_cast<int64_t>(*w)));
-                kbBegin = arith::MaxSIOp::create(
-                    b, idx(0),
-                    arith::FloorDivSIOp::create(b, firstKey, idx(kBlock)));
-              }
-              if (attn.getCausal()) {
-                Value lastRow = arith::MinSIOp::create(
-                    b, addi(q0, idx(kQBlock - 1)),
-                    arith::SubIOp::create(b, tq, idx(1)));
-                Value lastKey = addi(lastRow, shift);
-                Value needed = arith::FloorDivSIOp::create(
-                    b, addi(lastKey, idx(kBlock)), idx(kBlock));
-                kbEnd = arith::MaxSIOp::create(
-                    b, idx(0), arith::MinSIOp::create(b, kBlocks, needed));
-              }
+              // The key blocks the query block's rows may see: up to the
+              // causal limit of its last row, from the window start of its
+              // first one.
+              Value lastRow =
+                  arith::MinSIOp::create(b, addi(q0, idx(kQBlock - 1)),
+                                         arith::SubIOp::create(b, tq, idx(1)));
+              auto [kbBegin, kbEnd] =
+                  kernels::AttentionPlan(attn).buildKeyTileRange(
+                      b, b.getLoc(), q0, lastRow,
+                      attn.getCausal() ? shift : Value(), tk, kBlock);
               scf::ForOp::create(
                   b, kbBegin, kbEnd, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {

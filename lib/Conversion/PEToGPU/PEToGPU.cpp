@@ -46,6 +46,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/Conversion/PEToGPU/PEToGPU.h"
+#include "pe/Conversion/Kernels/AttentionPlan.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEOps.h"
 #include "pe/Support/OptionRanges.h"
@@ -658,30 +659,24 @@ private:
             unpackScalar(host.params, 2),
             host.slopes ? unpackScalar(host.params, 3) : Value()};
   }
-  /// The valid key count L[b] (kv_lengths, clamped to [0, Tk]). The clamp
-  /// is done in 64 bits, before the cast to index: SPIR-V lowers index to
-  /// 32 bits, where an i64 length of 2^32 + 3 would read as 3 and 2^63 - 1
-  /// as -1.
-  Value validKeys(const AttentionHost &host, Value bIdx, Value tkAll) {
-    if (!host.lengths)
-      return tkAll;
-    Type i64 = b.getI64Type();
-    Value len = memref::LoadOp::create(b, host.lengths, ValueRange{bIdx});
-    if (len.getType() != i64)
-      len = arith::ExtSIOp::create(b, i64, len);
-    Value zero = arith::ConstantOp::create(b, b.getI64IntegerAttr(0));
-    Value tk = arith::IndexCastOp::create(b, i64, tkAll);
-    return toIndex(minsi(maxsi(len, zero), tk));
+  /// The valid key count L[b] (AttentionPlan::buildValidKeys on
+  /// kv_lengths[b]; its 64-bit clamp matters here: SPIR-V lowers index to 32
+  /// bits).
+  Value validKeys(AttentionOp op, const AttentionHost &host, Value bIdx,
+                  Value tkAll) {
+    Value len;
+    if (host.lengths)
+      len = memref::LoadOp::create(b, host.lengths, ValueRange{bIdx});
+    return kernels::AttentionPlan(op).buildValidKeys(b, b.getLoc(), len, tkAll);
   }
   /// The causal shift o[b]: query token i sees keys j <= i + o[b].
   Value causalShift(AttentionOp op, Value tk, Value tq, Value causalOffset) {
-    return op.getCausalAlignment() == CausalAlignment::TopLeft
-               ? causalOffset
-               : addi(subi(tk, tq), causalOffset);
+    return kernels::AttentionPlan(op).buildCausalShift(b, b.getLoc(), tk, tq,
+                                                       causalOffset);
   }
   /// The key tiles [begin, end) a block of rows [r0, r0 + bq) (of
-  /// `rowsTotal` (head, token) rows) needs: up to the causal limit of its
-  /// last token, from the window start of its first one, below L[b].
+  /// `rowsTotal` (head, token) rows) needs (AttentionPlan::buildKeyTileRange
+  /// for its first and last token).
   std::pair<Value, Value> keyTileRange(AttentionOp op, Value r0, int64_t bq,
                                        Value rowsTotal, Value tq, Value tk,
                                        Value shift, int64_t bk);
@@ -984,36 +979,15 @@ GPUKernelBuilder::keyTileRange(AttentionOp op, Value r0, int64_t bq,
       cmpi(arith::CmpIPredicate::eq, divui(r0, tq), divui(rLast, tq));
   Value firstTok = select(sameHead, remui(r0, tq), idx(0));
   Value lastTok = select(sameHead, remui(rLast, tq), subi(tq, idx(1)));
-  // Key tiles: up to the causal limit of the last token, from the window
-  // start of the first one.
-  Value tileEnd = ceilDiv(tk, bk);
-  if (op.getCausal()) {
-    Value needed = arith::FloorDivSIOp::create(
-        b, addi(addi(lastTok, shift), idx(bk)), idx(bk));
-    tileEnd = maxsi(idx(0), minsi(tileEnd, needed));
-  }
-  Value tileBegin = idx(0);
-  if (std::optional<uint64_t> window = op.getWindow()) {
-    Value firstKey =
-        addi(addi(firstTok, shift), idx(1 - static_cast<int64_t>(*window)));
-    tileBegin =
-        maxsi(idx(0), arith::FloorDivSIOp::create(b, firstKey, idx(bk)));
-  }
-  return {tileBegin, tileEnd};
+  return kernels::AttentionPlan(op).buildKeyTileRange(
+      b, b.getLoc(), firstTok, lastTok, op.getCausal() ? shift : Value(), tk,
+      bk);
 }
 
 Value GPUKernelBuilder::keyAllowed(AttentionOp op, Value j, Value tk,
                                    Value limit) {
-  Value allowed = cmpi(arith::CmpIPredicate::slt, j, tk);
-  if (op.getCausal())
-    allowed = arith::AndIOp::create(b, allowed,
-                                    cmpi(arith::CmpIPredicate::sle, j, limit));
-  if (std::optional<uint64_t> window = op.getWindow())
-    allowed = arith::AndIOp::create(
-        b, allowed,
-        cmpi(arith::CmpIPredicate::sgt, j,
-             subi(limit, idx(static_cast<int64_t>(*window)))));
-  return allowed;
+  return kernels::AttentionPlan(op).buildKeyAllowedAtLimit(
+      b, b.getLoc(), j, op.getCausal() ? limit : Value(), tk);
 }
 
 void GPUKernelBuilder::stageTile(
@@ -1113,7 +1087,7 @@ void GPUKernelBuilder::buildAttention(AttentionOp op) {
     Value i = remui(row, tq);
     Value h = addi(muli(kvh, idx(group)), divui(row, tq));
     // L[b] and the causal offset o[b].
-    Value tk = validKeys(host, bIdx, tkAll);
+    Value tk = validKeys(op, host, bIdx, tkAll);
     Value shift = causalShift(op, tk, tq, causalOffset);
     Value tileBegin, tileEnd;
     std::tie(tileBegin, tileEnd) =
@@ -1388,7 +1362,7 @@ void GPUKernelBuilder::buildDecodeAttention(AttentionOp op, int64_t bk) {
     auto rowAt = [&](int64_t what, Value gRow) -> SmallVector<Value, 2> {
       return {idx(what), gRow};
     };
-    Value tk = validKeys(host, bIdx, tkAll);
+    Value tk = validKeys(op, host, bIdx, tkAll);
     Value shift = causalShift(op, tk, tq, causalOffset);
     Value tileBegin, tileEnd;
     std::tie(tileBegin, tileEnd) =
@@ -1860,7 +1834,7 @@ void GPUKernelBuilder::buildAttentionMMA(AttentionOp op, bool emulate) {
     Value gq = lanes.group, t2 = muli(lanes.quad, idx(2));
     Value bIdx = launch.getBlockIds().z, kvh = launch.getBlockIds().y;
     Value r0 = muli(launch.getBlockIds().x, idx(bq));
-    Value tk = validKeys(host, bIdx, tkAll);
+    Value tk = validKeys(op, host, bIdx, tkAll);
     Value shift = causalShift(op, tk, tq, causalOffset);
     Value tileBegin, tileEnd;
     std::tie(tileBegin, tileEnd) =

@@ -25,8 +25,8 @@
 // CHECK: scf.for
 // CHECK: vector.transpose %{{.*}}, [1, 0] : vector<16x16xf32> to vector<16x16xf32>
 // CHECK: vector.store %{{.*}}, %[[KT]]
-// Causal limit of the key blocks.
-// CHECK: arith.floordivsi
+// Causal limit of the key blocks: ceil(min(L, last row + o + 1) / 64).
+// CHECK: arith.ceildivui %{{.*}}, %c64
 // Per group of 4 rows, the number of 16-key score vectors up to the causal
 // limit of its last row, min(4, max(0, (limit + 16 - j0) floordiv 16)),
 // selects a score tile of that many vectors: none, 4 x 16 .. 4 x 48, or the
@@ -319,19 +319,26 @@ func.func @sinusoidal_row_tile(%x: tensor<100x16xf32>, %w: tensor<16x8xf32>, %ac
 // -----
 
 // Masks from indices in the kernel: the batch's valid length L[b] is loaded
-// and clamped inside the (batch, head) loop; the key blocks run from the
-// window's first block (floor((q0 + o - W + 1) / 64), at least 0) to the
-// causal limit.
+// and clamped (in 64 bits) inside the (batch, head) loop; the key blocks run
+// from the window's first block to the causal limit's: the keys [lo, hi)
+// of the query block, lo = min(hi, max(0, q0 + o - W + 1)), as blocks
+// [floor(lo / 64), ceil(hi / 64)), none when lo = hi.
 // CHECK-LABEL: func @window_lengths
 // CHECK-SAME: %[[L:[a-z0-9]+]]: tensor<2xi64>
 // CHECK: %[[LM:.*]] = bufferization.to_buffer %[[L]] read_only
 // CHECK: scf.parallel (%[[B:.*]], %{{.*}}) =
 // CHECK: %[[LB:.*]] = memref.load %[[LM]][%[[B]]] : memref<2xi64>
-// CHECK: arith.maxsi
-// CHECK: arith.minsi
-// CHECK: %[[FIRST:.*]] = arith.floordivsi %{{.*}}, %c64
-// CHECK: %[[BEGIN:.*]] = arith.maxsi %{{.*}}, %[[FIRST]] : index
-// CHECK: scf.for %{{.*}} = %[[BEGIN]] to
+// CHECK: arith.maxsi %[[LB]], %{{.*}} : i64
+// CHECK: arith.minsi %{{.*}} : i64
+// CHECK: %[[HI:.*]] = arith.maxsi %c0{{.*}}, %{{.*}} : index
+// CHECK: %[[W:.*]] = arith.addi %{{.*}}, %c-99 : index
+// CHECK: %[[START:.*]] = arith.maxsi %c0{{.*}}, %[[W]] : index
+// CHECK: %[[LO:.*]] = arith.minsi %[[HI]], %[[START]] : index
+// CHECK: %[[END:.*]] = arith.ceildivui %[[HI]], %c64{{.*}} : index
+// CHECK: %[[FIRST:.*]] = arith.divui %[[LO]], %c64{{.*}} : index
+// CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %[[LO]], %[[HI]] : index
+// CHECK: %[[BEGIN:.*]] = arith.select %[[EMPTY]], %[[END]], %[[FIRST]] : index
+// CHECK: scf.for %{{.*}} = %[[BEGIN]] to %[[END]]
 func.func @window_lengths(%q: tensor<2x2x?x16xf32>, %l: tensor<2xi64>) -> tensor<2x2x?x16xf32> {
   %attn_c2_8 = arith.constant 2 : index
   %attn_d0_2_8 = tensor.dim %q, %attn_c2_8 : tensor<2x2x?x16xf32>

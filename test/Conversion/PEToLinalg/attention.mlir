@@ -106,8 +106,8 @@ func.func @dynamic_heads(%q: tensor<1x?x4x8xf32>) -> tensor<1x?x4x8xf32> {
 // CHECK: %[[LC64:.*]] = arith.minsi %[[LP]], %[[TK]] : i64
 // CHECK: %[[LC:.*]] = arith.index_cast %[[LC64]] : i64 to index
 // CHECK: %[[O:.*]] = arith.subi %[[LC]], %{{.*}} : index
-// CHECK: %[[INLEN:.*]] = arith.cmpi slt, %[[J]], %[[LC]]
 // CHECK: %[[LIM:.*]] = arith.addi %[[I]], %[[O]]
+// CHECK: %[[INLEN:.*]] = arith.cmpi slt, %[[J]], %[[LC]]
 // CHECK: arith.cmpi sle, %[[J]], %[[LIM]]
 // CHECK: %[[LOW:.*]] = arith.subi %[[LIM]], %{{.*}} : index
 // CHECK: arith.cmpi sgt, %[[J]], %[[LOW]]

@@ -73,6 +73,19 @@ public:
   Value buildCausalShift(OpBuilder &b, Location loc, Value validKeys, Value tq,
                          Value causalOffset) const;
 
+  /// The causal limit i + o[b] of query token `i`: the last key it may see.
+  /// Null when the op is not causal.
+  Value buildCausalLimit(OpBuilder &b, Location loc, Value i,
+                         Value shift) const;
+
+  /// Whether a query token whose causal limit is `limit` (buildCausalLimit;
+  /// null when not causal) may see key `j` (i1): j < L[b] (`validKeys`,
+  /// null when every key is valid), j <= limit, and with a window W
+  /// j > limit - W. A backend that hoists the limit out of its key loop
+  /// calls this; buildKeyAllowed is the same rule from (i, shift).
+  Value buildKeyAllowedAtLimit(OpBuilder &b, Location loc, Value j, Value limit,
+                               Value validKeys) const;
+
   /// Whether query token `i` may see key `j` (i1), from `shift` = o[b]
   /// (null when not causal) and `validKeys` = L[b] (null when every key of
   /// the operand is valid: no kv_lengths and `j` in range): the valid
@@ -88,6 +101,15 @@ public:
                                         Value firstToken, Value lastToken,
                                         Value shift, Value validKeys) const;
 
+  /// The tiles [begin, end) of `tileSize` keys that hold the key range of
+  /// the query tokens [firstToken, lastToken] (buildKeyRange): tile t holds
+  /// keys [t * tileSize, (t + 1) * tileSize). Empty (begin == end) when the
+  /// range is.
+  std::pair<Value, Value> buildKeyTileRange(OpBuilder &b, Location loc,
+                                            Value firstToken, Value lastToken,
+                                            Value shift, Value validKeys,
+                                            int64_t tileSize) const;
+
 private:
   AttentionOp op;
   AttentionLayout layout;
@@ -99,7 +121,7 @@ private:
   double scale;
   std::optional<double> softcap;
   bool capBeforeBias;
-  bool kvLengths, alibi, bias, mask;
+  bool kvLengths, alibi, bias;
 };
 
 } // namespace mlir::pe::kernels
