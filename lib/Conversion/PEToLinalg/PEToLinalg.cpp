@@ -928,8 +928,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     // element type, into the op's destination.
     Value result =
         linalg::GenericOp::create(
-            rewriter, loc, TypeRange{adaptor.getOutInit().getType()},
-            ValueRange{weighted, rowSum}, ValueRange{adaptor.getOutInit()},
+            rewriter, loc, TypeRange{adaptor.getOuts().front().getType()},
+            ValueRange{weighted, rowSum}, ValueRange{adaptor.getOuts().front()},
             {score4, row4, operandMap(4, {d(0), d(1), d(2), d(3)})},
             parallel(4),
             [&](OpBuilder &b, Location l, ValueRange args) {
@@ -948,8 +948,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
       AffineMap rows3 = rewriter.getMultiDimIdentityMap(3);
       Value lse =
           linalg::GenericOp::create(
-              rewriter, loc, TypeRange{adaptor.getLseInit().getType()},
-              ValueRange{rowMax, rowSum}, ValueRange{adaptor.getLseInit()},
+              rewriter, loc, TypeRange{adaptor.getOuts()[1].getType()},
+              ValueRange{rowMax, rowSum}, ValueRange{adaptor.getOuts()[1]},
               {rows3, rows3, rows3}, parallel(3),
               [&](OpBuilder &b, Location l, ValueRange args) {
                 Value log = math::LogOp::create(b, l, args[1]);

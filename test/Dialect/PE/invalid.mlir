@@ -672,6 +672,34 @@ func.func @attention_result(%q: tensor<1x4x16x64xf32>, %k: tensor<1x4x16x64xf32>
 
 // -----
 
+func.func @attention_outs_lse_without_result(%q: tensor<1x4x16x64xf32>) {
+  %i = tensor.empty() : tensor<1x4x16x64xf32>
+  %l = tensor.empty() : tensor<1x4x16xf32>
+  // expected-error@+1 {{expected the number of tensor results (1) to be equal to the number of output tensors (2)}}
+  %0 = pe.attention %q, %q, %q outs(%i, %l : tensor<1x4x16x64xf32>, tensor<1x4x16xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_lse_result_without_init(%q: tensor<1x4x16x64xf32>) {
+  %i = tensor.empty() : tensor<1x4x16x64xf32>
+  // expected-error@+1 {{expected the number of tensor results (2) to be equal to the number of output tensors (1)}}
+  %0:2 = pe.attention %q, %q, %q outs(%i : tensor<1x4x16x64xf32>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>, tensor<1x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_outs_type(%q: tensor<1x4x16x64xf32>) {
+  %i = tensor.empty() : tensor<1x4x16x64xf16>
+  // expected-error@+1 {{expected type of operand #3 ('tensor<1x4x16x64xf16>') to match type of corresponding result ('tensor<1x4x16x64xf32>')}}
+  %0 = pe.attention %q, %q, %q outs(%i : tensor<1x4x16x64xf16>) : tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32>, tensor<1x4x16x64xf32> -> tensor<1x4x16x64xf32>
+  return
+}
+
+// -----
+
 func.func @attention_bias_rank(%q: tensor<1x4x16x64xf32>, %b: tensor<16xf32>) {
   %attn_init10 = tensor.empty() : tensor<1x4x16x64xf32>
   // expected-error@+1 {{expects a bias of rank 2 to 4 (broadcast to [B, H, Tq, Tk]), got rank 1}}

@@ -172,10 +172,11 @@ func.func @encodings(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: ten
   %3 = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<32xf64>) alibi <signed> mask(%mask : tensor<1x1x?x?xi1>) outs(%attn_init13 : tensor<1x8x?x64xf32>) {causal} : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32> -> tensor<1x8x?x64xf32>
   // The encodings as attributes in the generic form.
   // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, rotary_dim = 64> inv_freq
-  // The destination is the operand after alibi_slopes (segments 16 and 17).
+  // The destinations are the last operand segment (outs, variadic: the
+  // result's, then lse's).
   %g_c2 = arith.constant 2 : index
   %g_d2 = tensor.dim %q, %g_c2 : tensor<1x8x?x64xf32>
   %g_init = tensor.empty(%g_d2) : tensor<1x8x?x64xf32>
-  %4 = "pe.attention"(%q, %k, %k, %f, %g_init) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>, tensor<1x8x?x64xf32>) -> tensor<1x8x?x64xf32>
+  %4 = "pe.attention"(%q, %k, %k, %f, %g_init) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>, tensor<1x8x?x64xf32>) -> tensor<1x8x?x64xf32>
   return
 }

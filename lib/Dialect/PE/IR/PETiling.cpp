@@ -602,14 +602,12 @@ tileAttention(AttentionOp op, OpBuilder &b,
           slice(b, loc, op.getLseInit(), {offsets[0], offsets[1], offsets[2]},
                 {sizes[0], sizes[1], sizes[2]}, result.generatedSlices);
   }
-  tiledOp.getOutInitMutable().assign(outInit);
+  tiledOp.setInits(outInit, op.getLse() || withLse ? lseInit : Value());
   tiled->getResult(0).setType(outInit.getType());
   if (op.getLse()) {
-    tiledOp.getLseInitMutable().assign(lseInit);
     tiled->getResult(1).setType(lseInit.getType());
   } else if (withLse) {
     // The same op with an lse result.
-    tiledOp.getLseInitMutable().assign(lseInit);
     OperationState state(loc, tiled->getName());
     state.addOperands(tiled->getOperands());
     state.addAttributes(llvm::to_vector(tiled->getDiscardableAttrs()));

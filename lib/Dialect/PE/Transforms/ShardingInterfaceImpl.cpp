@@ -762,7 +762,7 @@ struct AttentionSharding
       OperationState state(op->getLoc(), op->getName(), operands, types,
                            op->getAttrs());
       local = cast<AttentionOp>(builder.create(state));
-      local.getLseInitMutable().assign(lseInit);
+      local.setInits(local.getOutInit(), lseInit);
     }
 
     OpBuilder::InsertionGuard guard(builder);

@@ -725,8 +725,7 @@ def PE_AttentionOp : PE_Op<"attention",
                        Optional<PE_IndexLike>:$key_offset,
                        Optional<PE_IndexLike>:$alibi_offset,
                        Optional<PE_FreqTensor>:$alibi_slopes,
-                       PE_FloatTensor:$out_init,
-                       Optional<RankedTensorOf<[F32, F64]>>:$lse_init,
+                       Variadic<AnyRankedTensor>:$outs,
                        OptionalAttr<PE_RopeEncodingAttr>:$rope,
                        OptionalAttr<PE_AlibiEncodingAttr>:$alibi,
                        OptionalAttr<F64Attr>:$scale,
@@ -759,8 +758,7 @@ def PE_AttentionOp : PE_Op<"attention",
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`mask` `(` $mask^ `:` type($mask) `)`)?
-    `outs` `(` $out_init (`,` $lse_init^)? `:` type($out_init)
-      (`,` type($lse_init)^)? `)`
+    `outs` `(` $outs `:` type($outs) `)`
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
     type($result) (`,` type($lse)^)?
   }];
@@ -784,17 +782,31 @@ def PE_AttentionOp : PE_Op<"attention",
                                          Type resultType, Type lseType,
                                          Value query, Value value,
                                          AttentionLayout layout);
-    /// DestinationStyleOpInterface: the result's init, then lse's (the
-    /// last operands). Values assigned beyond the result's init become the
-    /// lse init: the range grows or shrinks the lse_init operand segment.
-    MutableOperandRange getDpsInitsMutable() {
-      auto [start, length] = getODSOperandIndexAndLength(15);
-      return MutableOperandRange(
-          getOperation(), start, length + (getLseInit() ? 1 : 0),
-          MutableOperandRange::OperandSegment(
-              16u, {getOperandSegmentSizesAttrName(),
-                    DenseI32ArrayAttr::get(
-                        getContext(), getProperties().operandSegmentSizes)}));
+    /// DestinationStyleOpInterface: `outs`, one destination per result
+    /// (the result's, then lse's).
+    MutableOperandRange getDpsInitsMutable() { return getOutsMutable(); }
+    /// The result's destination (null only in IR that fails to verify).
+    Value getOutInit() {
+      return getOuts().empty() ? Value() : getOuts().front();
+    }
+    /// lse's destination, null without lse.
+    Value getLseInit() {
+      return getOuts().size() > 1 ? getOuts()[1] : Value();
+    }
+    MutableOperandRange getOutInitMutable() {
+      return getOutsMutable().slice(0, getOuts().empty() ? 0 : 1);
+    }
+    MutableOperandRange getLseInitMutable() {
+      return getOutsMutable().slice(getOuts().empty() ? 0 : 1,
+                                    getOuts().size() > 1 ? 1 : 0);
+    }
+    /// Sets the destinations: `out` and, when non-null, `lse` (the op then
+    /// needs an lse result of its type).
+    void setInits(Value out, Value lse) {
+      SmallVector<Value, 2> inits = {out};
+      if (lse)
+        inits.push_back(lse);
+      getOutsMutable().assign(inits);
     }
     /// The softmax scale: the attribute, or 1/sqrt(D).
     double getScaleOrDefault();
