@@ -1539,6 +1539,91 @@ def attn_lse_decode(d):
     save(d, o=o, s=lse)
 
 
+# Head dimensions that are not a whole number of vectors (masked tails in the
+# generated kernels: D = 8 is half a 16-lane vector, 10 and 72 are partial
+# for 16 and 8 lanes, 80 and 96 whole for 16 and 8 lanes; with 4 lanes only
+# 10 is partial). Tiny shapes: they also run under qemu-aarch64.
+
+
+@case
+def attn_tail_d8_gqa_causal(d):
+    _attn(d, "attn_tail_d8_gqa_causal", 1, 4, 2, 9, 9, 8, causal=True)
+
+
+@case
+def attn_tail_d10_scale(d):
+    _attn(d, "attn_tail_d10_scale", 2, 2, 2, 5, 7, 10, scale=0.3)
+
+
+@case
+def attn_tail_d10_dv6(d):
+    # MQA 2/1 with Dv = 6 != D = 10.
+    _attn(d, "attn_tail_d10_dv6", 1, 2, 1, 6, 11, 10, Dv=6)
+
+
+@case
+def attn_tail_d72_gqa_causal(d):
+    _attn(d, "attn_tail_d72_gqa_causal", 1, 4, 2, 6, 6, 72, causal=True)
+
+
+@case
+def attn_tail_d80_blocks(d):
+    # Tk = 70: a whole key block of 64 and a partial one.
+    _attn(d, "attn_tail_d80_blocks", 1, 2, 2, 5, 70, 80)
+
+
+@case
+def attn_tail_d96_mqa_causal(d):
+    _attn(d, "attn_tail_d96_mqa_causal", 1, 2, 1, 7, 7, 96, causal=True)
+
+
+def _attn_tail_rope(d, name, H, Hkv, Tq, Tk, D, layout, q_off, causal):
+    """RoPE (f64 table, queries at q_off + i, keys at j) on Q and K inside
+    the attention, then the attention of the rotated q, k."""
+    rng = rng_for(name)
+    q = rng.standard_normal((1, H, Tq, D)).astype(F32)
+    k = rng.standard_normal((1, Hkv, Tk, D)).astype(F32)
+    v = uniform(rng, (1, Hkv, Tk, D))
+    inv = 10000.0 ** (-np.arange(0, D, 2, dtype=F64) / D)
+    save(d, q=q, k=k, v=v, f=inv)
+    qr = ref.rope_inv_freq(q, inv, q_off, layout)
+    kr = ref.rope_inv_freq(k, inv, 0, layout)
+    save(d, expected=ref.attention(qr, kr, v, causal=causal))
+
+
+@case
+def attn_tail_rope_d80_half(d):
+    # Half layout, 40 pairs (2.5 vectors of 16), causal GQA 4/2, queries at
+    # 5..8 over keys 0..8.
+    _attn_tail_rope(d, "attn_tail_rope_d80_half", 4, 2, 4, 9, 80, "half", 5, True)
+
+
+@case
+def attn_tail_rope_d10_interleaved(d):
+    # Interleaved layout, 5 pairs.
+    _attn_tail_rope(d, "attn_tail_rope_d10_interleaved", 2, 2, 5, 5, 10,
+                    "interleaved", 0, False)
+
+
+@case
+def attn_tail_decode_d10_gqa(d):
+    _attn(d, "attn_tail_decode_d10_gqa", 2, 4, 2, 1, 20, 10, causal=True,
+          kv_lengths=[20, 13])
+
+
+@case
+def attn_tail_decode_d72_mqa(d):
+    _attn(d, "attn_tail_decode_d72_mqa", 1, 4, 1, 1, 33, 72, causal=True)
+
+
+@case
+def attn_tail_decode_rope_d80(d):
+    # Decode with RoPE on the query (position 20) and the 21 cached keys
+    # (0..20, rotated in the kernel), half layout, GQA 4/2.
+    _attn_tail_rope(d, "attn_tail_decode_rope_d80", 4, 2, 1, 21, 80, "half", 20,
+                    True)
+
+
 @case
 def split_decode_lse_masks(d):
     # A decode step over 200 cached keys in many key splits (the GPU
