@@ -348,6 +348,36 @@ def rope_interleaved_partial(d):
           freq_dtype=F64)
 
 
+# Standalone pe.rope with head and rotary dimensions that are not whole
+# vectors (masked tails in the generated kernel).
+
+
+@case
+def rope_tail_half_d10(d):
+    # Half layout, 5 pairs, D = 10 (partial for every target).
+    _rope(d, "rope_tail_half_d10", (2, 3, 9, 10), "half", 7, index(7))
+
+
+@case
+def rope_tail_interleaved_d72(d):
+    # Interleaved layout, D = 72 (36 pairs), 70 tokens (two token blocks).
+    _rope(d, "rope_tail_interleaved_d72", (1, 2, 70, 72), "interleaved", 4, index(4))
+
+
+@case
+def rope_tail_half_partial_odd(d):
+    # Half layout, partial rotary R = 10 (an odd pair count, 5) of D = 80:
+    # pairs (x[i], x[i+5]), channels 10..79 pass through.
+    _rope(d, "rope_tail_half_partial_odd", (2, 4, 6, 80), "half", 3, index(3), R=10)
+
+
+@case
+def rope_tail_interleaved_partial_odd(d):
+    # Interleaved layout, partial rotary R = 18 (9 pairs) of D = 96.
+    _rope(d, "rope_tail_interleaved_partial_odd", (3, 5, 96), "interleaved", 11, index(11),
+          R=18, freq_dtype=F64)
+
+
 @case
 def rope_half_static_offset(d):
     _rope(d, "rope_half_static_offset", (4, 6, 32), "half", 9, freq_dtype=F64)
