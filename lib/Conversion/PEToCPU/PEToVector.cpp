@@ -2647,14 +2647,23 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
     phase.push_back(formula::sinusoidalIsCos(c, channels, layout) ? 1 : 0);
     keep.push_back(formula::sinusoidalIsPad(c, channels, layout) ? 0.0 : 1.0);
   }
+  // The per-channel tables padded to whole vectors (frequency 0, kept 0):
+  // a last, partial vector of channels reads them whole and the row with a
+  // mask (tails below).
+  for (int64_t c = channels; c % lanes != 0; ++c) {
+    freq.push_back(0.0);
+    phase.push_back(0);
+    keep.push_back(0.0);
+  }
+  int64_t padded = static_cast<int64_t>(freq.size());
   auto table = [&](Type elementType, DenseElementsAttr values) -> Value {
     Value t = arith::ConstantOp::create(b, values);
     return bufferization::ToBufferOp::create(
         b, MemRefType::get(values.getType().getShape(), elementType), t,
         /*readOnly=*/true);
   };
-  auto f64Type = RankedTensorType::get({channels}, f64);
-  auto i64Type = RankedTensorType::get({channels}, b.getI64Type());
+  auto f64Type = RankedTensorType::get({padded}, f64);
+  auto i64Type = RankedTensorType::get({padded}, b.getI64Type());
   Value freqM =
       table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(freq)));
   Value phaseM =
@@ -2713,7 +2722,10 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   };
   Value stepSinM = paired ? pairTable(stepSin) : Value();
   Value stepCosM = paired ? pairTable(stepCos) : Value();
-  Value large = isLarge(out);
+  // Streaming stores need rows of whole vectors (aligned vector stores).
+  Value large = channels % lanes == 0
+                    ? isLarge(out)
+                    : Value(arith::ConstantOp::create(b, b.getBoolAttr(false)));
   // Parallel tasks of kSinusoidalTaskRows tokens when the shape gives at
   // least kMinTasks of them (each task evaluates its first row directly and
   // the others by angle addition: longer tasks, fewer direct rows), else of
@@ -2725,15 +2737,18 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   forEachBlock(x3, taskRows, [&](Value n, Value t0, Value t1) {
     withStreaming(large, [&](bool streaming) {
       // x + PE in f64, rounded once (the op's semantics).
-      auto addStore = [&](Value t, Value pe, Value c) {
+      // With a `mask` (the row's last, partial vector), only its lanes.
+      auto addStore = [&](Value t, Value pe, Value c, Value mask = {}) {
         Value xv = arith::ExtFOp::create(
-            b, vf64,
-            vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c}).getResult());
+            b, vf64, loadF32(x3, ValueRange{n, t, c}, mask));
         if (inputScale != 1.0)
           xv = arith::MulFOp::create(b, xv, c64(inputScale));
-        storeVector(
-            arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe)),
-            out3, ValueRange{n, t, c}, streaming);
+        Value y =
+            arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe));
+        if (mask)
+          vector::MaskedStoreOp::create(b, out3, ValueRange{n, t, c}, mask, y);
+        else
+          storeVector(y, out3, ValueRange{n, t, c}, streaming);
       };
       auto positionOf = [&](Value t) -> Value {
         return arith::SIToFPOp::create(
@@ -2785,24 +2800,32 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
           });
           return;
         }
-        // General case (odd concat with its pad column): one sine per
-        // channel, cos channels shifted by a quarter turn.
+        // General case (odd concat with its pad column, or channels that
+        // do not pair up in whole vectors): one sine per channel, cos
+        // channels shifted by a quarter turn; whole vectors, then a masked
+        // last one.
         Value posV = vector::BroadcastOp::create(b, vf64, pos);
+        auto channelVector = [&](Value c, Value mask) {
+          Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
+          Value a = arith::MulFOp::create(b, posV, w);
+          Value shift = vector::LoadOp::create(
+              b, VectorType::get({lanes}, b.getI64Type()), phaseM,
+              ValueRange{c});
+          Value pe = arith::MulFOp::create(
+              b, sinCos64(a, shift).first,
+              vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
+          addStore(t, pe, c, mask);
+        };
+        int64_t whole = channels - channels % lanes;
         scf::ForOp::create(
-            b, idx(0), idx(channels), idx(lanes), ValueRange{},
+            b, idx(0), idx(whole), idx(lanes), ValueRange{},
             [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
               Scope channel(b, cb);
-              Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
-              Value a = arith::MulFOp::create(b, posV, w);
-              Value shift = vector::LoadOp::create(
-                  b, VectorType::get({lanes}, b.getI64Type()), phaseM,
-                  ValueRange{c});
-              Value pe = arith::MulFOp::create(
-                  b, sinCos64(a, shift).first,
-                  vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
-              addStore(t, pe, c);
+              channelVector(c, Value());
               scf::YieldOp::create(b);
             });
+        if (whole != channels)
+          channelVector(idx(whole), rowMask(whole, channels));
       };
       auto directRows = [&](Value from) {
         scf::ForOp::create(
@@ -3149,9 +3172,6 @@ struct ConvertPEToVectorPass
         reason = "element type is not f32";
       else if (op.getPositions())
         reason = "explicit positions tensor";
-      else if (type.getDimSize(type.getRank() - 1) % lanes != 0)
-        reason =
-            "channel dimension must be a multiple of " + std::to_string(lanes);
       if (!reason.empty()) {
         emitMissedRemark(op, category, "sinusoidal-kernel",
                          "no generated sinusoidal kernel (the reference "

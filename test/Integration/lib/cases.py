@@ -108,6 +108,30 @@ def sin_interleaved_offset(d):
     _sinusoidal(d, "sin_interleaved_offset", (2, 12, 16), F32, 10, index(7))
 
 
+# Channel counts that are not whole vectors (masked tails in the generated
+# kernel).
+
+
+@case
+def sin_tail_interleaved_d10(d):
+    # offset 5: positions 5 + t; 10 channels.
+    _sinusoidal(d, "sin_tail_interleaved_d10", (2, 9, 10), F32, 5, index(5))
+
+
+@case
+def sin_tail_concat_d72(d):
+    # 72 channels (halves of 36), 70 tokens (two token blocks), offset 2.
+    _sinusoidal(d, "sin_tail_concat_d72", (70, 72), F32, 2, index(2), layout="concat")
+
+
+@case
+def sin_tail_concat_odd_d9(d):
+    # 9 channels: concat halves of 4 and the pad column, scaled input,
+    # offset 1000.
+    _sinusoidal(d, "sin_tail_concat_odd_d9", (3, 6, 9), F32, 1000, index(1000),
+                layout="concat", scale_input=True)
+
+
 @case
 def sin_interleaved_rows(d):
     # 150 tokens from position 37: three 64-token blocks, the last of 22
