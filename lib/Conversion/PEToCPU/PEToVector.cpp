@@ -33,6 +33,10 @@
 //           PV    O[4 rows, 64 columns] = alpha O + P V, 16 accumulators.
 //       O / l     written to the result.
 //
+// Head and rotary dimensions of any size: each run of channels of an
+// operand or result row ends with a masked vector (constant mask), the
+// kernels' scratch rows are padded to whole vectors.
+//
 // bf16 query, key and value on a target with AVX512-BF16: the same kernel
 // with bf16 dot products (x86vector.avx512.dot, vdpbf16ps: 16 f32
 // accumulators each += the products of 16 adjacent bf16 pairs). Keys are
@@ -127,24 +131,20 @@ constexpr arith::FastMathFlags kFast = arith::FastMathFlags::reassoc |
                                        arith::FastMathFlags::nsz |
                                        arith::FastMathFlags::contract;
 
-/// Why the rotation `r` has no vector code for vectors of `lanes` f32
-/// lanes: pairs must fill whole vectors, and caches must be f32.
-std::string unsupportedRotationReason(const Rotation &r, int64_t lanes) {
-  if (r.layout == RopeLayout::Half && (r.rotaryDim / 2) % lanes != 0)
-    return "half-layout rotary dimension must be a multiple of " +
-           std::to_string(2 * lanes);
-  if (r.layout == RopeLayout::Interleaved && r.rotaryDim % lanes != 0)
-    return "interleaved rotary dimension must be a multiple of " +
-           std::to_string(lanes);
+/// Why the rotation `r` has no vector code: caches must be f32. (Any even
+/// rotary dimension is rotated in whole vectors of pairs and a masked last
+/// one.)
+std::string unsupportedRotationReason(const Rotation &r) {
   if (r.cosCache &&
       !cast<RankedTensorType>(r.cosCache.getType()).getElementType().isF32())
     return "cos/sin caches must be f32";
   return "";
 }
 
-/// Why an attention cannot use the generated kernel for vectors of `lanes`
-/// f32 lanes (empty if it can).
-std::string unsupportedReason(AttentionOp op, int64_t lanes) {
+/// Why an attention cannot use the generated kernel (empty if it can). Any
+/// head dimension up to 512 can: a last, partial vector of channels is read
+/// and written with masks.
+std::string unsupportedReason(AttentionOp op) {
   auto q = op.getQuery().getType();
   auto k = op.getKey().getType();
   auto v = op.getValue().getType();
@@ -156,11 +156,10 @@ std::string unsupportedReason(AttentionOp op, int64_t lanes) {
   if (q.isDynamicDim(3) || v.isDynamicDim(3))
     return "dynamic head dimension";
   int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
-  if (d % lanes != 0 || dv % lanes != 0 || d > 512 || dv > 512)
-    return "head dimensions must be multiples of " + std::to_string(lanes) +
-           " and at most 512";
+  if (d > 512 || dv > 512)
+    return "head dimensions must be at most 512";
   std::optional<Rotation> rot = op.getRotation();
-  return rot ? unsupportedRotationReason(*rot, lanes) : "";
+  return rot ? unsupportedRotationReason(*rot) : "";
 }
 
 /// Points `b` at the insertion point of a nested body builder for the
@@ -172,9 +171,9 @@ struct Scope {
   }
 };
 
-/// Why a pe.rope cannot use the generated kernel for vectors of `lanes` f32
-/// lanes (empty if it can).
-std::string unsupportedRopeReason(RopeOp op, int64_t lanes) {
+/// Why a pe.rope cannot use the generated kernel (empty if it can; any head
+/// dimension and any even rotary dimension can).
+std::string unsupportedRopeReason(RopeOp op) {
   auto type = op.getInput().getType();
   if (!type.getElementType().isF32())
     return "element type is not f32";
@@ -184,10 +183,7 @@ std::string unsupportedRopeReason(RopeOp op, int64_t lanes) {
     return "per-token cos/sin caches";
   if (op.getSequenceDimOrDefault() != type.getRank() - 2)
     return "tokens along a dimension other than -2 (sequence_dim)";
-  int64_t d = type.getDimSize(type.getRank() - 1);
-  if (d % lanes != 0)
-    return "head dimension must be a multiple of " + std::to_string(lanes);
-  return unsupportedRotationReason(op.getRotation(), lanes);
+  return unsupportedRotationReason(op.getRotation());
 }
 
 /// Emits the kernel for one attention op.
@@ -203,12 +199,12 @@ public:
     heads = q.getDimSize(op.getHeadsAxis());
     group = heads / op.getKey().getType().getDimSize(op.getHeadsAxis());
     valueDim = op.getValue().getType().getDimSize(3);
+    valuePad = llvm::alignTo(valueDim, lanes);
     scale = op.getScaleOrDefault();
-    // The widest of 64, 32, 16, ... columns that divides the value width
-    // (a multiple of the lanes, unsupportedReason): a chunk never reaches
-    // past a value row.
+    // The widest of 64, 32, 16, ... columns that divides the value row
+    // padded to whole vectors (valuePad): a chunk never reaches past it.
     valueChunk = 64;
-    while (valueChunk > lanes && valueDim % valueChunk != 0)
+    while (valueChunk > lanes && valuePad % valueChunk != 0)
       valueChunk /= 2;
   }
   /// A standalone rotation (buildRope).
@@ -316,6 +312,7 @@ private:
         vbf(VectorType::get({2 * lanes}, BFloat16Type::get(op->getContext()))) {
     auto type = cast<RankedTensorType>(input.getType());
     headDim = type.getDimSize(type.getRank() - 1);
+    headPad = llvm::alignTo(headDim, lanes);
     rotary = rot ? rot->rotaryDim : 0;
   }
 
@@ -345,13 +342,30 @@ private:
   Value bcast(Value scalar) {
     return vector::BroadcastOp::create(b, vf, scalar);
   }
-  /// Loads 16 elements of `mem` (f32, f16 or bf16) as an f32 vector.
-  Value loadF32(Value mem, ValueRange indices) {
+  /// Loads 16 elements of `mem` (f32, f16 or bf16) as an f32 vector; with
+  /// a `mask` (tailMask), only its lanes, zeros in the others.
+  Value loadF32(Value mem, ValueRange indices, Value mask = {}) {
     Type et = cast<MemRefType>(mem.getType()).getElementType();
+    auto vt = VectorType::get({lanes}, et);
     Value v =
-        vector::LoadOp::create(b, VectorType::get({lanes}, et), mem, indices);
+        mask ? Value(vector::MaskedLoadOp::create(
+                   b, vt, mem, indices, mask,
+                   arith::ConstantOp::create(
+                       b, DenseElementsAttr::get(vt, b.getFloatAttr(et, 0.0)))))
+             : Value(vector::LoadOp::create(b, vt, mem, indices));
     return et == f32 ? v : Value(arith::ExtFOp::create(b, vf, v));
   }
+  /// The lanes of a vector of `width` elements whose first `valid` exist (a
+  /// row's last, partial vector) as a constant mask; null when all do.
+  Value tailMask(int64_t valid, int64_t width) {
+    if (valid >= width)
+      return {};
+    return vector::ConstantMaskOp::create(
+        b, VectorType::get({width}, b.getI1Type()), ArrayRef<int64_t>{valid});
+  }
+  /// The mask of the vector at element `c` of a row of `end` elements
+  /// (null unless the vector is the row's last, partial one).
+  Value rowMask(int64_t c, int64_t end) { return tailMask(end - c, lanes); }
   /// Prefetches the cache line of `mem` at `indices` for reading, into the
   /// L2 (`prefetcht1` on x86), where a prefetch into the L1 would compete
   /// with the loads in use (the decode kernel picks per pass, see
@@ -365,12 +379,16 @@ private:
     memref::PrefetchOp::create(b, mem, indices, /*isWrite=*/false, locality,
                                /*isDataCache=*/true);
   }
-  /// Stores an f32 vector into `mem`, rounding to its element type.
-  void storeFromF32(Value v, Value mem, ValueRange indices) {
+  /// Stores an f32 vector into `mem`, rounding to its element type; with a
+  /// `mask` (tailMask), only its lanes.
+  void storeFromF32(Value v, Value mem, ValueRange indices, Value mask = {}) {
     Type et = cast<MemRefType>(mem.getType()).getElementType();
     if (et != f32)
       v = arith::TruncFOp::create(b, VectorType::get({lanes}, et), v);
-    vector::StoreOp::create(b, v, mem, indices);
+    if (mask)
+      vector::MaskedStoreOp::create(b, mem, indices, mask, v);
+    else
+      vector::StoreOp::create(b, v, mem, indices);
   }
   Value indexToF32(Value i) {
     Value i64v = arith::IndexCastOp::create(b, b.getI64Type(), i);
@@ -633,6 +651,11 @@ private:
   Type f32, f64;
   VectorType vf;
   int64_t heads = 0, group = 1, headDim, valueDim = 0, rotary, valueChunk = 16;
+  /// The head and value dimensions rounded up to whole vectors: the rows of
+  /// the kernels' own scratch buffers. The operands and the result are read
+  /// and written in whole vectors up to the last partial one, which is a
+  /// masked load (zeros beyond the row) or a masked store (see tailMask).
+  int64_t headPad = 0, valuePad = 0;
   double scale = 1.0;
   bool bf16Dot = false;
   /// build(): the scores are kept times log2(e) (base 2), so that the
@@ -879,7 +902,11 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
   cosT = alloc({ShapedType::kDynamic, pairs}, rows);
   Value sinT = alloc({ShapedType::kDynamic, pairs}, rows);
   Value scaling = rot->attentionScaling;
-  int64_t width = pairs % lanes == 0 ? lanes : pairs % 8 == 0 ? 8 : 1;
+  // The widest vector of pairs that divides them (the tables are computed
+  // in whole vectors of this width).
+  int64_t width = lanes;
+  while (pairs % width != 0)
+    width /= 2;
   auto vw = VectorType::get({width}, f32);
   auto vw64 = VectorType::get({width}, f64);
   // Rounds f64 cos/sin once to f32, times the attention scaling, into row t.
@@ -1016,12 +1043,12 @@ KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
   RopeRow row;
   if (!rotary)
     return row;
+  // A last, partial vector of pairs reads zeros past the table row.
   if (rot->layout == RopeLayout::Half) {
     for (int64_t i = 0; i < rotary / 2; i += lanes) {
-      row.cos.push_back(
-          vector::LoadOp::create(b, vf, cosT, ValueRange{pos, idx(i)}));
-      row.sin.push_back(
-          vector::LoadOp::create(b, vf, sinT, ValueRange{pos, idx(i)}));
+      Value mask = rowMask(i, rotary / 2);
+      row.cos.push_back(loadF32(cosT, ValueRange{pos, idx(i)}, mask));
+      row.sin.push_back(loadF32(sinT, ValueRange{pos, idx(i)}, mask));
     }
     return row;
   }
@@ -1034,11 +1061,18 @@ KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
     signs.push_back(i % 2 ? 1.0f : -1.0f);
   Value sign = arith::ConstantOp::create(
       b, DenseElementsAttr::get(vf, ArrayRef<float>(signs)));
+  auto loadHalf = [&](Value table, int64_t ch) -> Value {
+    SmallVector<Value> at = {pos, idx(ch / 2)};
+    if (Value mask = tailMask((rotary - ch) / 2, lanes / 2))
+      return vector::MaskedLoadOp::create(
+          b, half, table, at, mask,
+          arith::ConstantOp::create(
+              b, DenseElementsAttr::get(half, b.getFloatAttr(f32, 0.0))));
+    return vector::LoadOp::create(b, half, table, at);
+  };
   for (int64_t ch = 0; ch < rotary; ch += lanes) {
-    Value c8 =
-        vector::LoadOp::create(b, half, cosT, ValueRange{pos, idx(ch / 2)});
-    Value s8 =
-        vector::LoadOp::create(b, half, sinT, ValueRange{pos, idx(ch / 2)});
+    Value c8 = loadHalf(cosT, ch);
+    Value s8 = loadHalf(sinT, ch);
     row.cos.push_back(vector::ShuffleOp::create(b, c8, c8, dup));
     row.sin.push_back(arith::MulFOp::create(
         b, vector::ShuffleOp::create(b, s8, s8, dup), sign));
@@ -1049,7 +1083,10 @@ KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
 /// Rotates one row of `src` (prefix indices + channel) by the table row
 /// `row`, multiplies it by `mul`, and stores it into `dst` (prefix +
 /// channel). Channels beyond the rotary dimension are copied (times `mul`).
-/// `streaming`: non-temporal stores (see storeVector).
+/// `streaming`: non-temporal stores (see storeVector). A pair count or a
+/// head dimension that is not a whole number of vectors ends each of its
+/// runs of channels with a masked vector: only the row's own channels are
+/// read and written (the padding of a scratch row is left as it was).
 void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
                               ValueRange dstPrefix, const RopeRow &row,
                               double mul, bool streaming) {
@@ -1059,13 +1096,16 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
     return ix;
   };
   Value factor = mul == 1.0 ? Value() : vsplat(mul);
-  auto load = [&](int64_t c) -> Value {
-    return loadF32(src, at(srcPrefix, c));
+  auto load = [&](int64_t c, Value mask) -> Value {
+    return loadF32(src, at(srcPrefix, c), mask);
   };
-  auto store = [&](Value v, int64_t c) {
+  auto store = [&](Value v, int64_t c, Value mask) {
     if (factor)
       v = arith::MulFOp::create(b, v, factor);
-    storeVector(v, dst, at(dstPrefix, c), streaming);
+    if (mask)
+      vector::MaskedStoreOp::create(b, dst, at(dstPrefix, c), mask, v);
+    else
+      storeVector(v, dst, at(dstPrefix, c), streaming);
   };
   int64_t pairs = rotary / 2;
   if (rotary) {
@@ -1073,13 +1113,14 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
       // (x[i], x[i + R/2]) -> (x_lo c - x_hi s, x_hi c + x_lo s).
       for (int64_t i = 0; i < pairs; i += lanes) {
         Value c = row.cos[i / lanes], s = row.sin[i / lanes];
-        Value lo = load(i), hi = load(i + pairs);
+        Value mask = rowMask(i, pairs);
+        Value lo = load(i, mask), hi = load(i + pairs, mask);
         Value newLo = arith::SubFOp::create(b, arith::MulFOp::create(b, lo, c),
                                             arith::MulFOp::create(b, hi, s));
         Value newHi =
             math::FmaOp::create(b, lo, s, arith::MulFOp::create(b, hi, c));
-        store(newLo, i);
-        store(newHi, i + pairs);
+        store(newLo, i, mask);
+        store(newHi, i + pairs, mask);
       }
     } else {
       // (x[2i], x[2i+1]): per 16 channels, 8 pairs; swap neighbours of x.
@@ -1088,15 +1129,18 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
         swap.push_back(i ^ 1);
       for (int64_t ch = 0; ch < rotary; ch += lanes) {
         Value c = row.cos[ch / lanes], s = row.sin[ch / lanes];
-        Value x = load(ch);
+        Value mask = rowMask(ch, rotary);
+        Value x = load(ch, mask);
         Value xs = vector::ShuffleOp::create(b, x, x, swap);
         Value y = math::FmaOp::create(b, xs, s, arith::MulFOp::create(b, x, c));
-        store(y, ch);
+        store(y, ch, mask);
       }
     }
   }
-  for (int64_t ch = rotary; ch < headDim; ch += lanes)
-    store(load(ch), ch);
+  for (int64_t ch = rotary; ch < headDim; ch += lanes) {
+    Value mask = rowMask(ch, headDim);
+    store(load(ch, mask), ch, mask);
+  }
 }
 
 /// Packs key head `kvHead`, rotated, into Kt[Tk/64][D][64] (zero tail), or
@@ -1106,8 +1150,9 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
                              Value tk, Value cosT, Value sinT) {
   // 16 keys at a time: rotate (or copy) them into rows[16][D], then transpose
   // each 16 x 16 tile with shuffles and store it as 16 channel rows of the
-  // key block.
-  Value rows = scratch({lanes, headDim}, {});
+  // key block. With a partial last vector of channels, the rows are padded
+  // to whole vectors (zeros) and only the head's channels are stored.
+  Value rows = scratch({lanes, headPad}, {});
   Value blocks = dim(kt, 0);
   Value padded = muli(blocks, idx(kBlock));
   auto tileType = VectorType::get({lanes, lanes}, f32);
@@ -1131,10 +1176,12 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
               else
                 for (int64_t c = 0; c < headDim; c += lanes)
                   vector::StoreOp::create(
-                      b, loadF32(kMem, ValueRange{bIdx, kvHead, j, idx(c)}),
+                      b,
+                      loadF32(kMem, ValueRange{bIdx, kvHead, j, idx(c)},
+                              rowMask(c, headDim)),
                       rows, ValueRange{r, idx(c)});
               b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-              for (int64_t c = 0; c < headDim; c += lanes)
+              for (int64_t c = 0; c < headPad; c += lanes)
                 vector::StoreOp::create(b, vsplat(0.0), rows,
                                         ValueRange{r, idx(c)});
               b.setInsertionPointAfter(ifOp);
@@ -1162,7 +1209,7 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
                   kt, ValueRange{blk, idx((c + l) / 2), col2});
             continue;
           }
-          for (int64_t l = 0; l < lanes; ++l)
+          for (int64_t l = 0; l < lanes && c + l < headDim; ++l)
             vector::StoreOp::create(b, vector::ExtractOp::create(b, t, l), kt,
                                     ValueRange{blk, idx(c + l), col});
         }
@@ -1192,13 +1239,14 @@ void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
           } else {
             Value s = vsplat(mul);
             for (int64_t c = 0; c < headDim; c += lanes) {
-              Value v = loadF32(qMem, ValueRange{bIdx, hIdx, i, idx(c)});
+              Value v = loadF32(qMem, ValueRange{bIdx, hIdx, i, idx(c)},
+                                rowMask(c, headDim));
               vector::StoreOp::create(b, arith::MulFOp::create(b, v, s), qs,
                                       ValueRange{r, idx(c)});
             }
           }
           b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-          for (int64_t c = 0; c < headDim; c += lanes)
+          for (int64_t c = 0; c < headPad; c += lanes)
             vector::StoreOp::create(b, vsplat(0.0), qs, ValueRange{r, idx(c)});
         }
         scf::YieldOp::create(b);
@@ -1622,7 +1670,7 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
         // blocks, which have no masked key, keep the plain multiply-add.
         int64_t chunkVecs = valueChunk / lanes;
         auto buildPV = [&](bool skipZeroWeights) {
-          for (int64_t e0 = 0; e0 < valueDim; e0 += valueChunk) {
+          for (int64_t e0 = 0; e0 < valuePad; e0 += valueChunk) {
             SmallVector<Value> acc;
             for (int64_t r = 0; r < kRows; ++r)
               for (int64_t c = 0; c < chunkVecs; ++c) {
@@ -1659,9 +1707,9 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
                   Value j = addi(j0, jj);
                   SmallVector<Value> vv, next;
                   for (int64_t c = 0; c < chunkVecs; ++c)
-                    vv.push_back(
-                        loadF32(vMem, ValueRange{bIdx, kvHead, j,
-                                                 idx(e0 + c * lanes)}));
+                    vv.push_back(loadF32(
+                        vMem, ValueRange{bIdx, kvHead, j, idx(e0 + c * lanes)},
+                        rowMask(e0 + c * lanes, valueDim)));
                   for (int64_t r = 0; r < kRows; ++r) {
                     Value p =
                         memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj});
@@ -1891,7 +1939,7 @@ Value KernelBuilder::buildDecode() {
   if (attn.getAlibiAttr())
     alibiQ = indexToF32(offsetValue(attn.getAlibiQueryOffset()));
   int64_t kvHeads = kType.getDimSize(attn.getHeadsAxis());
-  int64_t dVecs = headDim / lanes;
+  int64_t dVecs = headPad / lanes;
   // P V accumulates a chunk of value columns for the group's heads: up to
   // 32 accumulators (a group of 4 with D = 128 in one pass). LLVM spills a
   // few of them, but one pass over each V row in order is faster than
@@ -1899,7 +1947,7 @@ Value KernelBuilder::buildDecode() {
   // (W4g f32: 0.74-0.81 of the read roof with chunks of 16, 0.79-0.92 with
   // 32; see docs/CodegenCPU.md).
   int64_t chunkVecs = std::max<int64_t>(1, 32 / group);
-  while ((valueDim / lanes) % chunkVecs != 0)
+  while ((valuePad / lanes) % chunkVecs != 0)
     --chunkVecs;
 
   scf::ParallelOp::create(
@@ -1917,18 +1965,32 @@ Value KernelBuilder::buildDecode() {
             b, b.getLoc(), idx(0), idx(0), shift, tk);
         // The small buffers first, so that a long cache's scores are the
         // ones left to the heap when the stack budget runs out.
-        Value qs = scratch({group, headDim}, {});
-        Value krow = scratch({headDim}, {});
+        // Rows padded to whole vectors: the score products read whole
+        // vectors of qs and of the rotated keys, so their padding is zeroed
+        // once (rotateRow writes only the head's channels).
+        Value qs = scratch({group, headPad}, {});
+        Value krow = scratch({headPad}, {});
         // Each head's running maximum score, 16 lanes (the softmax's max
         // taken in the score pass, not in a pass of its own).
         Value mBuf = scratch({group, lanes}, {});
         Value lBuf = scratch({group, lanes}, {});
         Value dots = scratch({group * lanes, lanes}, {});
-        Value kBlk = rotary && attn.rotatesKey() ? scratch({lanes, headDim}, {})
+        Value kBlk = rotary && attn.rotatesKey() ? scratch({lanes, headPad}, {})
                                                  : Value();
+        if (headPad != headDim) {
+          Value last = idx(headPad - lanes);
+          for (int64_t g = 0; g < group; ++g)
+            vector::StoreOp::create(b, vsplat(0.0), qs,
+                                    ValueRange{idx(g), last});
+          vector::StoreOp::create(b, vsplat(0.0), krow, ValueRange{last});
+          if (kBlk)
+            for (int64_t r = 0; r < lanes; ++r)
+              vector::StoreOp::create(b, vsplat(0.0), kBlk,
+                                      ValueRange{idx(r), last});
+        }
         int64_t chunkWidth = chunkVecs * lanes;
         Value oBuf =
-            valueDim == chunkWidth ? Value() : scratch({group, valueDim}, {});
+            valuePad == chunkWidth ? Value() : scratch({group, valuePad}, {});
         // 16 columns of padding: the softmax loads whole vectors. Static
         // when the cache length is.
         int64_t tkStatic = cast<MemRefType>(kMem.getType()).getDimSize(2);
@@ -2028,7 +2090,9 @@ Value KernelBuilder::buildDecode() {
               vector::StoreOp::create(
                   b,
                   arith::MulFOp::create(
-                      b, loadF32(qMem, ValueRange{bIdx, h, idx(0), idx(c)}),
+                      b,
+                      loadF32(qMem, ValueRange{bIdx, h, idx(0), idx(c)},
+                              rowMask(c, headDim)),
                       vsplat(scale)),
                   qs, ValueRange{idx(g), idx(c)});
         }
@@ -2087,8 +2151,10 @@ Value KernelBuilder::buildDecode() {
                 if (kBlk)
                   return vector::LoadOp::create(
                       b, vf, kBlk, ValueRange{idx(r), idx(c * lanes)});
-                return loadF32(kMem, ValueRange{bIdx, kvh, addi(j0, idx(r)),
-                                                idx(c * lanes)});
+                return loadF32(
+                    kMem,
+                    ValueRange{bIdx, kvh, addi(j0, idx(r)), idx(c * lanes)},
+                    rowMask(c * lanes, headDim));
               };
               for (int64_t r0 = 0; r0 < lanes; r0 += keysPerStep) {
                 for (int64_t k = 0; k < keysPerStep; ++k)
@@ -2161,7 +2227,9 @@ Value KernelBuilder::buildDecode() {
               for (int64_t c = 0; c < dVecs; ++c) {
                 SmallVector<Value> ix(prefix);
                 ix.push_back(idx(c * lanes));
-                kv.push_back(loadF32(src, ix));
+                kv.push_back(loadF32(src, ix,
+                                     src == kMem ? rowMask(c * lanes, headDim)
+                                                 : Value()));
               }
               Value jF = indexToF32(j);
               for (int64_t g = 0; g < group; ++g) {
@@ -2286,7 +2354,8 @@ Value KernelBuilder::buildDecode() {
                 SmallVector<Value> vv, next;
                 for (int64_t c = 0; c < chunkVecs; ++c)
                   vv.push_back(loadF32(
-                      vMem, ValueRange{bIdx, kvh, j, idx(e0 + c * lanes)}));
+                      vMem, ValueRange{bIdx, kvh, j, idx(e0 + c * lanes)},
+                      rowMask(e0 + c * lanes, valueDim)));
                 for (int64_t g = 0; g < group; ++g) {
                   Value pj = bcast(
                       memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}));
@@ -2300,9 +2369,10 @@ Value KernelBuilder::buildDecode() {
         auto storeOut = [&](int64_t g, int64_t c, Value acc, Value inv) {
           Value h = addi(muli(kvh, idx(group)), idx(g));
           storeFromF32(arith::MulFOp::create(b, acc, bcast(inv)), out,
-                       ValueRange{bIdx, h, idx(0), idx(c * lanes)});
+                       ValueRange{bIdx, h, idx(0), idx(c * lanes)},
+                       rowMask(c * lanes, valueDim));
         };
-        if (valueDim == chunkWidth) {
+        if (valuePad == chunkWidth) {
           SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
           auto pv = pvLoop(jLo, jHi, 0, init, /*withExp=*/true);
           SmallVector<Value> inv = inverseSums();
@@ -2311,7 +2381,7 @@ Value KernelBuilder::buildDecode() {
               storeOut(g, c, pv.getResult(g * chunkVecs + c), inv[g]);
         } else {
           for (int64_t g = 0; g < group; ++g)
-            for (int64_t c = 0; c < valueDim; c += lanes)
+            for (int64_t c = 0; c < valuePad; c += lanes)
               vector::StoreOp::create(b, vsplat(0.0), oBuf,
                                       ValueRange{idx(g), idx(c)});
           scf::ForOp::create(
@@ -2327,7 +2397,7 @@ Value KernelBuilder::buildDecode() {
                       expBlock(e);
                       scf::YieldOp::create(b);
                     });
-                for (int64_t e0 = 0; e0 < valueDim; e0 += chunkWidth) {
+                for (int64_t e0 = 0; e0 < valuePad; e0 += chunkWidth) {
                   SmallVector<Value> init;
                   for (int64_t g = 0; g < group; ++g)
                     for (int64_t c = 0; c < chunkVecs; ++c)
@@ -2345,7 +2415,7 @@ Value KernelBuilder::buildDecode() {
               });
           SmallVector<Value> inv = inverseSums();
           for (int64_t g = 0; g < group; ++g)
-            for (int64_t c = 0; c < valueDim / lanes; ++c)
+            for (int64_t c = 0; c < valuePad / lanes; ++c)
               storeOut(g, c,
                        vector::LoadOp::create(
                            b, vf, oBuf, ValueRange{idx(g), idx(c * lanes)}),
@@ -2402,8 +2472,8 @@ Value KernelBuilder::build() {
           kt = alloc({ShapedType::kDynamic, headDim, kBlock}, kBlocks);
           pBuf = scratch({kRows, kBlock}, {});
         }
-        Value qs = scratch({kQBlock, headDim}, {});
-        Value os = scratch({kQBlock, valueDim}, {});
+        Value qs = scratch({kQBlock, headPad}, {});
+        Value os = scratch({kQBlock, valuePad}, {});
         Value mBuf = scratch({kQBlock}, {});
         Value lBuf = scratch({kQBlock}, {});
         // The raw scores of a key block, per group of 4 rows: 16 vectors.
@@ -2430,7 +2500,7 @@ Value KernelBuilder::build() {
                   b, idx(0), idx(kQBlock), idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
                     Scope scope_inner(b, ib);
-                    for (int64_t c = 0; c < valueDim; c += lanes)
+                    for (int64_t c = 0; c < valuePad; c += lanes)
                       vector::StoreOp::create(b, vsplat(0.0), os,
                                               ValueRange{r, idx(c)});
                     memref::StoreOp::create(
@@ -2488,7 +2558,8 @@ Value KernelBuilder::build() {
                       Value o = vector::LoadOp::create(b, vf, os,
                                                        ValueRange{r, idx(c)});
                       storeFromF32(arith::MulFOp::create(b, o, invV), out,
-                                   ValueRange{bIdx, hIdx, addi(q0, r), idx(c)});
+                                   ValueRange{bIdx, hIdx, addi(q0, r), idx(c)},
+                                   rowMask(c, valueDim));
                     }
                     scf::YieldOp::create(b);
                   });
@@ -2558,14 +2629,23 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
     phase.push_back(formula::sinusoidalIsCos(c, channels, layout) ? 1 : 0);
     keep.push_back(formula::sinusoidalIsPad(c, channels, layout) ? 0.0 : 1.0);
   }
+  // The per-channel tables padded to whole vectors (frequency 0, kept 0):
+  // a last, partial vector of channels reads them whole and the row with a
+  // mask (tails below).
+  for (int64_t c = channels; c % lanes != 0; ++c) {
+    freq.push_back(0.0);
+    phase.push_back(0);
+    keep.push_back(0.0);
+  }
+  int64_t padded = static_cast<int64_t>(freq.size());
   auto table = [&](Type elementType, DenseElementsAttr values) -> Value {
     Value t = arith::ConstantOp::create(b, values);
     return bufferization::ToBufferOp::create(
         b, MemRefType::get(values.getType().getShape(), elementType), t,
         /*readOnly=*/true);
   };
-  auto f64Type = RankedTensorType::get({channels}, f64);
-  auto i64Type = RankedTensorType::get({channels}, b.getI64Type());
+  auto f64Type = RankedTensorType::get({padded}, f64);
+  auto i64Type = RankedTensorType::get({padded}, b.getI64Type());
   Value freqM =
       table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(freq)));
   Value phaseM =
@@ -2624,7 +2704,10 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   };
   Value stepSinM = paired ? pairTable(stepSin) : Value();
   Value stepCosM = paired ? pairTable(stepCos) : Value();
-  Value large = isLarge(out);
+  // Streaming stores need rows of whole vectors (aligned vector stores).
+  Value large = channels % lanes == 0
+                    ? isLarge(out)
+                    : Value(arith::ConstantOp::create(b, b.getBoolAttr(false)));
   // Parallel tasks of kSinusoidalTaskRows tokens when the shape gives at
   // least kMinTasks of them (each task evaluates its first row directly and
   // the others by angle addition: longer tasks, fewer direct rows), else of
@@ -2636,15 +2719,18 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
   forEachBlock(x3, taskRows, [&](Value n, Value t0, Value t1) {
     withStreaming(large, [&](bool streaming) {
       // x + PE in f64, rounded once (the op's semantics).
-      auto addStore = [&](Value t, Value pe, Value c) {
+      // With a `mask` (the row's last, partial vector), only its lanes.
+      auto addStore = [&](Value t, Value pe, Value c, Value mask = {}) {
         Value xv = arith::ExtFOp::create(
-            b, vf64,
-            vector::LoadOp::create(b, vf, x3, ValueRange{n, t, c}).getResult());
+            b, vf64, loadF32(x3, ValueRange{n, t, c}, mask));
         if (inputScale != 1.0)
           xv = arith::MulFOp::create(b, xv, c64(inputScale));
-        storeVector(
-            arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe)),
-            out3, ValueRange{n, t, c}, streaming);
+        Value y =
+            arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe));
+        if (mask)
+          vector::MaskedStoreOp::create(b, out3, ValueRange{n, t, c}, mask, y);
+        else
+          storeVector(y, out3, ValueRange{n, t, c}, streaming);
       };
       auto positionOf = [&](Value t) -> Value {
         return arith::SIToFPOp::create(
@@ -2696,24 +2782,32 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
           });
           return;
         }
-        // General case (odd concat with its pad column): one sine per
-        // channel, cos channels shifted by a quarter turn.
+        // General case (odd concat with its pad column, or channels that
+        // do not pair up in whole vectors): one sine per channel, cos
+        // channels shifted by a quarter turn; whole vectors, then a masked
+        // last one.
         Value posV = vector::BroadcastOp::create(b, vf64, pos);
+        auto channelVector = [&](Value c, Value mask) {
+          Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
+          Value a = arith::MulFOp::create(b, posV, w);
+          Value shift = vector::LoadOp::create(
+              b, VectorType::get({lanes}, b.getI64Type()), phaseM,
+              ValueRange{c});
+          Value pe = arith::MulFOp::create(
+              b, sinCos64(a, shift).first,
+              vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
+          addStore(t, pe, c, mask);
+        };
+        int64_t whole = channels - channels % lanes;
         scf::ForOp::create(
-            b, idx(0), idx(channels), idx(lanes), ValueRange{},
+            b, idx(0), idx(whole), idx(lanes), ValueRange{},
             [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
               Scope channel(b, cb);
-              Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
-              Value a = arith::MulFOp::create(b, posV, w);
-              Value shift = vector::LoadOp::create(
-                  b, VectorType::get({lanes}, b.getI64Type()), phaseM,
-                  ValueRange{c});
-              Value pe = arith::MulFOp::create(
-                  b, sinCos64(a, shift).first,
-                  vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
-              addStore(t, pe, c);
+              channelVector(c, Value());
               scf::YieldOp::create(b);
             });
+        if (whole != channels)
+          channelVector(idx(whole), rowMask(whole, channels));
       };
       auto directRows = [&](Value from) {
         scf::ForOp::create(
@@ -2866,7 +2960,10 @@ Value KernelBuilder::buildRope() {
           ceilDiv(idx(kMinTasks), arith::MaxSIOp::create(b, tBlocks, idx(1)))));
   Value perChunk = ceilDiv(lead, arith::MaxSIOp::create(b, chunks, idx(1)));
   chunks = ceilDiv(lead, arith::MaxSIOp::create(b, perChunk, idx(1)));
-  Value large = isLarge(out);
+  // Streaming stores need rows of whole vectors (aligned vector stores).
+  Value large = headDim % lanes == 0
+                    ? isLarge(out)
+                    : Value(arith::ConstantOp::create(b, b.getBoolAttr(false)));
   scf::ParallelOp::create(
       b, ValueRange{idx(0), idx(0)}, ValueRange{tBlocks, chunks},
       ValueRange{idx(1), idx(1)},
@@ -2919,7 +3016,8 @@ struct ConvertPEToVectorPass
 
   /// Why a bf16 attention (bf16 query, key and value) does not get the bf16
   /// dot-product kernel on `target`; empty when it does.
-  static std::string bf16DotReason(const CPUTarget &target, bool decode) {
+  static std::string bf16DotReason(const CPUTarget &target, AttentionOp op,
+                                   bool decode) {
     if (decode)
       return "one query per head: the decode kernel, which is bound by "
              "reading K and V, widens them to f32";
@@ -2928,6 +3026,11 @@ struct ConvertPEToVectorPass
              (target.cpu.empty() ? "" : " cpu=" + target.cpu) +
              (target.features.empty() ? "" : " features=" + target.features) +
              ")";
+    int64_t lanes = target.f32Lanes();
+    if (op.getQuery().getType().getDimSize(3) % lanes != 0 ||
+        op.getValue().getType().getDimSize(3) % lanes != 0)
+      return "head dimensions must be multiples of " + std::to_string(lanes) +
+             " (the bf16 channel and key pairs fill whole vectors)";
     return "";
   }
 
@@ -2985,7 +3088,7 @@ struct ConvertPEToVectorPass
       return signalPassFailure();
     int64_t lanes = target->f32Lanes();
     for (AttentionOp op : attentions) {
-      std::string reason = unsupportedReason(op, lanes);
+      std::string reason = unsupportedReason(op);
       if (!reason.empty()) {
         emitMissedRemark(op, category, "attention-kernel",
                          "no generated attention kernel (the reference "
@@ -3011,7 +3114,7 @@ struct ConvertPEToVectorPass
       }
       if (op.getQuery().getType().getElementType().isBF16() &&
           op.getKey().getType().getElementType().isBF16()) {
-        std::string why = bf16DotReason(*target, decode);
+        std::string why = bf16DotReason(*target, op, decode);
         if (why.empty())
           kernel.setBf16Dot(true);
         else
@@ -3029,7 +3132,7 @@ struct ConvertPEToVectorPass
     SmallVector<RopeOp> ropes;
     getOperation()->walk([&](RopeOp op) { ropes.push_back(op); });
     for (RopeOp op : ropes) {
-      std::string reason = unsupportedRopeReason(op, lanes);
+      std::string reason = unsupportedRopeReason(op);
       if (!reason.empty()) {
         emitMissedRemark(op, category, "rope-kernel",
                          "no generated RoPE kernel (the reference lowering "
@@ -3051,9 +3154,6 @@ struct ConvertPEToVectorPass
         reason = "element type is not f32";
       else if (op.getPositions())
         reason = "explicit positions tensor";
-      else if (type.getDimSize(type.getRank() - 1) % lanes != 0)
-        reason =
-            "channel dimension must be a multiple of " + std::to_string(lanes);
       if (!reason.empty()) {
         emitMissedRemark(op, category, "sinusoidal-kernel",
                          "no generated sinusoidal kernel (the reference "

@@ -136,26 +136,21 @@ func.func @plain(%q: tensor<2x2x8x16xbf16>) -> tensor<2x2x8x16xbf16> {
 
 // -----
 
-// Not supported, left for convert-pe-to-linalg: f64, a head dimension that
-// is not a multiple of 16, dynamic head counts, a half-layout rotary dimension
-// whose halves are not multiples of 16.
+// Not supported, left for convert-pe-to-linalg: f64 and dynamic head counts
+// (head dimensions that are not whole vectors get the kernel with masked
+// tails: kernel-tails.mlir).
 // CHECK-LABEL: func @unsupported
 // CHECK-NOT: scf.parallel
-// CHECK-COUNT-3: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}}
-// CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} rope <half>
-func.func @unsupported(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>, %d: tensor<1x?x8x16xf32>, %f: tensor<8xf32>)
-    -> (tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x?x8x16xf32>, tensor<1x2x8x16xf32>) {
+// CHECK-COUNT-2: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}}
+func.func @unsupported(%h: tensor<1x2x8x16xf64>, %d: tensor<1x?x8x16xf32>)
+    -> (tensor<1x2x8x16xf64>, tensor<1x?x8x16xf32>) {
   %attn_init3 = tensor.empty() : tensor<1x2x8x16xf64>
   %0 = pe.attention %h, %h, %h outs(%attn_init3 : tensor<1x2x8x16xf64>) : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
-  %attn_init4 = tensor.empty() : tensor<1x2x8x24xf32>
-  %1 = pe.attention %q, %q, %q outs(%attn_init4 : tensor<1x2x8x24xf32>) : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
   %attn_c1_5 = arith.constant 1 : index
   %attn_d0_1_5 = tensor.dim %d, %attn_c1_5 : tensor<1x?x8x16xf32>
   %attn_init5 = tensor.empty(%attn_d0_1_5) : tensor<1x?x8x16xf32>
   %2 = pe.attention %d, %d, %d outs(%attn_init5 : tensor<1x?x8x16xf32>) : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
-  %attn_init6 = tensor.empty() : tensor<1x2x8x16xf32>
-  %3 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) outs(%attn_init6 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  return %0, %1, %2, %3 : tensor<1x2x8x16xf64>, tensor<1x2x8x24xf32>, tensor<1x?x8x16xf32>, tensor<1x2x8x16xf32>
+  return %0, %2 : tensor<1x2x8x16xf64>, tensor<1x?x8x16xf32>
 }
 
 // -----
@@ -245,14 +240,29 @@ func.func @sinusoidal_odd(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 
 // -----
 
-// Not supported: f16, explicit positions, channels not a multiple of 16.
+// Not supported: f16, explicit positions.
 // CHECK-LABEL: func @sinusoidal_unsupported
-// CHECK-COUNT-3: pe.add_sinusoidal
-func.func @sinusoidal_unsupported(%h: tensor<8x16xf16>, %x: tensor<8x16xf32>, %p: tensor<8xi32>, %y: tensor<8x12xf32>) -> (tensor<8x16xf16>, tensor<8x16xf32>, tensor<8x12xf32>) {
+// CHECK-COUNT-2: pe.add_sinusoidal
+func.func @sinusoidal_unsupported(%h: tensor<8x16xf16>, %x: tensor<8x16xf32>, %p: tensor<8xi32>) -> (tensor<8x16xf16>, tensor<8x16xf32>) {
   %0 = pe.add_sinusoidal interleaved %h : tensor<8x16xf16>
   %1 = pe.add_sinusoidal interleaved %x positions(%p : tensor<8xi32>) : tensor<8x16xf32>
-  %2 = pe.add_sinusoidal concat %y : tensor<8x12xf32>
-  return %0, %1, %2 : tensor<8x16xf16>, tensor<8x16xf32>, tensor<8x12xf32>
+  return %0, %1 : tensor<8x16xf16>, tensor<8x16xf32>
+}
+
+// -----
+
+// Channels that are not whole vectors (12 of 16 lanes): the per-channel
+// tables padded to whole vectors (frequency 0, kept 0), the row's last
+// vector read and written with a mask.
+// CHECK-LABEL: func @sinusoidal_tail
+// CHECK: arith.constant dense<[0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]> : tensor<16xi64>
+// CHECK: vector.constant_mask [12] : vector<16xi1>
+// CHECK: vector.maskedload %{{.*}} : memref<1x8x12xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.maskedstore %{{.*}} : memref<1x8x12xf32>, vector<16xi1>, vector<16xf32>
+// CHECK-NOT: pe.add_sinusoidal
+func.func @sinusoidal_tail(%y: tensor<8x12xf32>) -> tensor<8x12xf32> {
+  %0 = pe.add_sinusoidal concat %y : tensor<8x12xf32>
+  return %0 : tensor<8x12xf32>
 }
 
 // -----

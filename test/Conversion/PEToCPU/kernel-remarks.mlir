@@ -2,22 +2,19 @@
 // missed-optimization remark (category convert-pe-to-vector); the op is left
 // for the reference lowering.
 // RUN: pe-opt %s --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics | FileCheck %s
-// CHECK-COUNT-6: pe.attention
-// CHECK-COUNT-5: pe.rope
-// CHECK-COUNT-3: pe.add_sinusoidal
+// CHECK-COUNT-4: pe.attention
+// CHECK-COUNT-3: pe.rope
+// CHECK-COUNT-2: pe.add_sinusoidal
 
-func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: tensor<1x2x8x16xf32>,
-                     %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %f: tensor<8xf32>, %d: tensor<1x?x8x16xf32>,
-                     %c: tensor<64x8xf16>, %y: tensor<1x2x8x32xf32>, %g: tensor<12xf32>) {
+func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x1x2x520xf32>, %x: tensor<1x2x8x16xf32>,
+                     %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %d: tensor<1x?x8x16xf32>,
+                     %c: tensor<64x8xf16>) {
   %attn_init0 = tensor.empty() : tensor<1x2x8x16xf64>
   // expected-remark@+1 {{[Missed] attention-kernel | Category:convert-pe-to-vector | Reason="no generated attention kernel (the reference lowering with a materialised score tensor is used): element type is not f32, f16 or bf16"}}
   %0 = pe.attention %h, %h, %h outs(%attn_init0 : tensor<1x2x8x16xf64>) : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
-  %attn_init1 = tensor.empty() : tensor<1x2x8x24xf32>
-  // expected-remark@+1 {{head dimensions must be multiples of 16 and at most 512}}
-  %1 = pe.attention %q, %q, %q outs(%attn_init1 : tensor<1x2x8x24xf32>) : tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32>, tensor<1x2x8x24xf32> -> tensor<1x2x8x24xf32>
-  %attn_init2 = tensor.empty() : tensor<1x2x8x16xf32>
-  // expected-remark@+1 {{half-layout rotary dimension must be a multiple of 32}}
-  %4 = pe.attention %x, %x, %x rope <half> inv_freq(%f : tensor<8xf32>) outs(%attn_init2 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
+  %attn_init1 = tensor.empty() : tensor<1x1x2x520xf32>
+  // expected-remark@+1 {{head dimensions must be at most 512}}
+  %1 = pe.attention %q, %q, %q outs(%attn_init1 : tensor<1x1x2x520xf32>) : tensor<1x1x2x520xf32>, tensor<1x1x2x520xf32>, tensor<1x1x2x520xf32> -> tensor<1x1x2x520xf32>
   %attn_c1_3 = arith.constant 1 : index
   %attn_d0_1_3 = tensor.dim %d, %attn_c1_3 : tensor<1x?x8x16xf32>
   %attn_init3 = tensor.empty(%attn_d0_1_3) : tensor<1x?x8x16xf32>
@@ -26,32 +23,23 @@ func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x2x8x24xf32>, %x: ten
   %attn_init4 = tensor.empty() : tensor<1x2x8x16xf32>
   // expected-remark@+1 {{cos/sin caches must be f32}}
   %6 = pe.attention %x, %x, %x rope <interleaved> cache(%c, %c : tensor<64x8xf16>, tensor<64x8xf16>) outs(%attn_init4 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
-  %attn_init5 = tensor.empty() : tensor<1x2x8x32xf32>
-  // expected-remark@+1 {{interleaved rotary dimension must be a multiple of 16}}
-  %7 = pe.attention %y, %y, %y rope <interleaved, rotary_dim = 24> inv_freq(%g : tensor<12xf32>) outs(%attn_init5 : tensor<1x2x8x32xf32>) : tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32> -> tensor<1x2x8x32xf32>
   return
 }
 
-func.func @rope(%h: tensor<8x16xf64>, %x: tensor<8x24xf32>, %y: tensor<8x16xf32>, %f: tensor<8xf32>,
-                %f12: tensor<12xf32>, %p: tensor<8xi64>, %t: tensor<1x8x16xf32>, %c: tensor<1x8x8xf32>) {
+func.func @rope(%h: tensor<8x16xf64>, %y: tensor<8x16xf32>, %f: tensor<8xf32>,
+                %p: tensor<8xi64>, %t: tensor<1x8x16xf32>, %c: tensor<1x8x8xf32>) {
   // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-vector | Reason="no generated RoPE kernel (the reference lowering is used): element type is not f32"}}
   %0 = pe.rope interleaved %h inv_freq(%f : tensor<8xf32>) : tensor<8x16xf64>
-  // expected-remark@+1 {{head dimension must be a multiple of 16}}
-  %1 = pe.rope interleaved %x inv_freq(%f12 : tensor<12xf32>) : tensor<8x24xf32>
   // expected-remark@+1 {{explicit positions tensor}}
   %2 = pe.rope interleaved %y inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<8x16xf32>
-  // expected-remark@+1 {{half-layout rotary dimension must be a multiple of 32}}
-  %3 = pe.rope half %y inv_freq(%f : tensor<8xf32>) : tensor<8x16xf32>
   // expected-remark@+1 {{per-token cos/sin caches}}
   %4 = pe.rope interleaved %t cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x8x16xf32>
   return
 }
 
-func.func @sinusoidal(%h: tensor<8x16xf64>, %x: tensor<8x24xf32>, %y: tensor<8x16xf32>, %p: tensor<8xi64>) {
+func.func @sinusoidal(%h: tensor<8x16xf64>, %y: tensor<8x16xf32>, %p: tensor<8xi64>) {
   // expected-remark@+1 {{[Missed] sinusoidal-kernel | Category:convert-pe-to-vector | Reason="no generated sinusoidal kernel (the reference lowering is used): element type is not f32"}}
   %0 = pe.add_sinusoidal interleaved %h : tensor<8x16xf64>
-  // expected-remark@+1 {{channel dimension must be a multiple of 16}}
-  %1 = pe.add_sinusoidal interleaved %x : tensor<8x24xf32>
   // expected-remark@+1 {{explicit positions tensor}}
   %2 = pe.add_sinusoidal concat %y positions(%p : tensor<8xi64>) : tensor<8x16xf32>
   return

@@ -108,6 +108,30 @@ def sin_interleaved_offset(d):
     _sinusoidal(d, "sin_interleaved_offset", (2, 12, 16), F32, 10, index(7))
 
 
+# Channel counts that are not whole vectors (masked tails in the generated
+# kernel).
+
+
+@case
+def sin_tail_interleaved_d10(d):
+    # offset 5: positions 5 + t; 10 channels.
+    _sinusoidal(d, "sin_tail_interleaved_d10", (2, 9, 10), F32, 5, index(5))
+
+
+@case
+def sin_tail_concat_d72(d):
+    # 72 channels (halves of 36), 70 tokens (two token blocks), offset 2.
+    _sinusoidal(d, "sin_tail_concat_d72", (70, 72), F32, 2, index(2), layout="concat")
+
+
+@case
+def sin_tail_concat_odd_d9(d):
+    # 9 channels: concat halves of 4 and the pad column, scaled input,
+    # offset 1000.
+    _sinusoidal(d, "sin_tail_concat_odd_d9", (3, 6, 9), F32, 1000, index(1000),
+                layout="concat", scale_input=True)
+
+
 @case
 def sin_interleaved_rows(d):
     # 150 tokens from position 37: three 64-token blocks, the last of 22
@@ -346,6 +370,36 @@ def rope_half_partial(d):
 def rope_interleaved_partial(d):
     _rope(d, "rope_interleaved_partial", (3, 8, 12), "interleaved", 40, i32(40), R=4,
           freq_dtype=F64)
+
+
+# Standalone pe.rope with head and rotary dimensions that are not whole
+# vectors (masked tails in the generated kernel).
+
+
+@case
+def rope_tail_half_d10(d):
+    # Half layout, 5 pairs, D = 10 (partial for every target).
+    _rope(d, "rope_tail_half_d10", (2, 3, 9, 10), "half", 7, index(7))
+
+
+@case
+def rope_tail_interleaved_d72(d):
+    # Interleaved layout, D = 72 (36 pairs), 70 tokens (two token blocks).
+    _rope(d, "rope_tail_interleaved_d72", (1, 2, 70, 72), "interleaved", 4, index(4))
+
+
+@case
+def rope_tail_half_partial_odd(d):
+    # Half layout, partial rotary R = 10 (an odd pair count, 5) of D = 80:
+    # pairs (x[i], x[i+5]), channels 10..79 pass through.
+    _rope(d, "rope_tail_half_partial_odd", (2, 4, 6, 80), "half", 3, index(3), R=10)
+
+
+@case
+def rope_tail_interleaved_partial_odd(d):
+    # Interleaved layout, partial rotary R = 18 (9 pairs) of D = 96.
+    _rope(d, "rope_tail_interleaved_partial_odd", (3, 5, 96), "interleaved", 11, index(11),
+          R=18, freq_dtype=F64)
 
 
 @case
@@ -1537,6 +1591,91 @@ def attn_lse_decode(d):
     o, lse = ref.attention(q, k, v, causal=True, window=8, kv_lengths=lengths,
                            return_lse=True)
     save(d, o=o, s=lse)
+
+
+# Head dimensions that are not a whole number of vectors (masked tails in the
+# generated kernels: D = 8 is half a 16-lane vector, 10 and 72 are partial
+# for 16 and 8 lanes, 80 and 96 whole for 16 and 8 lanes; with 4 lanes only
+# 10 is partial). Tiny shapes: they also run under qemu-aarch64.
+
+
+@case
+def attn_tail_d8_gqa_causal(d):
+    _attn(d, "attn_tail_d8_gqa_causal", 1, 4, 2, 9, 9, 8, causal=True)
+
+
+@case
+def attn_tail_d10_scale(d):
+    _attn(d, "attn_tail_d10_scale", 2, 2, 2, 5, 7, 10, scale=0.3)
+
+
+@case
+def attn_tail_d10_dv6(d):
+    # MQA 2/1 with Dv = 6 != D = 10.
+    _attn(d, "attn_tail_d10_dv6", 1, 2, 1, 6, 11, 10, Dv=6)
+
+
+@case
+def attn_tail_d72_gqa_causal(d):
+    _attn(d, "attn_tail_d72_gqa_causal", 1, 4, 2, 6, 6, 72, causal=True)
+
+
+@case
+def attn_tail_d80_blocks(d):
+    # Tk = 70: a whole key block of 64 and a partial one.
+    _attn(d, "attn_tail_d80_blocks", 1, 2, 2, 5, 70, 80)
+
+
+@case
+def attn_tail_d96_mqa_causal(d):
+    _attn(d, "attn_tail_d96_mqa_causal", 1, 2, 1, 7, 7, 96, causal=True)
+
+
+def _attn_tail_rope(d, name, H, Hkv, Tq, Tk, D, layout, q_off, causal):
+    """RoPE (f64 table, queries at q_off + i, keys at j) on Q and K inside
+    the attention, then the attention of the rotated q, k."""
+    rng = rng_for(name)
+    q = rng.standard_normal((1, H, Tq, D)).astype(F32)
+    k = rng.standard_normal((1, Hkv, Tk, D)).astype(F32)
+    v = uniform(rng, (1, Hkv, Tk, D))
+    inv = 10000.0 ** (-np.arange(0, D, 2, dtype=F64) / D)
+    save(d, q=q, k=k, v=v, f=inv)
+    qr = ref.rope_inv_freq(q, inv, q_off, layout)
+    kr = ref.rope_inv_freq(k, inv, 0, layout)
+    save(d, expected=ref.attention(qr, kr, v, causal=causal))
+
+
+@case
+def attn_tail_rope_d80_half(d):
+    # Half layout, 40 pairs (2.5 vectors of 16), causal GQA 4/2, queries at
+    # 5..8 over keys 0..8.
+    _attn_tail_rope(d, "attn_tail_rope_d80_half", 4, 2, 4, 9, 80, "half", 5, True)
+
+
+@case
+def attn_tail_rope_d10_interleaved(d):
+    # Interleaved layout, 5 pairs.
+    _attn_tail_rope(d, "attn_tail_rope_d10_interleaved", 2, 2, 5, 5, 10,
+                    "interleaved", 0, False)
+
+
+@case
+def attn_tail_decode_d10_gqa(d):
+    _attn(d, "attn_tail_decode_d10_gqa", 2, 4, 2, 1, 20, 10, causal=True,
+          kv_lengths=[20, 13])
+
+
+@case
+def attn_tail_decode_d72_mqa(d):
+    _attn(d, "attn_tail_decode_d72_mqa", 1, 4, 1, 1, 33, 72, causal=True)
+
+
+@case
+def attn_tail_decode_rope_d80(d):
+    # Decode with RoPE on the query (position 20) and the 21 cached keys
+    # (0..20, rotated in the kernel), half layout, GQA 4/2.
+    _attn_tail_rope(d, "attn_tail_decode_rope_d80", 4, 2, 1, 21, 80, "half", 20,
+                    True)
 
 
 @case

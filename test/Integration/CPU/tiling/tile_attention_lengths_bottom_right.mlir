@@ -6,13 +6,12 @@
 //
 // Bottom-right causal with valid lengths 6 and 10 (queries are the last 3\n// of each batch's keys), tiled to single query rows and 8 value columns: the\n// causal offset of row r becomes r + 1 - Tq, the batch's L[b] stays.
 // Tolerance: rtol 1e-5, atol 1e-6 (f32 attention math).
-// XFAIL: pe-pipeline-cpu-avx2
-// With 8-lane kernels (x86-64-v3) the decode kernel applies to this host's
-// value-column tiles of 8 (with 16 lanes they take the reference lowering),
-// and its OpenMP lowering inside the host's scf.for tile loops fails
-// ("'scf.for' op expects region #0 to have 0 or 1 blocks"; with
-// pe-cpu-pipeline{openmp=false} it lowers): kernels on a host's tiles are
-// issue 30 item 3.
+// XFAIL: pe-pipeline-cpu, pe-pipeline-cpu-avx2, pe-pipeline-cpu-sse2, pe-pipeline-cpu-aarch64
+// The decode kernel applies to this host's tiles of 8 value columns (on
+// every target since kernels take any head dimension), and the pipeline
+// fails on it inside the host's scf.for tile loops ("'scf.for' op expects
+// region #0 to have 0 or 1 blocks"; the cpu-aarch64 run, without OpenMP,
+// fails the same way): kernels on a host's tiles are issue 30 item 3.
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %pe_ref_lib/cases.py attn_kv_lengths_causal %t

@@ -1,0 +1,28 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// A head dimension that is not a whole number of vectors on some target:
+// RoPE in the attention (interleaved layout, 5 pairs, f64 table) with
+// D = 10, non-causal, T = 5.
+// The generated kernel takes it on every target (masked tails): the pe-opt
+// runs fail on any convert-pe-to-vector remark for the AVX-512, AVX2 and NEON
+// targets ("no generated attention kernel ...").
+// Tolerance: rtol 1e-5, atol 2e-6: the attention math runs in f32 (logits,
+// exp, sums); outputs are convex combinations of values in [-1, 1).
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py attn_tail_rope_d10_interleaved %t
+// RUN: pe-run %s -e attn_tail_rope_d10_interleaved --input=%t/q.npy --input=%t/k.npy --input=%t/v.npy --input=%t/f.npy --output=%t/out.npy
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-5 --atol 2e-6 | FileCheck %s
+// CHECK: npycmp: PASS
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v4" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v3" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=aarch64-unknown-linux-gnu cpu=neoverse-n1" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+
+func.func @attn_tail_rope_d10_interleaved(%q: tensor<1x2x5x10xf32>, %k: tensor<1x2x5x10xf32>, %v: tensor<1x2x5x10xf32>, %f: tensor<5xf64>) -> tensor<1x2x5x10xf32> {
+  %attn_init0 = tensor.empty() : tensor<1x2x5x10xf32>
+  %0 = pe.attention %q, %k, %v rope <interleaved> inv_freq(%f : tensor<5xf64>) outs(%attn_init0 : tensor<1x2x5x10xf32>) : tensor<1x2x5x10xf32>, tensor<1x2x5x10xf32>, tensor<1x2x5x10xf32> -> tensor<1x2x5x10xf32>
+  return %0 : tensor<1x2x5x10xf32>
+}

@@ -1,0 +1,27 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// Half layout, partial rotary R = 10 < D = 80: an odd pair count (5), pairs
+// (x[i], x[i+5]), channels 10..79 pass through; offset 3.
+// The generated RoPE kernel takes it on every target (masked tails): the
+// pe-opt runs fail on any convert-pe-to-vector remark for the AVX-512, AVX2
+// and NEON targets ("no generated RoPE kernel ...").
+// Tolerance: rtol 1e-5, atol 1e-6: f32 result; the angle is formed in f64 and
+// cos/sin and the rotation a*c - b*s round a few times at the scale of the
+// inputs (|x| < 1), so about 1e-7 absolute; rtol/atol leave 10x headroom.
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py rope_tail_half_partial_odd %t
+// RUN: pe-run %s -e rope_tail_half_partial_odd --input=%t/x.npy --input=%t/f.npy --input=%t/p.npy --output=%t/out.npy
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s
+// CHECK: npycmp: PASS
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v4" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v3" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=aarch64-unknown-linux-gnu cpu=neoverse-n1" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+
+func.func @rope_tail_half_partial_odd(%x: tensor<2x4x6x80xf32>, %f: tensor<5xf32>, %o: index) -> tensor<2x4x6x80xf32> {
+  %0 = pe.rope half %x inv_freq(%f : tensor<5xf32>) offset(%o : index) {rotary_dim = 10 : i64} : tensor<2x4x6x80xf32>
+  return %0 : tensor<2x4x6x80xf32>
+}
