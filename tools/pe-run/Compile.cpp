@@ -6,6 +6,8 @@
 
 #include "Harness.h"
 
+#include "pe/Runtime/Hooks.h"
+
 #include "pe/Conversion/PEToCPU/CPUTarget.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -19,7 +21,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 
 using namespace mlir;
 using namespace ::pe::run;
@@ -171,47 +172,27 @@ static LogicalResult checkLoweredSignature(ModuleOp module,
 // that each of these ends the run with one `pe-run: error:` line and exit
 // status 1 instead of a crash. Other libraries (libc, libomp, libm) keep the
 // real functions.
-static std::mutex jitMessageMutex;
-static std::string jitMessage;
-
-extern "C" int peRunJitPuts(const char *message) {
-  std::lock_guard<std::mutex> lock(jitMessageMutex);
-  jitMessage = message ? message : "";
-  return 0;
-}
-
-[[noreturn]] static void exitFromJit(const Twine &message) {
+[[noreturn]] static void exitFromJit(const std::string &message) {
   std::fflush(stdout);
   report(message);
   llvm::errs().flush();
   std::_Exit(1);
 }
 
+extern "C" int peRunJitPuts(const char *message) {
+  return ::pe::rt::recordMessage(message);
+}
+
 extern "C" [[noreturn]] void peRunJitAbort() {
-  std::string message;
-  {
-    std::lock_guard<std::mutex> lock(jitMessageMutex);
-    message = jitMessage;
-  }
-  if (message.empty())
-    exitFromJit("the compiled code aborted");
-  exitFromJit("run-time check failed: " + message);
+  ::pe::rt::abortRun(exitFromJit);
 }
 
 extern "C" void *peRunJitMalloc(size_t bytes) {
-  void *p = std::malloc(bytes);
-  if (!p && bytes != 0)
-    exitFromJit("out of memory: the compiled code allocates " + Twine(bytes) +
-                " bytes");
-  return p;
+  return ::pe::rt::checkedMalloc(bytes, exitFromJit);
 }
 
 extern "C" void *peRunJitAlignedAlloc(size_t alignment, size_t bytes) {
-  void *p = std::aligned_alloc(alignment, bytes);
-  if (!p && bytes != 0)
-    exitFromJit("out of memory: the compiled code allocates " + Twine(bytes) +
-                " bytes aligned to " + Twine(alignment));
-  return p;
+  return ::pe::rt::checkedAlignedAlloc(alignment, bytes, exitFromJit);
 }
 
 static llvm::orc::SymbolMap

@@ -41,10 +41,6 @@
 #define PE_AOT_LINKER "/usr/lib/llvm-22/bin/clang++"
 #endif
 
-#ifndef PE_MLIR_LIB_DIR
-#define PE_MLIR_LIB_DIR "/usr/lib/llvm-22/lib"
-#endif
-
 using namespace mlir;
 using namespace ::pe::run;
 using llvm::SmallString;

@@ -38,6 +38,12 @@
 #include <string>
 #include <vector>
 
+/// Where the JIT finds memrefCopy & co. (libmlir_c_runner_utils.so) and
+/// libomp (set by CMake).
+#ifndef PE_MLIR_LIB_DIR
+#define PE_MLIR_LIB_DIR "/usr/lib/llvm-22/lib"
+#endif
+
 namespace pe::run {
 
 namespace npy = ::pe::rt;

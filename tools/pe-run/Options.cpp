@@ -25,10 +25,6 @@
 #define PE_MPI_LIBRARY ""
 #endif
 
-#ifndef PE_MLIR_LIB_DIR
-#define PE_MLIR_LIB_DIR "/usr/lib/llvm-22/lib"
-#endif
-
 using namespace mlir;
 using namespace ::pe::run;
 using llvm::SmallVector;

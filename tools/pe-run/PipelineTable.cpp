@@ -28,25 +28,26 @@ static PipelineSettings settings;
 
 void setPipelineSettings(const PipelineSettings &s) { settings = s; }
 
-/// pe-gpu-pipeline{target=spirv}: SPIR-V kernels, run by the Vulkan runtime.
-static void buildVulkanPipeline(OpPassManager &pm, bool runtimeChecks) {
+/// pe-gpu-pipeline{target} with the command line's GPU options.
+static void buildGPUPipeline(OpPassManager &pm, mlir::pe::GPUTarget target,
+                             bool runtimeChecks) {
   mlir::pe::GPUPipelineOptions options;
-  options.target = mlir::pe::GPUTarget::SPIRV;
+  options.target = target;
   options.tensorCores = settings.gpuTensorCores;
   options.decodeSplitKeys = settings.gpuDecodeSplitKeys;
   options.runtimeChecks = runtimeChecks;
   mlir::pe::buildGPUPipeline(pm, options);
 }
 
+/// pe-gpu-pipeline{target=spirv}: SPIR-V kernels, run by the Vulkan runtime.
+static void buildVulkanPipeline(OpPassManager &pm, bool runtimeChecks) {
+  buildGPUPipeline(pm, mlir::pe::GPUTarget::SPIRV, runtimeChecks);
+}
+
 /// pe-gpu-pipeline{target=nvvm}: PTX kernels (JIT-compiled by the driver),
 /// run by the CUDA runtime on device copies of the buffers.
 static void buildCUDAPipeline(OpPassManager &pm, bool runtimeChecks) {
-  mlir::pe::GPUPipelineOptions options;
-  options.target = mlir::pe::GPUTarget::NVVM;
-  options.tensorCores = settings.gpuTensorCores;
-  options.decodeSplitKeys = settings.gpuDecodeSplitKeys;
-  options.runtimeChecks = runtimeChecks;
-  mlir::pe::buildGPUPipeline(pm, options);
+  buildGPUPipeline(pm, mlir::pe::GPUTarget::NVVM, runtimeChecks);
 }
 
 static const PipelineEntry kPipelines[] = {

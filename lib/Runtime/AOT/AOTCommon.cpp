@@ -6,6 +6,8 @@
 
 #include "AOTCommon.h"
 
+#include "pe/Runtime/HalfFloat.h"
+#include "pe/Runtime/Hooks.h"
 #include "pe/Runtime/Inputs.h"
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 #include <cstring>
 #include <limits>
 #include <malloc.h>
-#include <mutex>
 #include <sstream>
 
 using namespace pe;
@@ -113,6 +114,13 @@ void pe::aot::keepFreedMemory() {
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
 
+void pe::aot::printSignature(const rt::Signature &sig) {
+  for (size_t i = 0; i < sig.args.size(); ++i)
+    std::printf("  argument %zu: %s\n", i, typeString(sig.args[i]).c_str());
+  for (size_t i = 0; i < sig.results.size(); ++i)
+    std::printf("  result %zu: %s\n", i, typeString(sig.results[i]).c_str());
+}
+
 double pe::aot::median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
@@ -184,40 +192,18 @@ void pe::aot::checkCPU(const rt::Signature &sig) {
 // What the lowered code calls
 //===----------------------------------------------------------------------===//
 
-static std::mutex messageMutex;
-static std::string message;
+static void exitWith(const std::string &message) { fail(message); }
 
-extern "C" int pe_aot_puts(const char *m) {
-  std::lock_guard<std::mutex> lock(messageMutex);
-  message = m ? m : "";
-  return 0;
-}
+extern "C" int pe_aot_puts(const char *m) { return rt::recordMessage(m); }
 
-extern "C" [[noreturn]] void pe_aot_abort() {
-  std::string m;
-  {
-    std::lock_guard<std::mutex> lock(messageMutex);
-    m = message;
-  }
-  if (m.empty())
-    fail("the compiled code aborted");
-  fail("run-time check failed: " + m);
-}
+extern "C" [[noreturn]] void pe_aot_abort() { rt::abortRun(exitWith); }
 
 extern "C" void *pe_aot_malloc(size_t bytes) {
-  void *p = std::malloc(bytes);
-  if (!p && bytes != 0)
-    fail("out of memory: the compiled code allocates " + std::to_string(bytes) +
-         " bytes");
-  return p;
+  return rt::checkedMalloc(bytes, exitWith);
 }
 
 extern "C" void *pe_aot_aligned_alloc(size_t alignment, size_t bytes) {
-  void *p = std::aligned_alloc(alignment, bytes);
-  if (!p && bytes != 0)
-    fail("out of memory: the compiled code allocates " + std::to_string(bytes) +
-         " bytes aligned to " + std::to_string(alignment));
-  return p;
+  return rt::checkedAlignedAlloc(alignment, bytes, exitWith);
 }
 
 /// The float -> bfloat16 conversions LLVM calls for `arith.truncf` to bf16

@@ -84,6 +84,9 @@ void checkCPU(const rt::Signature &sig);
 /// call on large results in --repeat).
 void keepFreedMemory();
 
+/// Prints "  argument I: TYPE" and "  result I: TYPE" lines (--help).
+void printSignature(const rt::Signature &sig);
+
 /// The median of `v` (not empty).
 double median(std::vector<double> v);
 

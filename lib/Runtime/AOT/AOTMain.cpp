@@ -28,10 +28,7 @@ static void printUsage(const char *argv0, const rt::Signature &sig) {
     std::printf("Compiled for this CPU: %s (pe-run's host).\n\n",
                 sig.cpu.c_str());
   std::printf("SIGNATURE:\n");
-  for (size_t i = 0; i < sig.args.size(); ++i)
-    std::printf("  argument %zu: %s\n", i, typeString(sig.args[i]).c_str());
-  for (size_t i = 0; i < sig.results.size(); ++i)
-    std::printf("  result %zu: %s\n", i, typeString(sig.results[i]).c_str());
+  printSignature(sig);
   std::printf(
       "\nOPTIONS (as pe-run's):\n"
       "  --input=FILE.npy   argument data, one per argument, in order\n"

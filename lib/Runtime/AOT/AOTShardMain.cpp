@@ -174,10 +174,7 @@ void printShardUsage(const char *argv0, const rt::Signature &sig,
               (long long)sharded.processes, argv0);
   std::printf("SIGNATURE (global values; each rank takes its block of the "
               "inputs, rank 0\nwrites the results):\n");
-  for (size_t i = 0; i < sig.args.size(); ++i)
-    std::printf("  argument %zu: %s\n", i, typeString(sig.args[i]).c_str());
-  for (size_t i = 0; i < sig.results.size(); ++i)
-    std::printf("  result %zu: %s\n", i, typeString(sig.results[i]).c_str());
+  printSignature(sig);
   std::printf(
       "\nOPTIONS (as pe-run's):\n"
       "  --input=FILE.npy   global argument data, one per argument, in order "
