@@ -19,8 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pe/Runtime/FmaProbe.h"
 #include "pe/Runtime/Npy.h"
-#include "pe/Support/FmaProbe.h"
 
 #include "llvm/Support/Error.h"
 
@@ -68,7 +68,7 @@ double median(std::vector<double> v) {
 volatile float gSink;
 
 /// Seconds for `threads` threads each running the probe's loop (iters).
-double timeFma(const pe::FmaProbe &probe, int threads, int64_t iters) {
+double timeFma(const pe::rt::FmaProbe &probe, int threads, int64_t iters) {
   float sums[64] = {};
   double t0 = now();
 #pragma omp parallel num_threads(threads)
@@ -81,7 +81,7 @@ double timeFma(const pe::FmaProbe &probe, int threads, int64_t iters) {
 
 /// Median GFLOP/s of 5 measurements of about 0.5 s each.
 double peakGflops(int threads) {
-  pe::FmaProbe probe = pe::hostFmaProbe();
+  pe::rt::FmaProbe probe = pe::rt::hostFmaProbe();
   timeFma(probe, threads, 1 << 20); // wake the OpenMP threads, warm the clocks
   int64_t iters = 1 << 22;
   double t = timeFma(probe, threads, iters);

@@ -168,6 +168,9 @@ class Invocation {
 public:
   Invocation(const Signature &sig, llvm::ArrayRef<npy::Array> inputs)
       : sig(runtimeSignature(sig)), impl(this->sig, inputs.data()) {}
+  // `impl` refers to `sig`.
+  Invocation(const Invocation &) = delete;
+  Invocation &operator=(const Invocation &) = delete;
 
   mlir::LogicalResult prepare();
 
