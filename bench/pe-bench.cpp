@@ -19,8 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Support/FmaProbe.h"
-#include "pe/Support/Npy.h"
+#include "pe/Runtime/FmaProbe.h"
+#include "pe/Runtime/Npy.h"
 
 #include "llvm/Support/Error.h"
 
@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-namespace npy = mlir::pe::npy;
+namespace npy = pe::rt;
 
 namespace {
 
@@ -68,7 +68,7 @@ double median(std::vector<double> v) {
 volatile float gSink;
 
 /// Seconds for `threads` threads each running the probe's loop (iters).
-double timeFma(const pe::FmaProbe &probe, int threads, int64_t iters) {
+double timeFma(const pe::rt::FmaProbe &probe, int threads, int64_t iters) {
   float sums[64] = {};
   double t0 = now();
 #pragma omp parallel num_threads(threads)
@@ -81,7 +81,7 @@ double timeFma(const pe::FmaProbe &probe, int threads, int64_t iters) {
 
 /// Median GFLOP/s of 5 measurements of about 0.5 s each.
 double peakGflops(int threads) {
-  pe::FmaProbe probe = pe::hostFmaProbe();
+  pe::rt::FmaProbe probe = pe::rt::hostFmaProbe();
   timeFma(probe, threads, 1 << 20); // wake the OpenMP threads, warm the clocks
   int64_t iters = 1 << 22;
   double t = timeFma(probe, threads, iters);
@@ -559,11 +559,11 @@ const std::vector<Workload> &workloads() {
 }
 
 Input load(const std::string &path, size_t rank) {
-  llvm::Expected<npy::Array> a = npy::readNpy(path);
+  pe::rt::Expected<npy::Array> a = npy::readNpy(path);
   if (!a)
-    fail(llvm::toString(a.takeError()));
+    fail(a.errorMessage());
   if (a->dtype != npy::DType::F32)
-    fail(path + ": expected float32, got " + npy::dtypeName(a->dtype).str());
+    fail(path + ": expected float32, got " + npy::dtypeName(a->dtype));
   if (a->shape.size() != rank)
     fail(path + ": expected rank " + std::to_string(rank));
   Input in;
@@ -634,14 +634,14 @@ int cmdNaive(int argc, char **argv) {
     fail("naive: " + name + " has " + std::to_string(result.size()) +
          " results; give one --output per result");
   for (size_t i = 0; i < outputs.size(); ++i) {
-    llvm::Expected<npy::Array> a =
+    pe::rt::Expected<npy::Array> a =
         npy::makeArray(npy::DType::F32, result[i].shape);
     if (!a)
-      fail(llvm::toString(a.takeError()));
+      fail(a.errorMessage());
     std::memcpy(a->data.data(), result[i].data.get(),
                 result[i].size() * sizeof(float));
-    if (llvm::Error e = npy::writeNpy(outputs[i], *a))
-      fail(llvm::toString(std::move(e)));
+    if (pe::rt::Error e = npy::writeNpy(outputs[i], *a))
+      fail(e.message());
   }
   return 0;
 }

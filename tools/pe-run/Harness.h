@@ -4,18 +4,22 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The pieces of pe-run (pe-run.cpp) that its sharded runs (Ranks.cpp) use:
-// the error lines, a function's tensor signature, the JIT compilation of a
-// module by a pipeline, the calls through the packed interface and the
-// comparison of a result with an expected one.
+// The pieces of pe-run that its parts share: the error lines, a function's
+// tensor signature and arguments (Harness.cpp), the lowering and JIT
+// compilation of a module by a pipeline (Compile.cpp), the calls through the
+// packed interface (the host runtime's, pe/Runtime/Invocation.h), their
+// timing (Timing.cpp) and the comparison of a result with an expected one.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PE_TOOLS_PE_RUN_HARNESS_H
 #define PE_TOOLS_PE_RUN_HARNESS_H
 
-#include "pe/Support/Npy.h"
+#include "pe/Runtime/Invocation.h"
+#include "pe/Runtime/Npy.h"
+#include "pe/Runtime/Signature.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -24,6 +28,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,7 +38,15 @@
 #include <string>
 #include <vector>
 
+/// Where the JIT finds memrefCopy & co. (libmlir_c_runner_utils.so) and
+/// libomp (set by CMake).
+#ifndef PE_MLIR_LIB_DIR
+#define PE_MLIR_LIB_DIR "/usr/lib/llvm-22/lib"
+#endif
+
 namespace pe::run {
+
+namespace npy = ::pe::rt;
 
 class Roofline;
 
@@ -54,11 +67,15 @@ struct PipelineEntry {
 // Errors: one 'pe-run: error: ...' line on stderr
 //===----------------------------------------------------------------------===//
 
+/// Prints 'pe-run: error: MSG'.
+void report(const llvm::Twine &msg);
 mlir::LogicalResult error(const llvm::Twine &msg);
 mlir::LogicalResult error(llvm::Error err);
+mlir::LogicalResult error(::pe::rt::Error err);
 /// Reports `msg` and gives the exit status 1.
 int fail(const llvm::Twine &msg);
 int fail(llvm::Error err);
+int fail(::pe::rt::Error err);
 
 template <typename T> std::string typeString(T t) {
   std::string s;
@@ -75,7 +92,8 @@ std::string shapeString(llvm::ArrayRef<int64_t> shape);
 //===----------------------------------------------------------------------===//
 
 /// Element (tensor) or scalar kind of an argument or result.
-enum class Elem { F16, BF16, F32, F64, I1, I8, I32, I64, Index };
+using ::pe::rt::Elem;
+using ::pe::rt::storageDType;
 
 struct ArgSpec {
   bool isTensor = false;
@@ -96,8 +114,17 @@ struct Signature {
   llvm::SmallVector<ResultSpec> results;
 };
 
-/// The dtype in which data of `elem` is held in memory (index is int64).
-mlir::pe::npy::DType storageDType(Elem elem);
+/// The signature of `fn`; an error for types pe-run cannot pass.
+mlir::FailureOr<Signature> readSignature(mlir::func::FuncOp fn);
+
+/// `sig` as the host runtime describes it (pipeline unset).
+::pe::rt::Signature runtimeSignature(const Signature &sig);
+
+/// Argument `index` of `sig`: read from `inputs[index]` and converted to its
+/// storage dtype, or (past the end of `inputs`) --random-inputs' data.
+mlir::FailureOr<npy::Array> readArgument(const Signature &sig, size_t index,
+                                         llvm::ArrayRef<std::string> inputs,
+                                         uint64_t seed);
 
 //===----------------------------------------------------------------------===//
 // Compilation and calls
@@ -109,6 +136,24 @@ struct Compiled {
   void (*fn)(void **) = nullptr;
 };
 
+/// The name a function of the input has in the JIT (and in the object of
+/// --emit-executable): prefixed, so that no function of the input can take
+/// the place of a C library function that the lowered code calls.
+std::string jitName(llvm::StringRef name);
+
+/// A clone of `original` with its functions renamed (jitName) and lowered by
+/// `pipeline`, with the calling convention checked.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+lower(mlir::ModuleOp original, const Signature &sig,
+      const PipelineEntry &pipeline, bool runtimeChecks);
+
+/// The TargetMachine builder for a lowered module: the CPU target it names
+/// (llvm.target, written by pe-cpu-pipeline), else the host. The JIT runs
+/// code in this process, so `forJit` rejects a target of another
+/// architecture (an executable for it: --emit-executable).
+mlir::FailureOr<llvm::orc::JITTargetMachineBuilder>
+targetMachineBuilder(mlir::ModuleOp module, bool forJit);
+
 /// JIT-compiles function `sig.name` of a clone of `original` lowered by
 /// `pipeline`, with `sharedLibs` loaded.
 mlir::FailureOr<Compiled> compile(mlir::ModuleOp original, const Signature &sig,
@@ -116,34 +161,16 @@ mlir::FailureOr<Compiled> compile(mlir::ModuleOp original, const Signature &sig,
                                   llvm::ArrayRef<std::string> sharedLibs,
                                   bool runtimeChecks);
 
-struct FreeDeleter {
-  void operator()(void *p) const { std::free(p); }
-};
-
-/// One argument as passed to the packed function: an expanded memref
-/// descriptor (allocated, aligned, offset, sizes[r], strides[r]) or a scalar.
-struct ArgSlot {
-  std::unique_ptr<void, FreeDeleter> buffer; // tensors: 64-byte aligned data
-  size_t bytes = 0;
-  void *allocated = nullptr;
-  void *aligned = nullptr;
-  int64_t offset = 0;
-  llvm::SmallVector<int64_t, 4> sizes, strides;
-  union {
-    int64_t i64;
-    int32_t i32;
-    float f32;
-    double f64;
-  } scalar = {0};
-};
-
-/// Argument buffers and the packed argument array for one compiled function.
-/// The pristine input data is copied in before every call, so functions that
-/// write into their arguments see the same inputs each time.
+/// The host runtime's Invocation (pe/Runtime/Invocation.h) on a
+/// Signature: argument buffers and the packed argument array for one
+/// compiled function.
 class Invocation {
 public:
-  Invocation(const Signature &sig, llvm::ArrayRef<mlir::pe::npy::Array> inputs)
-      : sig(sig), inputs(inputs) {}
+  Invocation(const Signature &sig, llvm::ArrayRef<npy::Array> inputs)
+      : sig(runtimeSignature(sig)), impl(this->sig, inputs.data()) {}
+  // `impl` refers to `sig`.
+  Invocation(const Invocation &) = delete;
+  Invocation &operator=(const Invocation &) = delete;
 
   mlir::LogicalResult prepare();
 
@@ -152,32 +179,33 @@ public:
   /// with `evictBefore`, the caches are evicted after the inputs are copied
   /// in, untimed.
   mlir::LogicalResult call(void (*fn)(void **),
-                           llvm::SmallVectorImpl<mlir::pe::npy::Array> *outputs,
+                           llvm::SmallVectorImpl<npy::Array> *outputs,
                            double *ms, Roofline *evictBefore = nullptr);
 
   /// The bytes of the tensor arguments (in their stored types) and of the
-  /// last call's results: what a function that reads each input once and
-  /// writes each result once moves.
-  int64_t tensorBytes() const;
+  /// last call's results.
+  int64_t tensorBytes() const { return impl.tensorBytes(); }
 
 private:
-  int64_t lastResultBytes = 0;
-
-  static mlir::FailureOr<mlir::pe::npy::Array>
-  copyOut(const ResultSpec &r, size_t index, void *aligned, int64_t offset,
-          llvm::ArrayRef<int64_t> sizes, llvm::ArrayRef<int64_t> strides);
-
-  const Signature &sig;
-  llvm::ArrayRef<mlir::pe::npy::Array> inputs;
-  llvm::SmallVector<std::unique_ptr<ArgSlot>> slots;
-  std::vector<int64_t> resultBuffer;
-  llvm::SmallVector<void *> packed;
+  ::pe::rt::Signature sig;
+  ::pe::rt::Invocation impl;
 };
 
+struct Timing {
+  double minMs = 0, medianMs = 0;
+};
+
+/// Times `runs` calls of `c` after a warm-up and prints the times. With
+/// `roofline`, the caches are evicted before each timed call, and each call
+/// is followed by the memory roofs of the same bytes; with `flops` (the
+/// floating-point operations of one call, 0 for none), by the compute roof
+/// (see Roofline.h).
+mlir::FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
+                                  bool roofline, double flops);
+
 /// Compares `actual` with `expected` (see --help) and prints the check line.
-bool checkResult(size_t index, const mlir::pe::npy::Array &actual,
-                 const mlir::pe::npy::Array &expected, double rtol,
-                 double atol);
+bool checkResult(size_t index, const npy::Array &actual,
+                 const npy::Array &expected, double rtol, double atol);
 
 } // namespace pe::run
 

@@ -7,6 +7,8 @@
 #include "Ranks.h"
 #include "Supervise.h"
 
+#include "pe/Runtime/Blocks.h"
+
 #include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/Pipelines/Pipelines.h"
 
@@ -34,7 +36,6 @@
 #include <string.h>
 
 using namespace mlir;
-namespace npy = mlir::pe::npy;
 using llvm::ArrayRef;
 using llvm::SmallString;
 using llvm::SmallVector;
@@ -131,100 +132,17 @@ FailureOr<ShardedSignature> readShardedSignature(func::FuncOp original) {
 LogicalResult blockOf(const Distribution &d, ArrayRef<int64_t> shape,
                       int64_t rank, SmallVector<int64_t> &offsets,
                       SmallVector<int64_t> &sizes) {
-  offsets.assign(shape.size(), 0);
-  sizes.assign(shape.begin(), shape.end());
-  if (d.gridShape.empty())
-    return success();
-  // Row-major multi-index of the process on the grid.
-  SmallVector<int64_t> index(d.gridShape.size());
-  for (int64_t a = d.gridShape.size() - 1, r = rank; a >= 0; --a) {
-    index[a] = r % d.gridShape[a];
-    r /= d.gridShape[a];
-  }
-  for (auto [dim, axes] : llvm::enumerate(d.splitAxes)) {
-    if (axes.empty() || dim >= shape.size())
-      continue;
-    int64_t block = 0, count = 1;
-    for (shard::GridAxis a : axes) {
-      block = block * d.gridShape[a] + index[a];
-      count *= d.gridShape[a];
-    }
-    if (ShapedType::isDynamic(shape[dim]) || shape[dim] % count != 0)
-      return error("--ranks: dimension " + Twine(dim) + " of size " +
-                   Twine(shape[dim]) + " is not split evenly over " +
-                   Twine(count) + " processes");
-    sizes[dim] = shape[dim] / count;
-    offsets[dim] = block * sizes[dim];
-  }
+  ::pe::rt::BlockLayout layout;
+  layout.gridShape.assign(d.gridShape.begin(), d.gridShape.end());
+  for (ArrayRef<shard::GridAxis> axes : d.splitAxes)
+    layout.splitAxes.emplace_back(axes.begin(), axes.end());
+  std::vector<int64_t> blockOffsets, blockSizes;
+  if (::pe::rt::Error err = ::pe::rt::blockOf(layout, shape.vec(), rank,
+                                              blockOffsets, blockSizes))
+    return error("--ranks: " + err.message());
+  offsets.assign(blockOffsets.begin(), blockOffsets.end());
+  sizes.assign(blockSizes.begin(), blockSizes.end());
   return success();
-}
-
-/// Calls `fn(src, dst, bytes)` for each contiguous innermost row of the block
-/// [offsets, offsets + sizes) of a row-major array of `shape`: `src` is the
-/// row's byte offset in the array, `dst` in the packed block.
-static void
-forEachBlockRow(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
-                ArrayRef<int64_t> sizes, int64_t elemSize,
-                llvm::function_ref<void(int64_t, int64_t, int64_t)> fn) {
-  int64_t rank = shape.size();
-  if (rank == 0) {
-    fn(0, 0, elemSize);
-    return;
-  }
-  for (int64_t s : sizes)
-    if (s == 0)
-      return;
-  SmallVector<int64_t> strides(rank, elemSize);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  int64_t rowBytes = sizes[rank - 1] * elemSize, dst = 0;
-  SmallVector<int64_t> idx(rank, 0);
-  while (true) {
-    int64_t src = offsets[rank - 1] * elemSize;
-    for (int64_t d = 0; d + 1 < rank; ++d)
-      src += (offsets[d] + idx[d]) * strides[d];
-    fn(src, dst, rowBytes);
-    dst += rowBytes;
-    int64_t d = rank - 2;
-    for (; d >= 0; --d) {
-      if (++idx[d] < sizes[d])
-        break;
-      idx[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
-
-static npy::Array extractBlock(const npy::Array &a, ArrayRef<int64_t> offsets,
-                               ArrayRef<int64_t> sizes) {
-  npy::Array block;
-  block.dtype = a.dtype;
-  block.shape.assign(sizes.begin(), sizes.end());
-  block.data.resize(block.numBytes());
-  forEachBlockRow(a.shape, offsets, sizes, npy::dtypeSize(a.dtype),
-                  [&](int64_t src, int64_t dst, int64_t bytes) {
-                    std::memcpy(block.data.data() + dst, a.data.data() + src,
-                                bytes);
-                  });
-  return block;
-}
-
-/// Writes `block` into `a` at `offsets`; returns false when `compare` is set
-/// and the block differs from what `a` holds there.
-static bool insertBlock(npy::Array &a, const npy::Array &block,
-                        ArrayRef<int64_t> offsets, bool compare) {
-  bool same = true;
-  forEachBlockRow(a.shape, offsets, block.shape, npy::dtypeSize(a.dtype),
-                  [&](int64_t dst, int64_t src, int64_t bytes) {
-                    if (compare)
-                      same &= std::memcmp(a.data.data() + dst,
-                                          block.data.data() + src, bytes) == 0;
-                    else
-                      std::memcpy(a.data.data() + dst, block.data.data() + src,
-                                  bytes);
-                  });
-  return same;
 }
 
 static std::string rankFile(StringRef dir, size_t result, int64_t rank) {
@@ -321,7 +239,9 @@ int runRank(ModuleOp module, const Signature &sig,
     SmallVector<int64_t> offsets, sizes;
     if (failed(blockOf(sharded.args[i], args[i].shape, *rank, offsets, sizes)))
       return 1;
-    localArgs.push_back(extractBlock(args[i], offsets, sizes));
+    localArgs.push_back(::pe::rt::extractBlock(args[i],
+                                               {offsets.begin(), offsets.end()},
+                                               {sizes.begin(), sizes.end()}));
     local.args[i].shape.assign(sizes.begin(), sizes.end());
   }
   FailureOr<Compiled> compiled =
@@ -342,7 +262,7 @@ int runRank(ModuleOp module, const Signature &sig,
   if (!ok)
     return 1;
   for (auto [i, result] : llvm::enumerate(results))
-    if (llvm::Error err = npy::writeNpy(rankFile(dir, i, *rank), result))
+    if (::pe::rt::Error err = npy::writeNpy(rankFile(dir, i, *rank), result))
       return fail(std::move(err));
   if (repeat) {
     std::error_code ec;
@@ -672,29 +592,31 @@ int runRanks(ModuleOp module, const Signature &sig,
     auto type = cast<RankedTensorType>(spec.type);
     if (!type.hasStaticShape())
       return fail("--ranks: result " + Twine(i) + " has a dynamic shape");
-    llvm::Expected<npy::Array> made = npy::makeArray(
+    ::pe::rt::Expected<npy::Array> made = npy::makeArray(
         storageDType(spec.elem) == npy::DType::BF16 ? npy::DType::F32
                                                     : storageDType(spec.elem),
-        type.getShape());
+        type.getShape().vec());
     if (!made)
       return fail(made.takeError());
     npy::Array global = std::move(*made);
     std::set<std::vector<int64_t>> seen;
     for (int64_t r = 0; r < options.ranks; ++r) {
-      llvm::Expected<npy::Array> block = npy::readNpy(rankFile(dir, i, r));
+      ::pe::rt::Expected<npy::Array> block = npy::readNpy(rankFile(dir, i, r));
       if (!block)
         return fail(block.takeError());
       SmallVector<int64_t> offsets, sizes;
       if (failed(
               blockOf(sharded.results[i], type.getShape(), r, offsets, sizes)))
         return 1;
-      if (block->shape != ArrayRef<int64_t>(sizes) ||
+      if (ArrayRef<int64_t>(block->shape) != ArrayRef<int64_t>(sizes) ||
           block->dtype != global.dtype)
         return fail("rank " + Twine(r) + " returned result " + Twine(i) +
                     " of shape " + shapeString(block->shape) +
                     ", expected its block " + shapeString(sizes));
       bool replica = !seen.insert({offsets.begin(), offsets.end()}).second;
-      if (!insertBlock(global, *block, offsets, replica))
+      if (!::pe::rt::insertBlock(global, block->data.data(),
+                                 {offsets.begin(), offsets.end()}, block->shape,
+                                 replica))
         return fail("result " + Twine(i) + ": rank " + Twine(r) +
                     " disagrees with another rank on a replicated block");
     }
@@ -705,7 +627,7 @@ int runRanks(ModuleOp module, const Signature &sig,
   if (options.repeat && failed(reportTimes(dir, options)))
     return 1;
   for (auto [path, result] : llvm::zip(options.outputs, results))
-    if (llvm::Error err = npy::writeNpy(path, result))
+    if (::pe::rt::Error err = npy::writeNpy(path, result))
       return fail(std::move(err));
   if (!options.checkPipeline)
     return 0;

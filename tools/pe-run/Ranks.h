@@ -100,9 +100,9 @@ const PipelineEntry &shardPipelineEntry();
 /// blocks of the results (and with `repeat`, the times of `repeat` more
 /// calls) in `dir`. Returns the exit status.
 int runRank(mlir::ModuleOp module, const Signature &sig,
-            const ShardedSignature &sharded,
-            llvm::ArrayRef<mlir::pe::npy::Array> args, llvm::StringRef dir,
-            llvm::ArrayRef<std::string> libs, bool runtimeChecks, int repeat);
+            const ShardedSignature &sharded, llvm::ArrayRef<npy::Array> args,
+            llvm::StringRef dir, llvm::ArrayRef<std::string> libs,
+            bool runtimeChecks, int repeat);
 
 /// The launching process of a --ranks run: starts the ranks (the launcher
 /// with `-n N`, this program and the rank arguments), waits for them for at
@@ -113,8 +113,7 @@ int runRank(mlir::ModuleOp module, const Signature &sig,
 /// or SIGHUP (after which pe-run ends by that signal). Returns the exit
 /// status.
 int runRanks(mlir::ModuleOp module, const Signature &sig,
-             const ShardedSignature &sharded,
-             llvm::ArrayRef<mlir::pe::npy::Array> args,
+             const ShardedSignature &sharded, llvm::ArrayRef<npy::Array> args,
              const RanksOptions &options);
 
 } // namespace pe::run

@@ -198,7 +198,7 @@ std::unique_ptr<Roofline> Roofline::create(int64_t bytes, int threads,
   } else {
     r->pool = std::make_unique<Pool>(r->numThreads);
   }
-  r->probe = pe::hostFmaProbe();
+  r->probe = pe::rt::hostFmaProbe();
   if (bytes <= 0)
     return r;
   // Whole lines, an even count (half of them are a copy's source).

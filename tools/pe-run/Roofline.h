@@ -16,7 +16,7 @@
 //
 // `pe-run --repeat=N --flops=F` compares each timed call of a compute-bound
 // function that performs F floating-point operations with the compute roof:
-// the host's FP32 multiply-add loop (pe/Support/FmaProbe.h), run right after
+// the host's FP32 multiply-add loop (pe/Runtime/FmaProbe.h), run right after
 // the call on the same threads for about as long as the call took.
 //
 // Host memory bandwidth drifts with the other tenants of a shared machine by
@@ -30,7 +30,7 @@
 #ifndef PE_TOOLS_PE_RUN_ROOFLINE_H
 #define PE_TOOLS_PE_RUN_ROOFLINE_H
 
-#include "pe/Support/FmaProbe.h"
+#include "pe/Runtime/FmaProbe.h"
 
 #include <cstdint>
 #include <functional>
@@ -96,7 +96,7 @@ private:
   ForkCall fork = nullptr;
   char *data = nullptr, *evictBuf = nullptr;
   std::unique_ptr<Pool> pool;
-  pe::FmaProbe probe;
+  pe::rt::FmaProbe probe;
   /// Iterations of the probe's loop per second on one thread, from its last
   /// run (0 before the first).
   double fmaIterationsPerSecond = 0;

@@ -1,5 +1,4 @@
-//===- AOTShardMain.cpp - main() of sharded executables ----------*- C++
-//-*-===//
+//===- AOTShardMain.cpp - main() of sharded executables ------------------===//
 //
 // Part of the pe-mlir project.
 //
@@ -24,38 +23,39 @@
 // the grid's shape (G = 0: the whole value on every rank) and, per
 // dimension, the grid axes it is split on (pe-run's Distribution); the block
 // of a rank is the one pe-run --ranks gives it (tools/pe-run/Ranks.cpp,
-// blockOf). Everything but main() comes from AOTMain.cpp, included here:
-// this file depends only on the C++ standard library, glibc and MPI.
+// blockOf). It depends only on the C++ standard library, glibc, MPI
+// and pe's host runtime.
 //
 //===----------------------------------------------------------------------===//
 
-#define PE_AOT_SHARD_MAIN
-// (AOTMain.cpp's printUsage is replaced by printShardUsage.)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunused-function"
-#include "AOTMain.cpp"
-#pragma clang diagnostic pop
+#include "AOTCommon.h"
 
+#include "pe/Runtime/Blocks.h"
+#include "pe/Runtime/Invocation.h"
+
+#include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <set>
+#include <sstream>
 
 // MPI's C interface only (no libmpichcxx).
 #define MPICH_SKIP_MPICXX
 #include <mpi.h>
 
-namespace {
+using namespace pe;
+using namespace pe::aot;
+using rt::Array;
+using Layout = rt::BlockLayout;
 
-/// How one argument or result is laid out over the ranks.
-struct Layout {
-  std::vector<int64_t> gridShape;
-  std::vector<std::vector<int64_t>> splitAxes;
-};
+namespace {
 
 struct ShardedSignature {
   int64_t processes = 0;
   std::vector<Layout> args, results;
 };
 
-ShardedSignature parseShardedSignature(const Signature &sig) {
+ShardedSignature parseShardedSignature(const rt::Signature &sig) {
   ShardedSignature s;
   s.args.resize(sig.args.size());
   s.results.resize(sig.results.size());
@@ -105,104 +105,10 @@ ShardedSignature parseShardedSignature(const Signature &sig) {
   return s;
 }
 
-/// The offsets and sizes of rank `r`'s block of a value of `shape` (the rule
-/// of pe-run --ranks: the rank's row-major index on the grid; a dimension
-/// split on axes (a, b) is cut into |a|*|b| equal blocks, numbered a-major).
-void blockOf(const Layout &l, const std::vector<int64_t> &shape, int64_t r,
-             std::vector<int64_t> &offsets, std::vector<int64_t> &sizes) {
-  offsets.assign(shape.size(), 0);
-  sizes = shape;
-  if (l.gridShape.empty())
-    return;
-  std::vector<int64_t> index(l.gridShape.size());
-  for (int64_t a = int64_t(l.gridShape.size()) - 1; a >= 0; --a) {
-    index[a] = r % l.gridShape[a];
-    r /= l.gridShape[a];
-  }
-  for (size_t dim = 0; dim < l.splitAxes.size() && dim < shape.size(); ++dim) {
-    int64_t block = 0, count = 1;
-    for (int64_t a : l.splitAxes[dim]) {
-      block = block * l.gridShape[a] + index[a];
-      count *= l.gridShape[a];
-    }
-    if (count == 1)
-      continue;
-    if (shape[dim] % count != 0)
-      fail("dimension " + std::to_string(dim) + " of size " +
-           std::to_string(shape[dim]) + " is not split evenly over " +
-           std::to_string(count) + " ranks");
-    sizes[dim] = shape[dim] / count;
-    offsets[dim] = block * sizes[dim];
-  }
-}
-
-/// Calls `fn(src, dst, bytes)` for each contiguous innermost row of the block
-/// [offsets, offsets + sizes) of a row-major array of `shape`: `src` is the
-/// row's byte offset in the array, `dst` in the packed block.
-template <typename Fn>
-void forEachBlockRow(const std::vector<int64_t> &shape,
-                     const std::vector<int64_t> &offsets,
-                     const std::vector<int64_t> &sizes, int64_t elemSize,
-                     Fn fn) {
-  int64_t rank = shape.size();
-  if (rank == 0) {
-    fn(0, 0, elemSize);
-    return;
-  }
-  for (int64_t s : sizes)
-    if (s == 0)
-      return;
-  std::vector<int64_t> strides(rank, elemSize);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  int64_t rowBytes = sizes[rank - 1] * elemSize, dst = 0;
-  std::vector<int64_t> idx(rank, 0);
-  while (true) {
-    int64_t src = offsets[rank - 1] * elemSize;
-    for (int64_t d = 0; d + 1 < rank; ++d)
-      src += (offsets[d] + idx[d]) * strides[d];
-    fn(src, dst, rowBytes);
-    dst += rowBytes;
-    int64_t d = rank - 2;
-    for (; d >= 0; --d) {
-      if (++idx[d] < sizes[d])
-        break;
-      idx[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
-
-Array extractBlock(const Array &a, const std::vector<int64_t> &offsets,
-                   const std::vector<int64_t> &sizes) {
-  Array block;
-  block.dtype = a.dtype;
-  block.shape = sizes;
-  block.data.resize(size_t(block.numElements() * dtypeSize(a.dtype)));
-  forEachBlockRow(a.shape, offsets, sizes, dtypeSize(a.dtype),
-                  [&](int64_t src, int64_t dst, int64_t bytes) {
-                    std::memcpy(block.data.data() + dst, a.data.data() + src,
-                                bytes);
-                  });
-  return block;
-}
-
-/// Writes the packed block `data` of `sizes` into `a` at `offsets`; returns
-/// false when `compare` is set and it differs from what `a` holds there.
-bool insertBlock(Array &a, const uint8_t *data,
-                 const std::vector<int64_t> &offsets,
-                 const std::vector<int64_t> &sizes, bool compare) {
-  bool same = true;
-  forEachBlockRow(a.shape, offsets, sizes, dtypeSize(a.dtype),
-                  [&](int64_t dst, int64_t src, int64_t bytes) {
-                    if (compare)
-                      same &= std::memcmp(a.data.data() + dst, data + src,
-                                          bytes) == 0;
-                    else
-                      std::memcpy(a.data.data() + dst, data + src, bytes);
-                  });
-  return same;
+/// Rank `r`'s block of a value of `shape` laid out by `l`.
+void blockOfRank(const Layout &l, const std::vector<int64_t> &shape, int64_t r,
+                 std::vector<int64_t> &offsets, std::vector<int64_t> &sizes) {
+  check(rt::blockOf(l, shape, r, offsets, sizes));
 }
 
 int64_t product(const std::vector<int64_t> &v) {
@@ -221,7 +127,7 @@ Array gatherResult(const Layout &l, const std::vector<int64_t> &shape,
   std::vector<std::vector<int64_t>> offsets(size), sizes(size);
   int64_t total = 0;
   for (int r = 0; r < size; ++r) {
-    blockOf(l, shape, r, offsets[r], sizes[r]);
+    blockOfRank(l, shape, r, offsets[r], sizes[r]);
     int64_t bytes = product(sizes[r]) * es;
     if (bytes > INT_MAX || total + bytes > INT_MAX)
       fail("result " + std::to_string(index) +
@@ -232,8 +138,8 @@ Array gatherResult(const Layout &l, const std::vector<int64_t> &shape,
   }
   if (local.shape != sizes[rank])
     fail("rank " + std::to_string(rank) + " returned result " +
-         std::to_string(index) + " of shape " + shapeString(local.shape) +
-         ", expected its block " + shapeString(sizes[rank]));
+         std::to_string(index) + " of shape " + rt::shapeString(local.shape) +
+         ", expected its block " + rt::shapeString(sizes[rank]));
   std::vector<uint8_t> all(rank == 0 ? size_t(total) : 0);
   if (MPI_Gatherv(local.data.data(), counts[rank], MPI_BYTE, all.data(),
                   counts.data(), displs.data(), MPI_BYTE, 0,
@@ -248,15 +154,15 @@ Array gatherResult(const Layout &l, const std::vector<int64_t> &shape,
   std::set<std::vector<int64_t>> seen;
   for (int r = 0; r < size; ++r) {
     bool replica = !seen.insert(offsets[r]).second;
-    if (!insertBlock(global, all.data() + displs[r], offsets[r], sizes[r],
-                     replica))
+    if (!rt::insertBlock(global, all.data() + displs[r], offsets[r], sizes[r],
+                         replica))
       fail("result " + std::to_string(index) + ": rank " + std::to_string(r) +
            " disagrees with another rank on a replicated block");
   }
   return global;
 }
 
-void printShardUsage(const char *argv0, const Signature &sig,
+void printShardUsage(const char *argv0, const rt::Signature &sig,
                      const ShardedSignature &sharded) {
   std::printf("OVERVIEW: runs '%s', partitioned by pe-shard-pipeline and "
               "compiled ahead of\ntime by pe-run --emit-executable, on %lld "
@@ -268,10 +174,7 @@ void printShardUsage(const char *argv0, const Signature &sig,
               (long long)sharded.processes, argv0);
   std::printf("SIGNATURE (global values; each rank takes its block of the "
               "inputs, rank 0\nwrites the results):\n");
-  for (size_t i = 0; i < sig.args.size(); ++i)
-    std::printf("  argument %zu: %s\n", i, sig.args[i].type.c_str());
-  for (size_t i = 0; i < sig.results.size(); ++i)
-    std::printf("  result %zu: %s\n", i, sig.results[i].type.c_str());
+  printSignature(sig);
   std::printf(
       "\nOPTIONS (as pe-run's):\n"
       "  --input=FILE.npy   global argument data, one per argument, in order "
@@ -295,82 +198,33 @@ void printShardUsage(const char *argv0, const Signature &sig,
       "Errors print 'pe-aot: error: ...' on stderr and exit with status 1.\n");
 }
 
-struct Options {
-  std::vector<std::string> inputs, outputs;
-  bool randomInputs = false, timing = false, help = false;
-  unsigned long long seed = 0, repeat = 0;
-};
-
-Options parseOptions(int argc, char **argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const std::string &flag, std::string &out) {
-      if (a.compare(0, flag.size() + 1, flag + "=") == 0) {
-        out = a.substr(flag.size() + 1);
-        return true;
-      }
-      if (a == flag) {
-        if (i + 1 >= argc)
-          fail("option '" + flag + "' needs a value");
-        out = argv[++i];
-        return true;
-      }
-      return false;
-    };
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (value("--input", v)) {
-      o.inputs.push_back(v);
-    } else if (value("--output", v)) {
-      o.outputs.push_back(v);
-    } else if (a == "--random-inputs") {
-      o.randomInputs = true;
-    } else if (value("--seed", v)) {
-      if (!parseUnsigned(v, o.seed))
-        fail("--seed: expected an unsigned integer, got '" + v + "'");
-    } else if (value("--repeat", v)) {
-      if (!parseUnsigned(v, o.repeat) || o.repeat < 1 || o.repeat > 1000000000)
-        fail("--repeat must be an integer of at least 1, got '" + v + "'");
-      o.timing = true;
-    } else {
-      fail("unknown argument '" + a + "' (see --help)");
-    }
-  }
-  return o;
-}
-
 /// Times `repeat` calls after a warm-up, each started on all ranks together
 /// (MPI_Barrier); rank 0 prints the times of the slowest rank.
-void timeCalls(Invocation &inv, unsigned long long repeat, int rank, int size) {
-  inv.call(nullptr, nullptr); // warm-up
+void timeCalls(rt::Invocation &inv, unsigned long long repeat, int rank,
+               int size) {
+  check(inv.call(pe_aot_entry, nullptr, nullptr)); // warm-up
   std::vector<double> ms(repeat), slowest(repeat);
   for (double &m : ms) {
     MPI_Barrier(MPI_COMM_WORLD);
-    inv.call(nullptr, &m);
+    check(inv.call(pe_aot_entry, nullptr, &m));
   }
   if (MPI_Reduce(ms.data(), slowest.data(), int(repeat), MPI_DOUBLE, MPI_MAX, 0,
                  MPI_COMM_WORLD) != MPI_SUCCESS)
     fail("MPI_Reduce of the call times failed");
   if (rank != 0)
     return;
-  std::sort(slowest.begin(), slowest.end());
-  size_t n = slowest.size();
-  double median =
-      n % 2 ? slowest[n / 2] : 0.5 * (slowest[n / 2 - 1] + slowest[n / 2]);
   std::printf("pe-aot: time pipeline=shard ranks=%d runs=%zu min_ms=%.6f "
               "median_ms=%.6f\n",
-              size, n, slowest.front(), median);
+              size, slowest.size(),
+              *std::min_element(slowest.begin(), slowest.end()),
+              median(slowest));
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-
-  Signature sig = parseSignature(pe_aot_signature);
+  keepFreedMemory();
+  rt::Signature sig = take(rt::parseSignature(pe_aot_signature));
   ShardedSignature sharded = parseShardedSignature(sig);
   Options o = parseOptions(argc, argv);
   if (o.help) {
@@ -398,47 +252,33 @@ int main(int argc, char **argv) {
   }
 
   checkCPU(sig);
-  size_t numArgs = sig.args.size(), numResults = sig.results.size();
-  std::string plural = numArgs == 1 ? "" : "s";
-  if (o.inputs.size() > numArgs)
-    fail(std::to_string(o.inputs.size()) +
-         " --input files given but function '" + sig.function + "' takes " +
-         std::to_string(numArgs) + " argument" + plural);
-  if (o.inputs.size() < numArgs && !o.randomInputs)
-    fail("function '" + sig.function + "' takes " + std::to_string(numArgs) +
-         " argument" + plural + " but " + std::to_string(o.inputs.size()) +
-         " --input files were given (--random-inputs fills the rest)");
-  if (o.outputs.size() != numResults && !(o.timing && o.outputs.empty()))
-    fail("function '" + sig.function + "' has " + std::to_string(numResults) +
-         " result" + (numResults == 1 ? "" : "s") + " but " +
-         std::to_string(o.outputs.size()) + " --output files were given");
+  checkCounts(sig, o);
 
   // This rank's blocks of the global inputs.
-  Signature local = sig;
+  rt::Signature local = sig;
   std::vector<Array> args;
-  for (size_t i = 0; i < numArgs; ++i) {
-    Array global = i < o.inputs.size() ? adaptInput(sig.args[i], i, o.inputs[i],
-                                                    readNpy(o.inputs[i]))
-                                       : randomInput(sig.args[i], i, o.seed);
+  for (size_t i = 0; i < sig.args.size(); ++i) {
+    Array global = argument(sig, i, o);
     if (!sig.args[i].isTensor) {
       args.push_back(std::move(global));
       continue;
     }
     std::vector<int64_t> offsets, sizes;
-    blockOf(sharded.args[i], global.shape, rank, offsets, sizes);
+    blockOfRank(sharded.args[i], global.shape, rank, offsets, sizes);
     local.args[i].shape = sizes;
-    args.push_back(extractBlock(global, offsets, sizes));
+    args.push_back(rt::extractBlock(global, offsets, sizes));
   }
 
   pe_aot_init();
-  Invocation inv(local, args);
+  rt::Invocation inv(local, args.data());
+  check(inv.prepare());
   std::vector<Array> results;
-  inv.call(&results, nullptr);
-  for (size_t i = 0; i < numResults; ++i) {
+  check(inv.call(pe_aot_entry, &results, nullptr));
+  for (size_t i = 0; i < sig.results.size(); ++i) {
     Array global = gatherResult(sharded.results[i], sig.results[i].shape, i,
                                 results[i], rank, size);
     if (rank == 0 && i < o.outputs.size())
-      writeNpy(o.outputs[i], global);
+      check(rt::writeNpy(o.outputs[i], global));
   }
   if (o.timing)
     timeCalls(inv, o.repeat, rank, size);

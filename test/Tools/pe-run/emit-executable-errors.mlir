@@ -74,10 +74,10 @@
 // FORTRAN: pe-aot: error: {{.*}}fortran.npy: fortran_order=True (column-major) arrays are not supported
 // RUN: not %t/f --input=%t/be.npy --input=%t/n.npy --output=%t/o.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BIGENDIAN
-// BIGENDIAN: pe-aot: error: {{.*}}be.npy: big-endian data ('>f4') is not supported
+// BIGENDIAN: pe-aot: error: {{.*}}be.npy: big-endian dtype '>f4' is not supported (save the array as little-endian
 // RUN: not %t/f --input=%t/c64.npy --input=%t/n.npy --output=%t/o.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=COMPLEX
-// COMPLEX: pe-aot: error: {{.*}}c64.npy: unsupported dtype '<c8'
+// COMPLEX: pe-aot: error: {{.*}}c64.npy: complex dtype '<c8' is not supported
 // RUN: %python %S/Inputs/expect-exit.py 1 %t/f --input=%t/f64.npy --input=%t/n.npy --output=%t/o.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DTYPE
 // DTYPE: pe-aot: error: argument 0 (tensor<2x3xf32>) from '{{.*}}f64.npy': expected dtype float32, got float64

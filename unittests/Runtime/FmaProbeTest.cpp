@@ -4,14 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Support/FmaProbe.h"
+#include "pe/Runtime/FmaProbe.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <cstring>
 
-using namespace pe;
+using namespace pe::rt;
 
 namespace {
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Support/Npy.h"
+#include "pe/Runtime/Npy.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SmallString.h"
@@ -19,7 +19,7 @@
 #include <limits>
 #include <string>
 
-using namespace mlir::pe::npy;
+using namespace pe::rt;
 
 namespace {
 
@@ -281,10 +281,10 @@ std::string buildNpy(llvm::StringRef dict, llvm::StringRef data,
 std::string zeros(size_t n) { return std::string(n, '\0'); }
 
 /// Returns the error message of `result` ("" on success, consuming it).
-std::string errorOf(llvm::Expected<Array> result) {
+std::string errorOf(Expected<Array> result) {
   if (result)
     return "";
-  return llvm::toString(result.takeError());
+  return pe::rt::toString(result.takeError());
 }
 
 #define EXPECT_NPY_ERROR(bytes, substr)                                        \
@@ -298,7 +298,7 @@ std::string errorOf(llvm::Expected<Array> result) {
 #define ASSERT_OK_AND_ASSIGN(var, expr)                                        \
   auto var##OrErr = (expr);                                                    \
   ASSERT_TRUE(static_cast<bool>(var##OrErr))                                   \
-      << llvm::toString(var##OrErr.takeError());                               \
+      << pe::rt::toString(var##OrErr.takeError());                             \
   Array &var = *var##OrErr
 
 template <typename T> std::vector<T> elementsOf(const Array &a) {
@@ -332,20 +332,20 @@ float bitsFloat(uint32_t b) { return llvm::bit_cast<float>(b); }
 //===----------------------------------------------------------------------===//
 
 TEST(NpyDType, NamesSizesAndDescrs) {
-  EXPECT_EQ(dtypeName(DType::F16).str(), "float16");
-  EXPECT_EQ(dtypeName(DType::BF16).str(), "bfloat16");
-  EXPECT_EQ(dtypeName(DType::F32).str(), "float32");
-  EXPECT_EQ(dtypeName(DType::F64).str(), "float64");
-  EXPECT_EQ(dtypeName(DType::I1).str(), "bool");
-  EXPECT_EQ(dtypeName(DType::I8).str(), "int8");
-  EXPECT_EQ(dtypeName(DType::I32).str(), "int32");
-  EXPECT_EQ(dtypeName(DType::I64).str(), "int64");
+  EXPECT_EQ(std::string(dtypeName(DType::F16)), "float16");
+  EXPECT_EQ(std::string(dtypeName(DType::BF16)), "bfloat16");
+  EXPECT_EQ(std::string(dtypeName(DType::F32)), "float32");
+  EXPECT_EQ(std::string(dtypeName(DType::F64)), "float64");
+  EXPECT_EQ(std::string(dtypeName(DType::I1)), "bool");
+  EXPECT_EQ(std::string(dtypeName(DType::I8)), "int8");
+  EXPECT_EQ(std::string(dtypeName(DType::I32)), "int32");
+  EXPECT_EQ(std::string(dtypeName(DType::I64)), "int64");
   const int64_t sizes[] = {2, 2, 4, 8, 1, 1, 4, 8};
   for (size_t i = 0; i < 8; ++i) {
     EXPECT_EQ(dtypeSize(kAllDTypes[i]), sizes[i]);
     // Every descriptor we write parses back to the same type.
-    llvm::Expected<DType> back = parseDescr(dtypeDescr(kAllDTypes[i]));
-    ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+    Expected<DType> back = parseDescr(dtypeDescr(kAllDTypes[i]));
+    ASSERT_TRUE(static_cast<bool>(back)) << pe::rt::toString(back.takeError());
     EXPECT_EQ(*back, kAllDTypes[i]);
   }
 }
@@ -361,18 +361,18 @@ TEST(NpyDType, ByteOrderVariants) {
       {">i1", DType::I8},       {"=i4", DType::I32}, {"<i8", DType::I64},
       {"bfloat16", DType::BF16}};
   for (const Case &c : cases) {
-    llvm::Expected<DType> d = parseDescr(c.descr);
+    Expected<DType> d = parseDescr(c.descr);
     ASSERT_TRUE(static_cast<bool>(d))
-        << c.descr << ": " << llvm::toString(d.takeError());
+        << c.descr << ": " << pe::rt::toString(d.takeError());
     EXPECT_EQ(*d, c.dtype) << c.descr;
   }
 }
 
 TEST(NpyDType, UnsupportedDescrs) {
   auto err = [](const char *descr) {
-    llvm::Expected<DType> d = parseDescr(descr);
+    Expected<DType> d = parseDescr(descr);
     EXPECT_FALSE(static_cast<bool>(d)) << descr;
-    return d ? std::string() : llvm::toString(d.takeError());
+    return d ? std::string() : pe::rt::toString(d.takeError());
   };
   EXPECT_NE(err(">f4").find("big-endian"), std::string::npos);
   EXPECT_NE(err("<i2").find("unsupported dtype"), std::string::npos);
@@ -397,14 +397,14 @@ TEST(NpyRoundTrip, EachDType) {
           dtype == DType::I1 ? (i % 3 == 0) : static_cast<uint8_t>(i * 37 + 1);
     std::string bytes = serializeNpy(a);
     ASSERT_OK_AND_ASSIGN(b, parseNpy(bytes, "roundtrip"));
-    EXPECT_EQ(b.dtype, dtype) << dtypeName(dtype).str();
-    EXPECT_EQ(b.shape, a.shape) << dtypeName(dtype).str();
-    EXPECT_EQ(b.data, a.data) << dtypeName(dtype).str();
+    EXPECT_EQ(b.dtype, dtype) << std::string(dtypeName(dtype));
+    EXPECT_EQ(b.shape, a.shape) << std::string(dtypeName(dtype));
+    EXPECT_EQ(b.data, a.data) << std::string(dtypeName(dtype));
   }
 }
 
 TEST(NpyRoundTrip, Shapes) {
-  const llvm::SmallVector<int64_t> shapes[] = {
+  const std::vector<int64_t> shapes[] = {
       {}, {1}, {7}, {2, 3, 4}, {0}, {0, 3}, {3, 0, 2}, {1, 1, 1, 1, 1, 1}};
   for (const auto &shape : shapes) {
     ASSERT_OK_AND_ASSIGN(a, makeArray(DType::F32, shape));
@@ -432,9 +432,9 @@ TEST(NpyRoundTrip, ZeroDAndNumElements) {
   EXPECT_EQ(c.numElements(), 24);
   EXPECT_EQ(c.numBytes(), 192);
   EXPECT_FALSE(static_cast<bool>(makeArray(DType::F32, {2, -1})));
-  llvm::Expected<Array> huge = makeArray(DType::F32, {int64_t(1) << 62, 2});
+  Expected<Array> huge = makeArray(DType::F32, {int64_t(1) << 62, 2});
   ASSERT_FALSE(static_cast<bool>(huge));
-  EXPECT_NE(llvm::toString(huge.takeError()).find("overflow"),
+  EXPECT_NE(pe::rt::toString(huge.takeError()).find("overflow"),
             std::string::npos);
 }
 
@@ -443,9 +443,9 @@ TEST(NpyRoundTrip, WriteAndReadFile) {
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("pe-npy-test", "npy", path));
   Array a = arrayOf<int32_t>(DType::I32, {2, 2, 2},
                              {1, -2, 3, -4, 5, -6, 7, 2147483647});
-  llvm::Error err = writeNpy(path, a);
-  ASSERT_FALSE(static_cast<bool>(err)) << llvm::toString(std::move(err));
-  ASSERT_OK_AND_ASSIGN(b, readNpy(path));
+  Error err = writeNpy(path.str().str(), a);
+  ASSERT_FALSE(static_cast<bool>(err)) << pe::rt::toString(std::move(err));
+  ASSERT_OK_AND_ASSIGN(b, readNpy(path.str().str()));
   EXPECT_EQ(b.dtype, DType::I32);
   EXPECT_EQ(b.shape, a.shape);
   EXPECT_EQ(b.data, a.data);
@@ -453,7 +453,7 @@ TEST(NpyRoundTrip, WriteAndReadFile) {
 }
 
 TEST(NpyRoundTrip, HeaderAlignmentAndLayout) {
-  const llvm::SmallVector<int64_t> shapes[] = {
+  const std::vector<int64_t> shapes[] = {
       {},
       {5},
       {0},
@@ -513,7 +513,7 @@ TEST(NpyRoundTrip, BoolsAreNormalized) {
 TEST(NpyNumpyFiles, Float32_2x3) {
   ASSERT_OK_AND_ASSIGN(a, parseNpy(bytesOf(kNumpyF32_2x3), "f32"));
   EXPECT_EQ(a.dtype, DType::F32);
-  EXPECT_EQ(a.shape, (llvm::SmallVector<int64_t>{2, 3}));
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(elementsOf<float>(a),
             (std::vector<float>{-1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 1.5f}));
 }
@@ -521,7 +521,7 @@ TEST(NpyNumpyFiles, Float32_2x3) {
 TEST(NpyNumpyFiles, Int64_5) {
   ASSERT_OK_AND_ASSIGN(a, parseNpy(bytesOf(kNumpyI64_5), "i64"));
   EXPECT_EQ(a.dtype, DType::I64);
-  EXPECT_EQ(a.shape, (llvm::SmallVector<int64_t>{5}));
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{5}));
   EXPECT_EQ(elementsOf<int64_t>(a),
             (std::vector<int64_t>{-2, -1, 0, 1, int64_t(1) << 40}));
 }
@@ -529,14 +529,14 @@ TEST(NpyNumpyFiles, Int64_5) {
 TEST(NpyNumpyFiles, Bool_2x2) {
   ASSERT_OK_AND_ASSIGN(a, parseNpy(bytesOf(kNumpyBool_2x2), "bool"));
   EXPECT_EQ(a.dtype, DType::I1);
-  EXPECT_EQ(a.shape, (llvm::SmallVector<int64_t>{2, 2}));
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(a.data, (std::vector<uint8_t>{1, 0, 0, 1}));
 }
 
 TEST(NpyNumpyFiles, Float16_3) {
   ASSERT_OK_AND_ASSIGN(a, parseNpy(bytesOf(kNumpyF16_3), "f16"));
   EXPECT_EQ(a.dtype, DType::F16);
-  EXPECT_EQ(a.shape, (llvm::SmallVector<int64_t>{3}));
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{3}));
   EXPECT_EQ(elementsOf<uint16_t>(a),
             (std::vector<uint16_t>{0x3c00, 0x7bff, 0x8001}));
 }
@@ -552,19 +552,19 @@ TEST(NpyNumpyFiles, Float64_0d) {
 TEST(NpyNumpyFiles, Version2And3) {
   ASSERT_OK_AND_ASSIGN(a, parseNpy(bytesOf(kNumpyI32_2x2_V2), "v2"));
   EXPECT_EQ(a.dtype, DType::I32);
-  EXPECT_EQ(a.shape, (llvm::SmallVector<int64_t>{2, 2}));
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(elementsOf<int32_t>(a),
             (std::vector<int32_t>{1, -2, 3, 2147483647}));
 
   ASSERT_OK_AND_ASSIGN(b, parseNpy(bytesOf(kNumpyI8_4_V3), "v3"));
   EXPECT_EQ(b.dtype, DType::I8);
-  EXPECT_EQ(b.shape, (llvm::SmallVector<int64_t>{4}));
+  EXPECT_EQ(b.shape, (std::vector<int64_t>{4}));
   EXPECT_EQ(elementsOf<int8_t>(b), (std::vector<int8_t>{-128, -1, 0, 127}));
 }
 
 TEST(NpyNumpyFiles, EmptyArray) {
   ASSERT_OK_AND_ASSIGN(a, parseNpy(bytesOf(kNumpyF32_0x3), "empty"));
-  EXPECT_EQ(a.shape, (llvm::SmallVector<int64_t>{0, 3}));
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{0, 3}));
   EXPECT_TRUE(a.data.empty());
 }
 
@@ -579,7 +579,7 @@ TEST(NpyNumpyFiles, SerializeIsByteIdenticalToNumpy) {
 
   // NumPy reserves 21 - len(str(shape[0])) spare header bytes for growing
   // the first axis; here that pushes the data offset from 128 to 192.
-  llvm::SmallVector<int64_t> shape(14, 1);
+  std::vector<int64_t> shape(14, 1);
   shape.push_back(0);
   ASSERT_OK_AND_ASSIGN(padded, makeArray(DType::I8, shape));
   EXPECT_EQ(serializeNpy(padded), bytesOf(kNumpyI8_GrowthPadding).str());
@@ -609,7 +609,7 @@ TEST(NpyHeader, FlexibleSyntax) {
   for (const char *header : headers) {
     ASSERT_OK_AND_ASSIGN(a, parseNpy(buildNpy(header, data), "flex"));
     EXPECT_EQ(a.dtype, DType::F32) << header;
-    EXPECT_EQ(a.shape, (llvm::SmallVector<int64_t>{2, 3})) << header;
+    EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3})) << header;
   }
   // 0-d and 1-d shapes, bfloat16 descriptor.
   ASSERT_OK_AND_ASSIGN(
@@ -624,7 +624,7 @@ TEST(NpyHeader, FlexibleSyntax) {
                            "'shape': (5,)}",
                            zeros(20)),
                   "vector"));
-  EXPECT_EQ(v.shape, (llvm::SmallVector<int64_t>{5}));
+  EXPECT_EQ(v.shape, (std::vector<int64_t>{5}));
 }
 
 TEST(NpyHeader, MalformedSyntax) {
@@ -839,7 +839,7 @@ TEST(NpyErrors, ReadNpyNamesTheFile) {
     ASSERT_FALSE(ec);
     os << buildNpy(kGoodF32Header, zeros(20));
   }
-  msg = errorOf(readNpy(path));
+  msg = errorOf(readNpy(path.str().str()));
   EXPECT_EQ(msg.rfind(std::string(path) + ": data is truncated", 0), 0u) << msg;
   llvm::sys::fs::remove(path);
 }
@@ -849,16 +849,16 @@ TEST(NpyErrors, WriteNpyErrors) {
   bad.dtype = DType::F32;
   bad.shape = {2, 3};
   bad.data.resize(23);
-  llvm::Error err = writeNpy("/tmp/pe-npy-never-written.npy", bad);
+  Error err = writeNpy("/tmp/pe-npy-never-written.npy", bad);
   ASSERT_TRUE(static_cast<bool>(err));
-  std::string msg = llvm::toString(std::move(err));
+  std::string msg = pe::rt::toString(std::move(err));
   EXPECT_NE(msg.find("23 bytes"), std::string::npos) << msg;
   EXPECT_FALSE(llvm::sys::fs::exists("/tmp/pe-npy-never-written.npy"));
 
   Array good = arrayOf<float>(DType::F32, {1}, {1.0f});
   err = writeNpy("/nonexistent-dir/out.npy", good);
   ASSERT_TRUE(static_cast<bool>(err));
-  msg = llvm::toString(std::move(err));
+  msg = pe::rt::toString(std::move(err));
   EXPECT_NE(msg.find("/nonexistent-dir/out.npy"), std::string::npos) << msg;
 }
 

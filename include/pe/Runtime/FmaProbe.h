@@ -15,12 +15,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PE_SUPPORT_FMAPROBE_H
-#define PE_SUPPORT_FMAPROBE_H
+#ifndef PE_RUNTIME_FMAPROBE_H
+#define PE_RUNTIME_FMAPROBE_H
 
 #include <cstdint>
 
-namespace pe {
+namespace pe::rt {
 
 struct FmaProbe {
   /// Runs `iterations` of the loop; the result only keeps it from being
@@ -35,6 +35,6 @@ struct FmaProbe {
 /// The probe for the CPU this process runs on.
 FmaProbe hostFmaProbe();
 
-} // namespace pe
+} // namespace pe::rt
 
-#endif // PE_SUPPORT_FMAPROBE_H
+#endif // PE_RUNTIME_FMAPROBE_H

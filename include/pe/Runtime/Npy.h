@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A small, dependency-free (apart from LLVM Support) reader and writer for the
-// NumPy `.npy` format (versions 1.0, 2.0 and 3.0), used by the JIT runtime
-// harness to load inputs and save outputs.
+// A reader and writer for the NumPy `.npy` format (versions 1.0, 2.0 and
+// 3.0), used by pe-run and by the executables of `pe-run --emit-executable`
+// to load inputs and save outputs. Plain C++17 (see Error.h).
 //
 // Supported element types are listed in `DType`. Data is always held in
 // memory as packed, little-endian, C-order (row-major) bytes.
@@ -26,21 +26,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PE_SUPPORT_NPY_H
-#define PE_SUPPORT_NPY_H
+#ifndef PE_RUNTIME_NPY_H
+#define PE_RUNTIME_NPY_H
 
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
+#include "pe/Runtime/Error.h"
+#include "pe/Runtime/HalfFloat.h"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
-namespace mlir {
-namespace pe {
-namespace npy {
+namespace pe::rt {
 
 /// Element types supported by the reader/writer. `I1` is NumPy `bool`
 /// (`'|b1'`, one byte per element holding 0 or 1).
@@ -48,7 +45,7 @@ enum class DType { F16, BF16, F32, F64, I1, I8, I32, I64 };
 
 /// NumPy-style name of the type: "float16", "bfloat16", "float32",
 /// "float64", "bool", "int8", "int32", "int64".
-llvm::StringRef dtypeName(DType dtype);
+const char *dtypeName(DType dtype);
 
 /// Size of one element in bytes (I1 is one byte).
 int64_t dtypeSize(DType dtype);
@@ -57,18 +54,22 @@ int64_t dtypeSize(DType dtype);
 bool isFloat(DType dtype);
 
 /// The `.npy` descriptor written for `dtype`, e.g. "<f4", "|b1", "bfloat16".
-llvm::StringRef dtypeDescr(DType dtype);
+const char *dtypeDescr(DType dtype);
 
 /// Parses a `.npy` descriptor string (e.g. "<f4", "=i8", "|b1",
 /// "bfloat16"). Errors explain why a descriptor is unsupported.
-llvm::Expected<DType> parseDescr(llvm::StringRef descr);
+Expected<DType> parseDescr(std::string_view descr);
+
+/// NumPy-style shape: "(2, 3)", "(6,)", "()"; negative (dynamic)
+/// dimensions print as "?".
+std::string shapeString(const std::vector<int64_t> &shape);
 
 /// An n-dimensional array. `data` is little-endian, C order and packed, and
 /// must hold exactly `numElements() * dtypeSize(dtype)` bytes. An empty
 /// `shape` denotes a 0-d (scalar) array with one element.
 struct Array {
   DType dtype = DType::F32;
-  llvm::SmallVector<int64_t> shape;
+  std::vector<int64_t> shape;
   std::vector<uint8_t> data;
 
   /// Product of `shape` (1 for a 0-d array, 0 if any dimension is 0).
@@ -81,24 +82,24 @@ struct Array {
 
 /// Creates a zero-filled array of the given type and shape. Returns an error
 /// for negative dimensions or if the byte size overflows int64_t.
-llvm::Expected<Array> makeArray(DType dtype, llvm::ArrayRef<int64_t> shape);
+Expected<Array> makeArray(DType dtype, const std::vector<int64_t> &shape);
 
 /// Checks that `a` is well formed: no negative dimensions, no overflow of
 /// the element/byte count, and `data.size()` equal to `numBytes()`.
-llvm::Error verify(const Array &a);
+Error verify(const Array &a);
 
 /// Reads and parses the `.npy` file at `path`. Error messages start with the
 /// file name and name the problem.
-llvm::Expected<Array> readNpy(llvm::StringRef path);
+Expected<Array> readNpy(const std::string &path);
 
 /// Parses the contents of a `.npy` file. `nameForErrors` prefixes error
 /// messages (typically the file name).
-llvm::Expected<Array> parseNpy(llvm::StringRef bytes,
-                               llvm::StringRef nameForErrors);
+Expected<Array> parseNpy(std::string_view bytes,
+                         std::string_view nameForErrors);
 
 /// Writes `a` to `path` using `serializeNpy`. Fails (without writing) if
 /// `verify(a)` fails, and on I/O errors.
-llvm::Error writeNpy(llvm::StringRef path, const Array &a);
+Error writeNpy(const std::string &path, const Array &a);
 
 /// Returns the `.npy` file contents for `a`, byte-identical to what
 /// `numpy.save` writes for the same array: format version 1.0 when the
@@ -106,17 +107,6 @@ llvm::Error writeNpy(llvm::StringRef path, const Array &a);
 /// so that the data starts at a multiple of 64 bytes. Precondition:
 /// `verify(a)` succeeds (asserted).
 std::string serializeNpy(const Array &a);
-
-/// IEEE binary16 conversions. floatToHalf rounds to nearest, ties to even;
-/// overflow gives +-inf, tiny values give subnormals or signed zero, NaNs
-/// stay (quiet) NaNs. halfToFloat is exact.
-uint16_t floatToHalf(float value);
-float halfToFloat(uint16_t bits);
-
-/// bfloat16 conversions. floatToBFloat16 rounds to nearest, ties to even;
-/// NaNs stay (quiet) NaNs. bfloat16ToFloat is exact.
-uint16_t floatToBFloat16(float value);
-float bfloat16ToFloat(uint16_t bits);
 
 /// Converts `a` to element type `to`:
 ///   * float <-> float (F16, BF16, F32, F64): IEEE semantics, a single
@@ -127,10 +117,13 @@ float bfloat16ToFloat(uint16_t bits);
 ///     and 1). The error names the first offending element.
 ///   * float <-> int (including bool) is rejected: it is lossy by design.
 ///   * Converting to the same type returns a copy.
-llvm::Expected<Array> convert(const Array &a, DType to);
+Expected<Array> convert(const Array &a, DType to);
 
-} // namespace npy
-} // namespace pe
-} // namespace mlir
+/// Element `i` of a float array as a double (exact), and of an integer or
+/// bool array as an int64.
+double loadFloat(DType dtype, const uint8_t *p);
+int64_t loadInt(DType dtype, const uint8_t *p);
 
-#endif // PE_SUPPORT_NPY_H
+} // namespace pe::rt
+
+#endif // PE_RUNTIME_NPY_H

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Support/FmaProbe.h"
+#include "pe/Runtime/FmaProbe.h"
 
-using namespace pe;
+using namespace pe::rt;
 
 namespace {
 constexpr int kChains = 12;
@@ -73,7 +73,7 @@ PE_FMA_LOOP(loopAvx512, V16, 16, true, __attribute__((target("avx512f"))))
 #endif
 } // namespace
 
-FmaProbe pe::hostFmaProbe() {
+FmaProbe pe::rt::hostFmaProbe() {
 #if defined(__x86_64__) && defined(__clang__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f"))
