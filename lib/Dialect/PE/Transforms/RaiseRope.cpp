@@ -23,7 +23,10 @@
 //   * read from tensors: cos[... t ..., k(c)] and sin[... t ..., k(c)] ->
 //     pe.rope cache(...), with the table slices of the first channel of each
 //     pair; the second channel must read the same entry, or
-//     assume-duplicated-tables must say so.
+//     assume-duplicated-tables must say so: then the raised program checks
+//     at run time, before the pe.rope, that the entries the second channels
+//     read equal those of the first channels in every row of the table
+//     (cf.assert), since pe.rope reads only the first ones.
 //
 // A constant coefficient on both products is the attention scaling.
 //
@@ -36,10 +39,13 @@
 #include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 
@@ -97,6 +103,12 @@ private:
                                          ExprKind trig);
   bool sameEntry(const TableFactor &a, const TableFactor &b);
   int64_t partner(int64_t c) const;
+  LogicalResult checkDuplicated(PatternRewriter &rewriter, bool dry,
+                                Location loc, ArrayRef<TableFactor> tables,
+                                unsigned channelAt, ArrayRef<int64_t> start,
+                                ArrayRef<int64_t> sizes,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> shape, Value firsts);
 
   Value root;
   const RaiseOptions &options;
@@ -111,6 +123,9 @@ public:
   RopeLayout layout = RopeLayout::Half;
   int64_t rotaryDim = 0;
   double scaling = 1;
+  // Some pair's two channels read different entries of a table, raised on
+  // assume-duplicated-tables: the rewrite checks the tables at run time.
+  bool assumedDuplicated = false;
   // Per channel c < R: the cos and sin factor.
   std::vector<TableFactor> cosOf, sinOf;
 };
@@ -309,8 +324,10 @@ bool RopeMatcher::matchTables() {
         continue;
       const TableFactor &a = (*tables)[c], &b = (*tables)[p];
       if (!a.computed && options.assumeDuplicatedTables &&
-          a.leaf->value == b.leaf->value)
+          a.leaf->value == b.leaf->value) {
+        assumedDuplicated = true;
         continue;
+      }
       reason = a.computed ? "the two channels of a rotated pair have different "
                             "angles"
                           : "the two channels of a rotated pair read different "
@@ -445,6 +462,104 @@ static Value sliceTable(PatternRewriter &rewriter, bool dry, Location loc,
   }
   return tensor::ExtractSliceOp::create(rewriter, loc, resultType, table, o, s,
                                         st);
+}
+
+/// On assume-duplicated-tables: checks that the entries of `tables`' table
+/// that the second channels of the pairs read follow those of the first
+/// channels (`firsts`, the slice of the first channels: offsets `start`,
+/// channel dimension `channelAt`) with the same sizes and strides, and (not
+/// dry) inserts a run-time check that the two slices are equal: pe.rope reads
+/// only the first channels' entries, so a table whose halves differ must stop
+/// the program instead of giving a different result.
+LogicalResult
+RopeMatcher::checkDuplicated(PatternRewriter &rewriter, bool dry, Location loc,
+                             ArrayRef<TableFactor> tables, unsigned channelAt,
+                             ArrayRef<int64_t> start, ArrayRef<int64_t> sizes,
+                             ArrayRef<int64_t> strides, ArrayRef<int64_t> shape,
+                             Value firsts) {
+  const Expr *l0 = tables[firstOfPair(layout, 0)].leaf;
+  std::optional<int64_t> base;
+  int64_t half = rotaryDim / 2;
+  for (int64_t i = 0; i < half; ++i) {
+    const Expr *first = tables[firstOfPair(layout, i)].leaf;
+    const Expr *second = tables[partner(firstOfPair(layout, i))].leaf;
+    if (!first || !second || second->value != l0->value ||
+        second->indices.size() != first->indices.size())
+      return rewriter.notifyMatchFailure(
+          loc, "the second channels of the pairs read another table");
+    for (auto [d, e] : llvm::enumerate(second->indices)) {
+      if (d != channelAt) {
+        if (tracer.simplify(e) != tracer.simplify(first->indices[d]))
+          return rewriter.notifyMatchFailure(
+              loc, "the second channels of the pairs read other rows");
+        continue;
+      }
+      std::optional<int64_t> at = tracer.constantOf(e);
+      if (at && !base)
+        base = at;
+      if (!at || *at != *base + i * strides[channelAt])
+        return rewriter.notifyMatchFailure(
+            loc, "the second channels of the pairs read the table unevenly");
+    }
+  }
+  if (dry)
+    return success();
+
+  SmallVector<int64_t> offsets(start);
+  offsets[channelAt] = *base;
+  Value seconds = sliceTable(rewriter, /*dry=*/false, loc, l0->value, offsets,
+                             sizes, strides, shape);
+  // all(firsts == seconds), then cf.assert.
+  auto type = cast<RankedTensorType>(firsts.getType());
+  unsigned rank = type.getRank();
+  MLIRContext *ctx = rewriter.getContext();
+  Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{},
+                                        rewriter.getI1Type());
+  Value yes =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
+  Value init =
+      linalg::FillOp::create(rewriter, loc, ValueRange{yes}, ValueRange{empty})
+          .getResult(0);
+  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+  AffineMap scalar = AffineMap::get(rank, 0, {}, ctx);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto all = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{firsts, seconds},
+      ValueRange{init}, ArrayRef<AffineMap>{identity, identity, scalar},
+      iterators, [](OpBuilder &b, Location l, ValueRange args) {
+        Value same = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                           args[0], args[1]);
+        linalg::YieldOp::create(
+            b, l, arith::AndIOp::create(b, l, args[2], same).getResult());
+      });
+  Value ok =
+      tensor::ExtractOp::create(rewriter, loc, all.getResult(0), ValueRange{});
+
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "pe-raise assume-duplicated-tables: the "
+     << (tables.data() == cosOf.data() ? "cos" : "sin") << " table (";
+  if (auto arg = dyn_cast<BlockArgument>(l0->value)) {
+    os << "argument #" << arg.getArgNumber();
+    if (auto func = dyn_cast_or_null<FunctionOpInterface>(
+            arg.getOwner()->getParentOp()))
+      os << " of @" << func.getName();
+  } else {
+    os << "the value at " << l0->value.getLoc();
+  }
+  os << ") of the rotary embedding at ";
+  if (auto at = dyn_cast<FileLineColLoc>(loc))
+    os << at.getFilename().getValue() << ":" << at.getLine() << ":"
+       << at.getColumn();
+  else
+    os << loc;
+  os << " holds different values for the two channels of a rotated pair ("
+     << (layout == RopeLayout::Half ? "c and c + " + std::to_string(half)
+                                    : std::string("2i and 2i + 1"))
+     << "); the raised pe.rope would read only the first";
+  cf::AssertOp::create(rewriter, loc, ok, message);
+  return success();
 }
 
 LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
@@ -671,6 +786,9 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
       }
       cache = sliceTable(rewriter, dry, loc, l0->value, start, sizes, strides,
                          shape);
+      if (assumedDuplicated)
+        return checkDuplicated(rewriter, dry, loc, tables, *channelAt, start,
+                               sizes, strides, shape, cache);
       return success();
     };
     bool cosPerToken = false, sinPerToken = false;
