@@ -328,12 +328,50 @@ bool RopeMatcher::matchTables() {
         assumedDuplicated = true;
         continue;
       }
-      reason = a.computed ? "the two channels of a rotated pair have different "
-                            "angles"
-                          : "the two channels of a rotated pair read different "
-                            "entries of a cos/sin table the pass cannot see; "
-                            "assume-duplicated-tables raises it anyway";
+      if (a.computed)
+        reason = "the two channels of a rotated pair have different angles";
+      else if (!options.assumeDuplicatedTables)
+        reason = "the two channels of a rotated pair read different entries "
+                 "of a cos/sin table the pass cannot see; "
+                 "assume-duplicated-tables raises it anyway";
+      else
+        reason = "the two channels of a rotated pair read different cos/sin "
+                 "tensors; assume-duplicated-tables is about the two halves "
+                 "of one table";
       return false;
+    }
+  }
+  // assume-duplicated-tables is checked at run time by comparing two slices
+  // of each table: the second channel of every pair must read it at one
+  // constant offset, along one dimension, from the first channel.
+  if (assumedDuplicated) {
+    for (auto *tables : {&cosOf, &sinOf}) {
+      std::optional<std::pair<unsigned, int64_t>> shift;
+      for (int64_t c = 0; c < rotaryDim; ++c) {
+        int64_t p = partner(c);
+        if (p < c)
+          continue;
+        const Expr *a = (*tables)[c].leaf, *b = (*tables)[p].leaf;
+        bool uniform = a && b && a->value == b->value &&
+                       a->indices.size() == b->indices.size();
+        std::optional<std::pair<unsigned, int64_t>> here;
+        for (unsigned d = 0; uniform && d < a->indices.size(); ++d) {
+          std::optional<int64_t> k =
+              tracer.constantOf(tracer.simplify(b->indices[d] - a->indices[d]));
+          if (!k || (*k != 0 && here))
+            uniform = false;
+          else if (*k != 0)
+            here = std::make_pair(d, *k);
+        }
+        if (!uniform || !here || (shift && *shift != *here)) {
+          reason = "assume-duplicated-tables: the second channel of each "
+                   "rotated pair does not read the cos/sin table at one "
+                   "constant offset along one dimension from the first "
+                   "channel, so the two halves cannot be checked at run time";
+          return false;
+        }
+        shift = here;
+      }
     }
   }
   // Every channel: the same position expression (computed) or table (read).
