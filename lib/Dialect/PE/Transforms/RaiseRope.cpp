@@ -26,7 +26,9 @@
 //     assume-duplicated-tables must say so: then the raised program checks
 //     at run time, before the pe.rope, that the entries the second channels
 //     read equal those of the first channels in every row of the table
-//     (cf.assert), since pe.rope reads only the first ones.
+//     (cf.assert), since pe.rope reads only the first ones. A constant
+//     table is compared at compile time instead, with or without the
+//     option.
 //
 // A constant coefficient on both products is the attention scaling.
 //
@@ -129,6 +131,12 @@ public:
   // Per channel c < R: the cos and sin factor.
   std::vector<TableFactor> cosOf, sinOf;
 };
+
+/// A constant floating-point tensor.
+static bool isConstantFPTable(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  return cst && isa<DenseFPElementsAttr>(cst.getValue());
+}
 
 int64_t RopeMatcher::partner(int64_t c) const {
   if (layout == RopeLayout::Half) {
@@ -323,7 +331,9 @@ bool RopeMatcher::matchTables() {
       if (sameEntry((*tables)[c], (*tables)[p]))
         continue;
       const TableFactor &a = (*tables)[c], &b = (*tables)[p];
-      if (!a.computed && options.assumeDuplicatedTables &&
+      // A constant table is compared at compile time by the rewrite.
+      bool constant = !a.computed && isConstantFPTable(a.leaf->value);
+      if (!a.computed && (options.assumeDuplicatedTables || constant) &&
           a.leaf->value == b.leaf->value) {
         assumedDuplicated = true;
         continue;
@@ -502,6 +512,45 @@ static Value sliceTable(PatternRewriter &rewriter, bool dry, Location loc,
                                         st);
 }
 
+/// Largest constant table slice compared at compile time.
+constexpr int64_t kMaxComparedEntries = int64_t(1) << 22;
+
+/// Whether the slices of `table` at offsets `a` and `b` (both with `sizes`
+/// and `strides`) hold the same values; std::nullopt for a slice larger than
+/// kMaxComparedEntries.
+static std::optional<bool> sameSlices(DenseFPElementsAttr table,
+                                      ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                                      ArrayRef<int64_t> sizes,
+                                      ArrayRef<int64_t> strides) {
+  ArrayRef<int64_t> shape = table.getType().getShape();
+  int64_t count = 1;
+  for (int64_t s : sizes) {
+    if (s <= 0)
+      return true;
+    count *= s;
+    if (count > kMaxComparedEntries)
+      return std::nullopt;
+  }
+  auto values = table.getValues<APFloat>();
+  SmallVector<int64_t> at(sizes.size(), 0);
+  auto flat = [&](ArrayRef<int64_t> offsets) {
+    int64_t index = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      index = index * shape[d] + offsets[d] + at[d] * strides[d];
+    return index;
+  };
+  for (int64_t n = 0; n < count; ++n) {
+    if (values[flat(a)].compare(values[flat(b)]) != APFloat::cmpEqual)
+      return false;
+    for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+      if (++at[d] < sizes[d])
+        break;
+      at[d] = 0;
+    }
+  }
+  return true;
+}
+
 /// On assume-duplicated-tables: checks that the entries of `tables`' table
 /// that the second channels of the pairs read follow those of the first
 /// channels (`firsts`, the slice of the first channels: offsets `start`,
@@ -540,11 +589,25 @@ RopeMatcher::checkDuplicated(PatternRewriter &rewriter, bool dry, Location loc,
             loc, "the second channels of the pairs read the table unevenly");
     }
   }
+  SmallVector<int64_t> offsets(start);
+  offsets[channelAt] = *base;
+  // A constant table is compared here: equal halves need no run-time check,
+  // and a table whose halves differ is not raised.
+  if (auto cst = l0->value.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue()))
+      if (std::optional<bool> same =
+              sameSlices(dense, start, offsets, sizes, strides)) {
+        if (*same)
+          return success();
+        reason = "the constant " +
+                 std::string(tables.data() == cosOf.data() ? "cos" : "sin") +
+                 " table holds different values for the two channels of a "
+                 "rotated pair";
+        return rewriter.notifyMatchFailure(loc, reason);
+      }
   if (dry)
     return success();
 
-  SmallVector<int64_t> offsets(start);
-  offsets[channelAt] = *base;
   Value seconds = sliceTable(rewriter, /*dry=*/false, loc, l0->value, offsets,
                              sizes, strides, shape);
   // all(firsts == seconds), then cf.assert.
@@ -926,9 +989,14 @@ std::string mlir::pe::raise::whyRopeNotRaised(Operation *op,
   if (!isCandidateRoot(op))
     return "";
   RopeMatcher matcher(op->getResult(0), options);
-  if (matcher.match())
-    return "";
-  return matcher.reason;
+  if (!matcher.match())
+    return matcher.reason;
+  // What the dry rewrite refuses with a reason (a constant table whose halves
+  // differ).
+  PatternRewriter rewriter(op->getContext());
+  if (failed(matcher.rewrite(rewriter, /*dry=*/true)))
+    return matcher.reason;
+  return "";
 }
 
 void mlir::pe::populateRaiseRopePatterns(RewritePatternSet &patterns,

@@ -203,7 +203,9 @@ def Raise : Pass<"pe-raise"> {
     category `pe-raise`); the raised program then checks at run time, before
     the `pe.rope`, that the entries the two channels of each pair read are
     equal in every row of the tables, and stops with a `cf.assert` naming the
-    table otherwise.
+    table otherwise. Constant tables are compared at compile time (with or
+    without the option): raised with no check when their halves agree, not
+    raised when they differ.
 
     The tracer follows elementwise computations inside linalg ops; arith and
     math ops on whole tensors end a trace (a missed remark names each).
