@@ -334,12 +334,31 @@ def rope_table_args(out, duplicated):
             x64 * c64 + rotate_half(x64) * s64)
 
 
+def rope_tensor_level(out):
+    """raise-pipeline.mlir: x [1, 2, 4, 16] times cat(c, c) plus
+    rotate_half(x) times cat(s, s), c and s [4, 8] tables of position *
+    inv_freq (positions 0..3)."""
+    rng = np.random.default_rng(93)
+    x = rng.uniform(-1, 1, (1, 2, 4, 16)).astype(F32)
+    angles = np.arange(4, dtype=np.float64)[:, None] * \
+        default_inv_freq(10000.0, 16)[None]
+    c = np.cos(angles).astype(F32)
+    s = np.sin(angles).astype(F32)
+    save(out, x=x, cos_half=c, sin_half=s)
+    x64 = x.astype(np.float64)
+    c64 = np.concatenate([c, c], axis=-1).astype(np.float64)
+    s64 = np.concatenate([s, s], axis=-1).astype(np.float64)
+    np.save(os.path.join(out, "expected.npy"),
+            x64 * c64 + rotate_half(x64) * s64)
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
     "tosa_attention3d": tosa_attention3d,
+    "rope_tensor_level": rope_tensor_level,
     "rope_table_args": lambda out: rope_table_args(out, True),
     "rope_table_args_bad": lambda out: rope_table_args(out, False),
     "rope_bf16": rope_bf16,
