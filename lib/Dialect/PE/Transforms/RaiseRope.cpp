@@ -565,6 +565,11 @@ RopeMatcher::checkDuplicated(PatternRewriter &rewriter, bool dry, Location loc,
                              ArrayRef<int64_t> strides, ArrayRef<int64_t> shape,
                              Value firsts) {
   const Expr *l0 = tables[firstOfPair(layout, 0)].leaf;
+  // Refusals give the remark's reason (whyRopeNotRaised asks the dry run).
+  auto refuse = [&](const Twine &why) {
+    reason = why.str();
+    return rewriter.notifyMatchFailure(loc, reason);
+  };
   std::optional<int64_t> base;
   int64_t half = rotaryDim / 2;
   for (int64_t i = 0; i < half; ++i) {
@@ -572,21 +577,23 @@ RopeMatcher::checkDuplicated(PatternRewriter &rewriter, bool dry, Location loc,
     const Expr *second = tables[partner(firstOfPair(layout, i))].leaf;
     if (!first || !second || second->value != l0->value ||
         second->indices.size() != first->indices.size())
-      return rewriter.notifyMatchFailure(
-          loc, "the second channels of the pairs read another table");
+      return refuse("assume-duplicated-tables: the second channels of the "
+                    "pairs read another table than the first channels");
     for (auto [d, e] : llvm::enumerate(second->indices)) {
       if (d != channelAt) {
         if (tracer.simplify(e) != tracer.simplify(first->indices[d]))
-          return rewriter.notifyMatchFailure(
-              loc, "the second channels of the pairs read other rows");
+          return refuse("assume-duplicated-tables: the second channels of "
+                        "the pairs read other rows of the table than the "
+                        "first channels");
         continue;
       }
       std::optional<int64_t> at = tracer.constantOf(e);
       if (at && !base)
         base = at;
       if (!at || *at != *base + i * strides[channelAt])
-        return rewriter.notifyMatchFailure(
-            loc, "the second channels of the pairs read the table unevenly");
+        return refuse("assume-duplicated-tables: the second channels of the "
+                      "pairs do not read the table's channels with the "
+                      "first channels' stride");
     }
   }
   SmallVector<int64_t> offsets(start);
@@ -599,11 +606,10 @@ RopeMatcher::checkDuplicated(PatternRewriter &rewriter, bool dry, Location loc,
               sameSlices(dense, start, offsets, sizes, strides)) {
         if (*same)
           return success();
-        reason = "the constant " +
-                 std::string(tables.data() == cosOf.data() ? "cos" : "sin") +
-                 " table holds different values for the two channels of a "
-                 "rotated pair";
-        return rewriter.notifyMatchFailure(loc, reason);
+        return refuse(Twine("the constant ") +
+                      (tables.data() == cosOf.data() ? "cos" : "sin") +
+                      " table holds different values for the two channels "
+                      "of a rotated pair");
       }
   if (dry)
     return success();
