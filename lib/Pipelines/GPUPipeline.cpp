@@ -95,6 +95,7 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   // in pe-cpu-pipeline.
   if (options.runtimeChecks)
     pm.addPass(createInsertRuntimeChecks());
+  addElementwiseToLinalg(pm);
   pm.addPass(createFoldFrequencies());
   pm.addPass(createCanonicalizerPass());
   if (options.fuse) {

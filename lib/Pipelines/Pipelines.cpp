@@ -75,10 +75,18 @@ static void addBufferization(OpPassManager &pm) {
   pm.addPass(createConvertLinalgToLoopsPass());
 }
 
+void mlir::pe::addElementwiseToLinalg(OpPassManager &pm) {
+  // Frontends (TOSA through tosa-to-arith, Buddy) leave arith and math ops on
+  // whole tensors: as linalg.generic payloads they are scalars, which the
+  // rest of the pipeline (approximations, fusion, bufferization) expects.
+  pm.addPass(createConvertElementwiseToLinalgPass());
+}
+
 void mlir::pe::buildReferencePipeline(OpPassManager &pm,
                                       const ReferencePipelineOptions &options) {
   if (options.runtimeChecks)
     pm.addPass(createInsertRuntimeChecks());
+  addElementwiseToLinalg(pm);
   pm.addPass(createConvertPEToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -109,6 +117,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   // for their sizes, so they do not keep fusion from firing).
   if (options.runtimeChecks)
     pm.addPass(createInsertRuntimeChecks());
+  addElementwiseToLinalg(pm);
   // The target: the kernels read it, and the functions carry it to the LLVM
   // translation (the target-cpu and target-features of the code).
   AttachCPUTargetOptions target;
@@ -182,6 +191,19 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
 
 void mlir::pe::buildCPUPipeline(OpPassManager &pm) {
   buildCPUPipeline(pm, CPUPipelineOptions());
+}
+
+void mlir::pe::buildRaisePipeline(OpPassManager &pm,
+                                  const RaisePipelineOptions &options) {
+  // The tracer follows linalg payloads: tensor-level ops become payloads.
+  addElementwiseToLinalg(pm);
+  pe::RaiseOptions raise;
+  raise.assumeDuplicatedTables = options.assumeDuplicatedTables;
+  raise.recoverScaling = options.recoverScaling;
+  raise.tolerance = options.tolerance;
+  pm.addPass(createRaise(raise));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::pe::registerPipelineDialects(DialectRegistry &registry) {
@@ -303,6 +325,12 @@ void mlir::pe::registerPipelines() {
       "unfused reference semantics (convert-pe-to-linalg, bufferization, "
       "scalar loops)",
       buildReferencePipeline);
+  registerCheckedPipeline<RaisePipelineOptions>(
+      "pe-raise-pipeline",
+      "Raise IR as frontends emit it: arith and math ops on whole tensors to "
+      "linalg (convert-elementwise-to-linalg), then pe-raise, canonicalize "
+      "and cse",
+      buildRaisePipeline);
   registerCheckedPipeline<ShardPipelineOptions>(
       "pe-shard-pipeline",
       "Partition a sharded program (shard dialect) into the program of each "

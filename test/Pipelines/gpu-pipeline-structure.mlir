@@ -15,10 +15,12 @@
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-gpu-pipeline{target=rocdl})' 2>&1 | FileCheck %s --check-prefix=BADTARGET
 
 // NOCHECKS: builtin.module(
+// NOCHECKS-NEXT: convert-elementwise-to-linalg
 // NOCHECKS-NEXT: pe-fold-frequencies
 
 // COMMON: builtin.module(
 // COMMON-NEXT: pe-insert-runtime-checks
+// COMMON-NEXT: convert-elementwise-to-linalg
 // COMMON-NEXT: pe-fold-frequencies
 // COMMON-NEXT: canonicalize
 // COMMON-NEXT: pe-fuse-encodings-into-attention

@@ -12,9 +12,10 @@
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-reference-pipeline{runtime-checks=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECKS
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{vector-width=8})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// CPU: Pass Manager with 43 passes:
+// CPU: Pass Manager with 44 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: pe-insert-runtime-checks
+// CPU-NEXT: convert-elementwise-to-linalg
 // CPU-NEXT: pe-attach-cpu-target{cpu= features= triple=}
 // CPU-NEXT: pe-fold-frequencies
 // CPU-NEXT: canonicalize{{.*}}
@@ -59,9 +60,10 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// REF: Pass Manager with 29 passes:
+// REF: Pass Manager with 30 passes:
 // REF-NEXT: builtin.module(
 // REF-NEXT: pe-insert-runtime-checks
+// REF-NEXT: convert-elementwise-to-linalg
 // REF-NEXT: convert-pe-to-linalg
 // REF-NEXT: canonicalize{{.*}}
 // REF-NEXT: cse

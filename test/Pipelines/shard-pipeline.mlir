@@ -27,6 +27,7 @@
 // PASSES-NEXT: pe-free-mpi-communicators
 // PASSES-NEXT: canonicalize
 // PASSES-NEXT: pe-insert-runtime-checks
+// PASSES-NEXT: convert-elementwise-to-linalg
 // PASSES-NEXT: pe-attach-cpu-target
 // PASSES-NEXT: pe-fold-frequencies
 // PASSES: convert-pe-to-vector

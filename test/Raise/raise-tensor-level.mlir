@@ -1,7 +1,8 @@
 // Elementwise arith / math ops on whole tensors (what TOSA and Buddy
 // frontends leave after tosa-to-arith) are leaves for pe-raise's tracer; each
-// gets a missed remark saying so and how to lower it first. The scalar ops
-// inside linalg payloads and tensor-level constants get none.
+// gets a missed remark saying so and naming pe-raise-pipeline, which lowers
+// them first (raise-pipeline.mlir). The scalar ops inside linalg payloads and
+// tensor-level constants get none.
 // RUN: pe-opt %s --pe-raise --remarks-filter=pe-raise --verify-diagnostics -o /dev/null
 // RUN: pe-opt %s --pe-raise -o - | FileCheck %s
 
@@ -11,7 +12,7 @@
 func.func @rope_tensor_level(%x: tensor<1x2x4x8xf32>, %cos: tensor<1x2x4x8xf32>,
                              %rot: tensor<1x2x4x8xf32>, %sin: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
   %zero = arith.constant dense<0.0> : tensor<1x2x4x8xf32>
-  // expected-remark @below {{the tracer looks into elementwise computations of linalg ops only, so this 'arith.mulf' on whole tensors ends every trace through it; run convert-elementwise-to-linalg before pe-raise}}
+  // expected-remark @below {{the tracer looks into elementwise computations of linalg ops only, so this 'arith.mulf' on whole tensors ends every trace through it; run pe-raise-pipeline (convert-elementwise-to-linalg, then pe-raise) instead}}
   %a = arith.mulf %x, %cos : tensor<1x2x4x8xf32>
   // expected-remark @below {{this 'arith.mulf' on whole tensors}}
   %b = arith.mulf %rot, %sin : tensor<1x2x4x8xf32>

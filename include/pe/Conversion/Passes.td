@@ -415,7 +415,11 @@ def ApproximateMath : Pass<"pe-approximate-math"> {
     vectors (`populateMathPolynomialApproximationPatterns`), so that the
     generated kernels do not call scalar libm functions per lane. The
     approximations are accurate to a few ulp in f32 (exp: about 2e-7
-    relative). f64 math is left alone.
+    relative). f64 math is left alone, and so is math on whole tensors
+    (`math.exp %x : tensor<4x8xf32>`): the approximations build their
+    constants for scalars and vectors only. The pipelines lower tensor-level
+    elementwise ops to linalg payloads (`convert-elementwise-to-linalg`)
+    first, where they are scalars.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

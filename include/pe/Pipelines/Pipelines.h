@@ -30,6 +30,26 @@ struct ReferencePipelineOptions
       llvm::cl::init(true)};
 };
 
+/// Options of `pe-raise-pipeline`: those of `pe-raise`.
+struct RaisePipelineOptions : public PassPipelineOptions<RaisePipelineOptions> {
+  PassOptions::Option<bool> assumeDuplicatedTables{
+      *this, "assume-duplicated-tables",
+      llvm::cl::desc("pe-raise's assume-duplicated-tables: raise rotary "
+                     "embeddings whose cos/sin tables the pass cannot see, "
+                     "checking at run time that their halves agree"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> recoverScaling{
+      *this, "recover-scaling",
+      llvm::cl::desc("pe-raise's recover-scaling: replace a constant "
+                     "frequency table by the frequency op that computes it"),
+      llvm::cl::init(true)};
+  PassOptions::Option<double> tolerance{
+      *this, "tolerance",
+      llvm::cl::desc("pe-raise's tolerance: relative tolerance of a constant "
+                     "frequency table against a frequency op"),
+      llvm::cl::init(1e-5)};
+};
+
 /// Options of `pe-cpu-pipeline` (`pe-cpu-pipeline{fuse=false threads=4}`).
 /// Every option changes which passes run or how they are configured; the
 /// defaults give the pipeline `pe-opt --pe-cpu-pipeline` runs.
@@ -224,6 +244,17 @@ void buildReferencePipeline(OpPassManager &pm,
                             const ReferencePipelineOptions &options);
 /// buildReferencePipeline with the default options.
 void buildReferencePipeline(OpPassManager &pm);
+
+/// The raising flow for IR as frontends emit it: arith and math ops on whole
+/// tensors become linalg.generic payloads (convert-elementwise-to-linalg),
+/// which pe-raise traces; then pe-raise, canonicalize and cse. Registered as
+/// `pe-raise-pipeline`.
+void buildRaisePipeline(OpPassManager &pm, const RaisePipelineOptions &options);
+
+/// The first pass of the lowering pipelines: arith and math ops on whole
+/// tensors (as TOSA and Buddy frontends leave them) to linalg.generic
+/// (convert-elementwise-to-linalg).
+void addElementwiseToLinalg(OpPassManager &pm);
 
 /// The optimised CPU pipeline: fold frequencies, fuse RoPE, ALiBi and the
 /// attention scaling into pe.attention's encodings, generate flash-attention

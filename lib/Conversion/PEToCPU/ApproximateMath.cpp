@@ -23,12 +23,33 @@ namespace pe {
 using namespace mlir;
 
 namespace {
+/// Whether every operand and result of `op` is a scalar or a vector: the
+/// upstream approximations build their constants for those types only (on a
+/// tensor they would build scalar constants and invalid IR), so math on whole
+/// tensors is left alone. The pipelines lower it to linalg payloads first
+/// (convert-elementwise-to-linalg), where it is scalar.
+static bool isScalarOrVectorOp(Operation *op) {
+  auto scalarOrVector = [](Type t) {
+    return !isa<ShapedType>(t) || isa<VectorType>(t);
+  };
+  return llvm::all_of(op->getOperandTypes(), scalarOrVector) &&
+         llvm::all_of(op->getResultTypes(), scalarOrVector);
+}
+
 struct ApproximateMathPass
     : public pe::impl::ApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::MathDialect>(op->getDialect()) && isScalarOrVectorOp(op))
+        ops.push_back(op);
+    });
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // The ops the patterns create have the types of the op they replace.
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
       signalPassFailure();
   }
 };

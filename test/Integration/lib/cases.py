@@ -2089,6 +2089,19 @@ def tc_mqa_d128_dv64(d):
     save(d, expected=ref.attention(q, k, v, scale=0.1))
 
 
+@case
+def tensor_level_math(d):
+    # Elementwise arith and math ops on whole tensors (as TOSA frontends leave
+    # them): exp(x) * w - tanh(x) + cos(x) on [4, 8], test/Pipelines/
+    # tensor-level-execution.test.
+    rng = rng_for("tensor_level_math")
+    x = uniform(rng, (4, 8))
+    w = uniform(rng, (4, 8))
+    save(d, x=x, w=w)
+    x64, w64 = x.astype(F64), w.astype(F64)
+    save(d, expected=np.exp(x64) * w64 - np.tanh(x64) + np.cos(x64))
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:
         names = " ".join(sorted(CASES))

@@ -310,12 +310,57 @@ def tosa_attention3d(out):
             (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64))
 
 
+def rope_table_args(out, duplicated):
+    """Inputs/rope_table_args.mlir: x [1, 2, 4, 16], cos/sin [1, 4, 16] tables
+    of position * inv_freq (positions 3..6). With `duplicated` both halves of
+    each table hold the same angles (Hugging Face's cat(freqs, freqs));
+    otherwise the second halves are of other frequencies, which a rotary
+    embedding raised on assume-duplicated-tables must refuse at run time.
+    The expected value is x * cos + rotate_half(x) * sin with the tables as
+    given."""
+    rng = np.random.default_rng(91 if duplicated else 92)
+    x = rng.uniform(-1, 1, (1, 2, 4, 16)).astype(F32)
+    inv = default_inv_freq(10000.0, 16)
+    second = inv if duplicated else inv * 1.5
+    angles = (3 + np.arange(4, dtype=np.float64))[:, None] * \
+        np.concatenate([inv, second])[None]
+    cos = np.cos(angles).astype(F32)[None]
+    sin = np.sin(angles).astype(F32)[None]
+    save(out, x=x, cos=cos, sin=sin)
+    x64 = x.astype(np.float64)
+    c64 = cos.astype(np.float64)[:, None]
+    s64 = sin.astype(np.float64)[:, None]
+    np.save(os.path.join(out, "expected.npy"),
+            x64 * c64 + rotate_half(x64) * s64)
+
+
+def rope_tensor_level(out):
+    """raise-pipeline.mlir: x [1, 2, 4, 16] times cat(c, c) plus
+    rotate_half(x) times cat(s, s), c and s [4, 8] tables of position *
+    inv_freq (positions 0..3)."""
+    rng = np.random.default_rng(93)
+    x = rng.uniform(-1, 1, (1, 2, 4, 16)).astype(F32)
+    angles = np.arange(4, dtype=np.float64)[:, None] * \
+        default_inv_freq(10000.0, 16)[None]
+    c = np.cos(angles).astype(F32)
+    s = np.sin(angles).astype(F32)
+    save(out, x=x, cos_half=c, sin_half=s)
+    x64 = x.astype(np.float64)
+    c64 = np.concatenate([c, c], axis=-1).astype(np.float64)
+    s64 = np.concatenate([s, s], axis=-1).astype(np.float64)
+    np.save(os.path.join(out, "expected.npy"),
+            x64 * c64 + rotate_half(x64) * s64)
+
+
 def default_inv_freq(base, rotary):
     return 1.0 / base ** (np.arange(0, rotary, 2, dtype=np.float64) / rotary)
 
 
 CASES = {
     "tosa_attention3d": tosa_attention3d,
+    "rope_tensor_level": rope_tensor_level,
+    "rope_table_args": lambda out: rope_table_args(out, True),
+    "rope_table_args_bad": lambda out: rope_table_args(out, False),
     "rope_bf16": rope_bf16,
     "attn_dynamic": attn_dynamic,
     "rope_dynamic": rope_dynamic,

@@ -16,6 +16,8 @@
 #include "pe/Dialect/PE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -79,7 +81,8 @@ struct RaisePass : pe::impl::RaiseBase<RaisePass> {
             "only, so this '" +
                 op->getName().getStringRef().str() +
                 "' on whole tensors ends every trace through it; run "
-                "convert-elementwise-to-linalg before pe-raise");
+                "pe-raise-pipeline (convert-elementwise-to-linalg, then "
+                "pe-raise) instead");
       std::string why = raise::whyRopeNotRaised(op, options);
       if (!why.empty())
         emitMissedRemark(op, getArgument(), "rope-not-raised", why);

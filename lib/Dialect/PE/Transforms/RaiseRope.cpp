@@ -23,7 +23,12 @@
 //   * read from tensors: cos[... t ..., k(c)] and sin[... t ..., k(c)] ->
 //     pe.rope cache(...), with the table slices of the first channel of each
 //     pair; the second channel must read the same entry, or
-//     assume-duplicated-tables must say so.
+//     assume-duplicated-tables must say so: then the raised program checks
+//     at run time, before the pe.rope, that the entries the second channels
+//     read equal those of the first channels in every row of the table
+//     (cf.assert), since pe.rope reads only the first ones. A constant
+//     table is compared at compile time instead, with or without the
+//     option.
 //
 // A constant coefficient on both products is the attention scaling.
 //
@@ -36,10 +41,13 @@
 #include "pe/Support/PEMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 
@@ -97,6 +105,12 @@ private:
                                          ExprKind trig);
   bool sameEntry(const TableFactor &a, const TableFactor &b);
   int64_t partner(int64_t c) const;
+  LogicalResult checkDuplicated(PatternRewriter &rewriter, bool dry,
+                                Location loc, ArrayRef<TableFactor> tables,
+                                unsigned channelAt, ArrayRef<int64_t> start,
+                                ArrayRef<int64_t> sizes,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> shape, Value firsts);
 
   Value root;
   const RaiseOptions &options;
@@ -111,9 +125,18 @@ public:
   RopeLayout layout = RopeLayout::Half;
   int64_t rotaryDim = 0;
   double scaling = 1;
+  // Some pair's two channels read different entries of a table, raised on
+  // assume-duplicated-tables: the rewrite checks the tables at run time.
+  bool assumedDuplicated = false;
   // Per channel c < R: the cos and sin factor.
   std::vector<TableFactor> cosOf, sinOf;
 };
+
+/// A constant floating-point tensor.
+static bool isConstantFPTable(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  return cst && isa<DenseFPElementsAttr>(cst.getValue());
+}
 
 int64_t RopeMatcher::partner(int64_t c) const {
   if (layout == RopeLayout::Half) {
@@ -308,15 +331,57 @@ bool RopeMatcher::matchTables() {
       if (sameEntry((*tables)[c], (*tables)[p]))
         continue;
       const TableFactor &a = (*tables)[c], &b = (*tables)[p];
-      if (!a.computed && options.assumeDuplicatedTables &&
-          a.leaf->value == b.leaf->value)
+      // A constant table is compared at compile time by the rewrite.
+      bool constant = !a.computed && isConstantFPTable(a.leaf->value);
+      if (!a.computed && (options.assumeDuplicatedTables || constant) &&
+          a.leaf->value == b.leaf->value) {
+        assumedDuplicated = true;
         continue;
-      reason = a.computed ? "the two channels of a rotated pair have different "
-                            "angles"
-                          : "the two channels of a rotated pair read different "
-                            "entries of a cos/sin table the pass cannot see; "
-                            "assume-duplicated-tables raises it anyway";
+      }
+      if (a.computed)
+        reason = "the two channels of a rotated pair have different angles";
+      else if (!options.assumeDuplicatedTables)
+        reason = "the two channels of a rotated pair read different entries "
+                 "of a cos/sin table the pass cannot see; "
+                 "assume-duplicated-tables raises it anyway";
+      else
+        reason = "the two channels of a rotated pair read different cos/sin "
+                 "tensors; assume-duplicated-tables is about the two halves "
+                 "of one table";
       return false;
+    }
+  }
+  // assume-duplicated-tables is checked at run time by comparing two slices
+  // of each table: the second channel of every pair must read it at one
+  // constant offset, along one dimension, from the first channel.
+  if (assumedDuplicated) {
+    for (auto *tables : {&cosOf, &sinOf}) {
+      std::optional<std::pair<unsigned, int64_t>> shift;
+      for (int64_t c = 0; c < rotaryDim; ++c) {
+        int64_t p = partner(c);
+        if (p < c)
+          continue;
+        const Expr *a = (*tables)[c].leaf, *b = (*tables)[p].leaf;
+        bool uniform = a && b && a->value == b->value &&
+                       a->indices.size() == b->indices.size();
+        std::optional<std::pair<unsigned, int64_t>> here;
+        for (unsigned d = 0; uniform && d < a->indices.size(); ++d) {
+          std::optional<int64_t> k =
+              tracer.constantOf(tracer.simplify(b->indices[d] - a->indices[d]));
+          if (!k || (*k != 0 && here))
+            uniform = false;
+          else if (*k != 0)
+            here = std::make_pair(d, *k);
+        }
+        if (!uniform || !here || (shift && *shift != *here)) {
+          reason = "assume-duplicated-tables: the second channel of each "
+                   "rotated pair does not read the cos/sin table at one "
+                   "constant offset along one dimension from the first "
+                   "channel, so the two halves cannot be checked at run time";
+          return false;
+        }
+        shift = here;
+      }
     }
   }
   // Every channel: the same position expression (computed) or table (read).
@@ -445,6 +510,163 @@ static Value sliceTable(PatternRewriter &rewriter, bool dry, Location loc,
   }
   return tensor::ExtractSliceOp::create(rewriter, loc, resultType, table, o, s,
                                         st);
+}
+
+/// Largest constant table slice compared at compile time.
+constexpr int64_t kMaxComparedEntries = int64_t(1) << 22;
+
+/// Whether the slices of `table` at offsets `a` and `b` (both with `sizes`
+/// and `strides`) hold the same values; std::nullopt for a slice larger than
+/// kMaxComparedEntries.
+static std::optional<bool> sameSlices(DenseFPElementsAttr table,
+                                      ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                                      ArrayRef<int64_t> sizes,
+                                      ArrayRef<int64_t> strides) {
+  ArrayRef<int64_t> shape = table.getType().getShape();
+  int64_t count = 1;
+  for (int64_t s : sizes) {
+    if (s <= 0)
+      return true;
+    count *= s;
+    if (count > kMaxComparedEntries)
+      return std::nullopt;
+  }
+  auto values = table.getValues<APFloat>();
+  SmallVector<int64_t> at(sizes.size(), 0);
+  auto flat = [&](ArrayRef<int64_t> offsets) {
+    int64_t index = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      index = index * shape[d] + offsets[d] + at[d] * strides[d];
+    return index;
+  };
+  for (int64_t n = 0; n < count; ++n) {
+    if (values[flat(a)].compare(values[flat(b)]) != APFloat::cmpEqual)
+      return false;
+    for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+      if (++at[d] < sizes[d])
+        break;
+      at[d] = 0;
+    }
+  }
+  return true;
+}
+
+/// On assume-duplicated-tables: checks that the entries of `tables`' table
+/// that the second channels of the pairs read follow those of the first
+/// channels (`firsts`, the slice of the first channels: offsets `start`,
+/// channel dimension `channelAt`) with the same sizes and strides, and (not
+/// dry) inserts a run-time check that the two slices are equal: pe.rope reads
+/// only the first channels' entries, so a table whose halves differ must stop
+/// the program instead of giving a different result.
+LogicalResult
+RopeMatcher::checkDuplicated(PatternRewriter &rewriter, bool dry, Location loc,
+                             ArrayRef<TableFactor> tables, unsigned channelAt,
+                             ArrayRef<int64_t> start, ArrayRef<int64_t> sizes,
+                             ArrayRef<int64_t> strides, ArrayRef<int64_t> shape,
+                             Value firsts) {
+  const Expr *l0 = tables[firstOfPair(layout, 0)].leaf;
+  // Refusals give the remark's reason (whyRopeNotRaised asks the dry run).
+  auto refuse = [&](const Twine &why) {
+    reason = why.str();
+    return rewriter.notifyMatchFailure(loc, reason);
+  };
+  std::optional<int64_t> base;
+  int64_t half = rotaryDim / 2;
+  for (int64_t i = 0; i < half; ++i) {
+    const Expr *first = tables[firstOfPair(layout, i)].leaf;
+    const Expr *second = tables[partner(firstOfPair(layout, i))].leaf;
+    if (!first || !second || second->value != l0->value ||
+        second->indices.size() != first->indices.size())
+      return refuse("assume-duplicated-tables: the second channels of the "
+                    "pairs read another table than the first channels");
+    for (auto [d, e] : llvm::enumerate(second->indices)) {
+      if (d != channelAt) {
+        if (tracer.simplify(e) != tracer.simplify(first->indices[d]))
+          return refuse("assume-duplicated-tables: the second channels of "
+                        "the pairs read other rows of the table than the "
+                        "first channels");
+        continue;
+      }
+      std::optional<int64_t> at = tracer.constantOf(e);
+      if (at && !base)
+        base = at;
+      if (!at || *at != *base + i * strides[channelAt])
+        return refuse("assume-duplicated-tables: the second channels of the "
+                      "pairs do not read the table's channels with the "
+                      "first channels' stride");
+    }
+  }
+  SmallVector<int64_t> offsets(start);
+  offsets[channelAt] = *base;
+  // A constant table is compared here: equal halves need no run-time check,
+  // and a table whose halves differ is not raised.
+  if (auto cst = l0->value.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue()))
+      if (std::optional<bool> same =
+              sameSlices(dense, start, offsets, sizes, strides)) {
+        if (*same)
+          return success();
+        return refuse(Twine("the constant ") +
+                      (tables.data() == cosOf.data() ? "cos" : "sin") +
+                      " table holds different values for the two channels "
+                      "of a rotated pair");
+      }
+  if (dry)
+    return success();
+
+  Value seconds = sliceTable(rewriter, /*dry=*/false, loc, l0->value, offsets,
+                             sizes, strides, shape);
+  // all(firsts == seconds), then cf.assert.
+  auto type = cast<RankedTensorType>(firsts.getType());
+  unsigned rank = type.getRank();
+  MLIRContext *ctx = rewriter.getContext();
+  Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{},
+                                        rewriter.getI1Type());
+  Value yes =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
+  Value init =
+      linalg::FillOp::create(rewriter, loc, ValueRange{yes}, ValueRange{empty})
+          .getResult(0);
+  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+  AffineMap scalar = AffineMap::get(rank, 0, {}, ctx);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto all = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{firsts, seconds},
+      ValueRange{init}, ArrayRef<AffineMap>{identity, identity, scalar},
+      iterators, [](OpBuilder &b, Location l, ValueRange args) {
+        Value same = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                           args[0], args[1]);
+        linalg::YieldOp::create(
+            b, l, arith::AndIOp::create(b, l, args[2], same).getResult());
+      });
+  Value ok =
+      tensor::ExtractOp::create(rewriter, loc, all.getResult(0), ValueRange{});
+
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "pe-raise assume-duplicated-tables: the "
+     << (tables.data() == cosOf.data() ? "cos" : "sin") << " table (";
+  if (auto arg = dyn_cast<BlockArgument>(l0->value)) {
+    os << "argument #" << arg.getArgNumber();
+    if (auto func = dyn_cast_or_null<FunctionOpInterface>(
+            arg.getOwner()->getParentOp()))
+      os << " of @" << func.getName();
+  } else {
+    os << "the value at " << l0->value.getLoc();
+  }
+  os << ") of the rotary embedding at ";
+  if (auto at = dyn_cast<FileLineColLoc>(loc))
+    os << at.getFilename().getValue() << ":" << at.getLine() << ":"
+       << at.getColumn();
+  else
+    os << loc;
+  os << " holds different values for the two channels of a rotated pair ("
+     << (layout == RopeLayout::Half ? "c and c + " + std::to_string(half)
+                                    : std::string("2i and 2i + 1"))
+     << "); the raised pe.rope would read only the first";
+  cf::AssertOp::create(rewriter, loc, ok, message);
+  return success();
 }
 
 LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
@@ -671,6 +893,9 @@ LogicalResult RopeMatcher::rewrite(PatternRewriter &rewriter, bool dry) {
       }
       cache = sliceTable(rewriter, dry, loc, l0->value, start, sizes, strides,
                          shape);
+      if (assumedDuplicated)
+        return checkDuplicated(rewriter, dry, loc, tables, *channelAt, start,
+                               sizes, strides, shape, cache);
       return success();
     };
     bool cosPerToken = false, sinPerToken = false;
@@ -770,9 +995,14 @@ std::string mlir::pe::raise::whyRopeNotRaised(Operation *op,
   if (!isCandidateRoot(op))
     return "";
   RopeMatcher matcher(op->getResult(0), options);
-  if (matcher.match())
-    return "";
-  return matcher.reason;
+  if (!matcher.match())
+    return matcher.reason;
+  // What the dry rewrite refuses with a reason (a constant table whose halves
+  // differ).
+  PatternRewriter rewriter(op->getContext());
+  if (failed(matcher.rewrite(rewriter, /*dry=*/true)))
+    return matcher.reason;
+  return "";
 }
 
 void mlir::pe::populateRaiseRopePatterns(RewritePatternSet &patterns,

@@ -200,7 +200,17 @@ def Raise : Pass<"pe-raise"> {
     rotary embedding reads its cos/sin tables from function arguments, whose
     two halves the pass cannot see, it raises only with
     `assume-duplicated-tables` (and otherwise reports a missed remark in
-    category `pe-raise`).
+    category `pe-raise`); the raised program then checks at run time, before
+    the `pe.rope`, that the entries the two channels of each pair read are
+    equal in every row of the tables, and stops with a `cf.assert` naming the
+    table otherwise. Constant tables are compared at compile time (with or
+    without the option): raised with no check when their halves agree, not
+    raised when they differ.
+
+    The tracer follows elementwise computations inside linalg ops; arith and
+    math ops on whole tensors end a trace (a missed remark names each).
+    `pe-raise-pipeline` runs `convert-elementwise-to-linalg` first, then
+    `pe-raise`, `canonicalize` and `cse`.
   }];
   let options = [
     Option<"assumeDuplicatedTables", "assume-duplicated-tables", "bool",
@@ -218,6 +228,8 @@ def Raise : Pass<"pe-raise"> {
   let dependentDialects = [
     "::mlir::pe::PEDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
