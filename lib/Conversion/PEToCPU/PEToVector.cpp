@@ -342,17 +342,22 @@ private:
   Value bcast(Value scalar) {
     return vector::BroadcastOp::create(b, vf, scalar);
   }
+  /// A float vector of type `vt` from `mem` at `indices`; with a `mask`
+  /// (tailMask, or a run-time mask), only its lanes, zeros in the others.
+  Value loadVector(VectorType vt, Value mem, ValueRange indices,
+                   Value mask = {}) {
+    if (!mask)
+      return vector::LoadOp::create(b, vt, mem, indices);
+    Value zeros = arith::ConstantOp::create(
+        b,
+        DenseElementsAttr::get(vt, b.getFloatAttr(vt.getElementType(), 0.0)));
+    return vector::MaskedLoadOp::create(b, vt, mem, indices, mask, zeros);
+  }
   /// Loads 16 elements of `mem` (f32, f16 or bf16) as an f32 vector; with
   /// a `mask` (tailMask), only its lanes, zeros in the others.
   Value loadF32(Value mem, ValueRange indices, Value mask = {}) {
     Type et = cast<MemRefType>(mem.getType()).getElementType();
-    auto vt = VectorType::get({lanes}, et);
-    Value v =
-        mask ? Value(vector::MaskedLoadOp::create(
-                   b, vt, mem, indices, mask,
-                   arith::ConstantOp::create(
-                       b, DenseElementsAttr::get(vt, b.getFloatAttr(et, 0.0)))))
-             : Value(vector::LoadOp::create(b, vt, mem, indices));
+    Value v = loadVector(VectorType::get({lanes}, et), mem, indices, mask);
     return et == f32 ? v : Value(arith::ExtFOp::create(b, vf, v));
   }
   /// The lanes of a vector of `width` elements whose first `valid` exist (a
@@ -385,10 +390,7 @@ private:
     Type et = cast<MemRefType>(mem.getType()).getElementType();
     if (et != f32)
       v = arith::TruncFOp::create(b, VectorType::get({lanes}, et), v);
-    if (mask)
-      vector::MaskedStoreOp::create(b, mem, indices, mask, v);
-    else
-      vector::StoreOp::create(b, v, mem, indices);
+    storeVector(v, mem, indices, /*streaming=*/false, mask);
   }
   Value indexToF32(Value i) {
     Value i64v = arith::IndexCastOp::create(b, b.getI64Type(), i);
@@ -522,9 +524,14 @@ private:
   /// (the kernels' own results: aligned buffers, rows of whole vectors).
   /// Streaming stores are weakly ordered: the kernels issue them inside
   /// `scf.parallel` only, whose end (the OpenMP barrier, locked
-  /// instructions) orders them before any later read.
-  void storeVector(Value v, Value mem, ValueRange indices, bool streaming) {
-    if (streaming)
+  /// instructions) orders them before any later read. With a `mask`
+  /// (tailMask: a row's last, partial vector), only its lanes, never
+  /// streaming.
+  void storeVector(Value v, Value mem, ValueRange indices, bool streaming,
+                   Value mask = {}) {
+    if (mask)
+      vector::MaskedStoreOp::create(b, mem, indices, mask, v);
+    else if (streaming)
       vector::StoreOp::create(b, v, mem, indices, /*nontemporal=*/true,
                               llvm::MaybeAlign(64));
     else
@@ -1062,13 +1069,8 @@ KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
   Value sign = arith::ConstantOp::create(
       b, DenseElementsAttr::get(vf, ArrayRef<float>(signs)));
   auto loadHalf = [&](Value table, int64_t ch) -> Value {
-    SmallVector<Value> at = {pos, idx(ch / 2)};
-    if (Value mask = tailMask((rotary - ch) / 2, lanes / 2))
-      return vector::MaskedLoadOp::create(
-          b, half, table, at, mask,
-          arith::ConstantOp::create(
-              b, DenseElementsAttr::get(half, b.getFloatAttr(f32, 0.0))));
-    return vector::LoadOp::create(b, half, table, at);
+    return loadVector(half, table, ValueRange{pos, idx(ch / 2)},
+                      tailMask((rotary - ch) / 2, lanes / 2));
   };
   for (int64_t ch = 0; ch < rotary; ch += lanes) {
     Value c8 = loadHalf(cosT, ch);
@@ -1102,10 +1104,7 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
   auto store = [&](Value v, int64_t c, Value mask) {
     if (factor)
       v = arith::MulFOp::create(b, v, factor);
-    if (mask)
-      vector::MaskedStoreOp::create(b, dst, at(dstPrefix, c), mask, v);
-    else
-      storeVector(v, dst, at(dstPrefix, c), streaming);
+    storeVector(v, dst, at(dstPrefix, c), streaming, mask);
   };
   int64_t pairs = rotary / 2;
   if (rotary) {
@@ -1809,12 +1808,9 @@ Value KernelBuilder::loadBias(Value bias, Value bIdx, Value hIdx, Value i,
   };
   if (type.getDimSize(rank - 1) == 1)
     return bcast(toF32(memref::LoadOp::create(b, bias, indices)));
-  auto vt = VectorType::get({lanes}, et);
   Value mask = vector::CreateMaskOp::create(
       b, VectorType::get({lanes}, b.getI1Type()), ValueRange{keysLeft});
-  Value zeros = arith::ConstantOp::create(
-      b, DenseElementsAttr::get(vt, b.getFloatAttr(et, 0.0)));
-  return toF32(vector::MaskedLoadOp::create(b, vt, bias, indices, mask, zeros));
+  return toF32(loadVector(VectorType::get({lanes}, et), bias, indices, mask));
 }
 
 KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
@@ -2517,8 +2513,7 @@ Value KernelBuilder::build() {
                                          arith::SubIOp::create(b, tq, idx(1)));
               auto [kbBegin, kbEnd] =
                   kernels::AttentionPlan(attn).buildKeyTileRange(
-                      b, b.getLoc(), q0, lastRow,
-                      attn.getCausal() ? shift : Value(), tk, kBlock);
+                      b, b.getLoc(), q0, lastRow, shift, tk, kBlock);
               scf::ForOp::create(
                   b, kbBegin, kbEnd, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {
@@ -2727,10 +2722,7 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
           xv = arith::MulFOp::create(b, xv, c64(inputScale));
         Value y =
             arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe));
-        if (mask)
-          vector::MaskedStoreOp::create(b, out3, ValueRange{n, t, c}, mask, y);
-        else
-          storeVector(y, out3, ValueRange{n, t, c}, streaming);
+        storeVector(y, out3, ValueRange{n, t, c}, streaming, mask);
       };
       auto positionOf = [&](Value t) -> Value {
         return arith::SIToFPOp::create(

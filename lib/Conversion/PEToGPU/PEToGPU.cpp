@@ -979,15 +979,14 @@ GPUKernelBuilder::keyTileRange(AttentionOp op, Value r0, int64_t bq,
       cmpi(arith::CmpIPredicate::eq, divui(r0, tq), divui(rLast, tq));
   Value firstTok = select(sameHead, remui(r0, tq), idx(0));
   Value lastTok = select(sameHead, remui(rLast, tq), subi(tq, idx(1)));
-  return kernels::AttentionPlan(op).buildKeyTileRange(
-      b, b.getLoc(), firstTok, lastTok, op.getCausal() ? shift : Value(), tk,
-      bk);
+  return kernels::AttentionPlan(op).buildKeyTileRange(b, b.getLoc(), firstTok,
+                                                      lastTok, shift, tk, bk);
 }
 
 Value GPUKernelBuilder::keyAllowed(AttentionOp op, Value j, Value tk,
                                    Value limit) {
-  return kernels::AttentionPlan(op).buildKeyAllowedAtLimit(
-      b, b.getLoc(), j, op.getCausal() ? limit : Value(), tk);
+  return kernels::AttentionPlan(op).buildKeyAllowedAtLimit(b, b.getLoc(), j,
+                                                           limit, tk);
 }
 
 void GPUKernelBuilder::stageTile(

@@ -79,24 +79,25 @@ public:
                          Value shift) const;
 
   /// Whether a query token whose causal limit is `limit` (buildCausalLimit;
-  /// null when not causal) may see key `j` (i1): j < L[b] (`validKeys`,
-  /// null when every key is valid), j <= limit, and with a window W
-  /// j > limit - W. A backend that hoists the limit out of its key loop
-  /// calls this; buildKeyAllowed is the same rule from (i, shift).
+  /// not read when the op is not causal) may see key `j` (i1): j < L[b]
+  /// (`validKeys`, null when every key is valid), j <= limit, and with a window
+  /// W j > limit - W. A backend that hoists the limit out of its key loop calls
+  /// this; buildKeyAllowed is the same rule from (i, shift).
   Value buildKeyAllowedAtLimit(OpBuilder &b, Location loc, Value j, Value limit,
                                Value validKeys) const;
 
   /// Whether query token `i` may see key `j` (i1), from `shift` = o[b]
-  /// (null when not causal) and `validKeys` = L[b] (null when every key of
-  /// the operand is valid: no kv_lengths and `j` in range): the valid
-  /// length, causal and window rules. The explicit mask tensor is the
-  /// caller's (it is data).
+  /// (not read when the op is not causal; may be null then) and `validKeys` =
+  /// L[b] (null when every key of the operand is valid: no kv_lengths and `j`
+  /// in range): the valid length, causal and window rules. The explicit mask
+  /// tensor is the caller's (it is data).
   Value buildKeyAllowed(OpBuilder &b, Location loc, Value i, Value j,
                         Value shift, Value validKeys) const;
 
   /// The keys [lo, hi) that any of the query tokens [firstToken, lastToken]
   /// may see (0 <= lo <= hi <= L[b]); every key outside it is masked for
-  /// all of them. Without causal and window: [0, L[b]).
+  /// all of them. Without causal and window: [0, L[b]) (`shift` is not read
+  /// then).
   std::pair<Value, Value> buildKeyRange(OpBuilder &b, Location loc,
                                         Value firstToken, Value lastToken,
                                         Value shift, Value validKeys) const;
