@@ -583,10 +583,54 @@ private:
     rotateRow(src, srcPrefix, dst, dstPrefix, loadRopeRow(pos, cosT, sinT), mul,
               streaming);
   }
-  void blockStep(Value qs, Value kt, Value vMem, Value os, Value sBuf,
-                 Value pBuf, Value mBuf, Value lBuf, Value bIdx, Value hIdx,
-                 Value q0, Value kb, Value tq, Value tk, Value shift,
-                 Value alibiBase, Value slope);
+  /// One key block of one query block of the prefill kernel (blockStep):
+  /// the operands, then what blockStep derives once per block.
+  struct BlockStep {
+    Value qs, kt, vMem, os;       // Qs (or pairs), packed keys, values, O
+    Value sBuf, pBuf, mBuf, lBuf; // scores, P, running max and sum
+    Value bIdx, hIdx, q0, kb;     // batch, head, first query row, key block
+    Value tq, tk;                 // query rows, valid keys
+    Value shift;                  // causal: o[b] (causalShift)
+    Value alibiBase, slope;       // ALiBi: query position base, head slope
+    Value kvHead, j0, keys;       // KV head, first key, keys that exist
+    Value negInf, laneIndex;      // -inf, the lane indices as f32
+    Value j0f, tkF;               // j0 and tk as f32
+  };
+  /// Emits the key block `s.kb` for the query block at `s.q0`: the scores
+  /// of every group of 4 rows, then each group's softmax and P V.
+  void blockStep(BlockStep &s);
+  /// i + o for the last row of the group at row r0: the last key it may see
+  /// when causal; minus W, the highest first key of the group's windows.
+  Value lastRowLimit(const BlockStep &s, Value r0);
+  /// S = Qs Kt of group `g` into sBuf; causal: only the 16-key vectors up
+  /// to the group's last row's limit.
+  void storeGroupScores(const BlockStep &s, Value g);
+  /// Masks, online softmax and O = alpha O + P V of group `g`.
+  void finishGroup(const BlockStep &s, Value g);
+  /// The 4 rows' scores with softcap, ALiBi and explicit bias applied
+  /// (`jFs`: the key positions of each vector as f32).
+  SmallVector<Value> modifiedScores(const BlockStep &s, Value r0,
+                                    ArrayRef<Value> scores,
+                                    ArrayRef<Value> jFs);
+  /// An i1: whether some key of the block may be masked for some row of the
+  /// group at r0 (tail, causal, window, explicit bias or mask).
+  Value needsMask(const BlockStep &s, Value r0);
+  /// The scores `raw` with the tail, causal, window and explicit masks
+  /// applied (-inf) where `needMask`, else unchanged.
+  scf::IfOp maskScores(const BlockStep &s, Value r0, ArrayRef<Value> jFs,
+                       ArrayRef<Value> raw, Value needMask);
+  /// The online softmax of the 4 rows: P into pBuf, m and l updated; returns
+  /// each row's rescale factor alpha.
+  SmallVector<Value> onlineSoftmax(const BlockStep &s, Value r0,
+                                   ValueRange masked);
+  /// O[4 rows] = alpha O + P V over the block's keys, per chunk of value
+  /// columns; `skipZeroWeights` in blocks with masked keys.
+  void groupPV(const BlockStep &s, Value r0, ArrayRef<Value> alphas,
+               bool skipZeroWeights);
+  /// One key `jj` of the f32 P V loop: `acc` plus its weight times its
+  /// value row chunk at e0; yields the sums.
+  void pvStep(const BlockStep &s, Value jj, int64_t e0, ValueRange acc,
+              bool skipZeroWeights);
 
   /// f32 lanes per vector (the target's vector width / 32; a power of two
   /// from 4 to 16), and the vectors of one 64-key row of a block.
