@@ -234,6 +234,86 @@ public:
   /// score buffer (the maximum kept in the score pass, the exponentials
   /// taken in the P V pass), K and V each read once per KV head.
   Value buildDecode();
+  /// One task of the decode kernel (batch bIdx, KV head kvh): its scratch
+  /// buffers, key range and prefetch plan, filled in by buildDecode and
+  /// decodeScratch; the softmax state by decodeSoftmaxPV.
+  struct DecodeTask {
+    const Prologue *pr = nullptr;
+    Value alibiQ;          // ALiBi: the query position as f32, or null
+    int64_t chunkVecs = 1; // vectors of value columns per P V pass
+    Value bIdx, kvh;       // batch, KV head
+    Value jLo, jHi;        // the keys the query sees
+    Value qs, krow;        // [group, D] queries, one rotated key row
+    Value mBuf, lBuf;      // per head: running maximum, sum (16 lanes)
+    Value dots;            // [group * 16, 16] products of a key block
+    Value kBlk;            // [16, D] rotated keys, or null
+    Value oBuf;            // [group, Dv] accumulators with chunks, or null
+    Value sBuf;            // [group, Tk + 16] scores, then P
+    Value lastRow;         // Tk - 1 (the last row prefetched)
+    std::optional<int64_t> prefetchK, prefetchV; // locality, or none
+    Value iota32;                                // lane indices, i32
+    SmallVector<Value> maxOf, maxVec;            // per head: max, and broadcast
+  };
+  /// The task's scratch buffers, their padding zeroed and the maxima at
+  /// -inf.
+  void decodeScratch(DecodeTask &t, Value tkAll);
+  /// Head g's maximum raised to at least each lane of `sc`.
+  void raiseMax(const DecodeTask &t, int64_t g, Value sc);
+  /// Software prefetch of the cache rows decodePrefetchBytes ahead of the
+  /// row in use: the rows that many bytes span.
+  int64_t decodeRowsAhead(Value mem, int64_t width) const;
+  /// One prefetch per 64-byte line of cache row `row` of `mem`.
+  void prefetchLines(const DecodeTask &t, Value mem, Value row, int64_t width,
+                     int64_t locality);
+  /// The vector operations per 64-byte line that a pass over `mem` runs
+  /// (`rotated`: its rows are rotated first).
+  int64_t decodeOpsPerLine(Value mem, bool rotated) const;
+  /// Whether a pass of `ops` operations per line prefetches (at least
+  /// decodePrefetchMinOps), and the locality hint if it does.
+  std::optional<int64_t> decodePrefetchOf(int64_t ops) const;
+  /// The first decodePrefetchBytes of the rows [jLo, jHi) of `mem`,
+  /// prefetched before a pass starts: the pass's own prefetch runs that far
+  /// ahead, so the memory does not wait for the hardware prefetchers to
+  /// find the new stream.
+  void primeRows(const DecodeTask &t, Value mem, int64_t width,
+                 std::optional<int64_t> locality);
+  /// Prefetches the row decodePrefetchBytes ahead of key row j (clamped to
+  /// the last row).
+  void prefetchRow(const DecodeTask &t, Value mem, Value j, int64_t width,
+                   std::optional<int64_t> locality);
+  /// The group's queries, rotated and scaled, into qs.
+  void decodeQueries(const DecodeTask &t);
+  /// Vector c of head g's query (loaded where used).
+  Value decodeQuery(const DecodeTask &t, int64_t g, int64_t c);
+  /// The scores of keys [jLo, jHi): 16 at a time, then the last ones one at
+  /// a time, each head's maximum kept as they go.
+  void decodeScores(const DecodeTask &t);
+  /// The products of keys [j0, j0 + 16) with the group's queries into dots.
+  void decodeBlockDots(const DecodeTask &t, Value j0);
+  /// The 16 scores per head of the key block at j0 from dots, modified,
+  /// into sBuf.
+  void decodeBlockScores(const DecodeTask &t, Value j0, Value iota64);
+  /// The scores of key j for every head of the group.
+  void decodeKeyScore(const DecodeTask &t, Value j);
+  /// Softmax and O = P V / l of the task.
+  void decodeSoftmaxPV(DecodeTask &t);
+  /// Lanes j0 + i < jHi.
+  Value decodeValidLanes(const DecodeTask &t, Value j0);
+  /// P for keys [j0, j0 + 16) of every head, in place of the scores; their
+  /// sums into lBuf.
+  void decodeExpBlock(const DecodeTask &t, Value j0);
+  /// 1 / l per head, once P V is done (0 when no key is visible); the lse.
+  SmallVector<Value> decodeInverseSums(const DecodeTask &t);
+  /// The P V loop over keys [j0, j1) for the chunk of value columns at e0
+  /// (`withExp`: P for each next 16 keys taken at every 16th key).
+  scf::ForOp decodePVLoop(const DecodeTask &t, Value j0, Value j1, int64_t e0,
+                          ValueRange init, bool withExp);
+  /// Vector c of head g's output row: `acc` times `inv`.
+  void decodeStoreOut(const DecodeTask &t, int64_t g, int64_t c, Value acc,
+                      Value inv);
+  /// P V with several chunks of value columns: blocks of 64 keys, every
+  /// chunk passing over a block, the accumulators kept in oBuf.
+  void decodeChunkedPV(const DecodeTask &t);
   /// A standalone pe.rope: `input` rotated at positions `qOff + t`.
   Value buildRope();
   /// A standalone pe.add_sinusoidal (f32, offset positions).
