@@ -318,6 +318,42 @@ public:
   Value buildRope();
   /// A standalone pe.add_sinusoidal (f32, offset positions).
   Value buildSinusoidal(AddSinusoidalOp op);
+  /// The state of buildSinusoidal (Sinusoidal.cpp).
+  struct SinusoidalPlan;
+  /// A constant tensor `values` as a read-only buffer of `elementType`.
+  Value constBuffer(Type elementType, DenseElementsAttr values);
+  /// `values` as a read-only 1-d f64 buffer.
+  Value f64Table(ArrayRef<double> values);
+  /// The layout and per-channel tables of `op` into `p`; returns each
+  /// pair's frequency.
+  SmallVector<double> sinusoidalTables(AddSinusoidalOp op, SinusoidalPlan &p);
+  /// x + PE of channels c.. of row t in f64, rounded once (the op's
+  /// semantics), stored; with a `mask`, only its lanes.
+  void sinusoidalAddStore(const SinusoidalPlan &p, Value t, Value pe, Value c,
+                          Value mask = {});
+  /// The position of token t as f64.
+  Value sinusoidalPosition(const SinusoidalPlan &p, Value t);
+  /// The f64 vector of one step of pairs: 8 (interleaved) or 16.
+  VectorType sinusoidalPairType(const SinusoidalPlan &p) const;
+  /// `fn(c, k)` for each vector of channels c whose pairs start at k.
+  void forEachPairVector(const SinusoidalPlan &p,
+                         function_ref<void(Value c, Value k)> fn);
+  /// Stores the sin and cos vectors of a pair vector: zipped (interleaved)
+  /// or at c and h + c (concat).
+  void storeSinCosPair(const SinusoidalPlan &p, Value t, Value c, Value sn,
+                       Value cs);
+  /// Row t evaluated directly: sin and cos of the f64 angle p w.
+  void sinusoidalDirectRow(const SinusoidalPlan &p, Value t);
+  /// Rows [from, t1) evaluated directly.
+  void sinusoidalDirectRows(const SinusoidalPlan &p, Value from);
+  /// One token block: by angle addition when its angles are small enough
+  /// (paired layouts), else row by row directly.
+  void sinusoidalBlock(const SinusoidalPlan &p);
+  /// The block's first row directly, the next ones by angle addition.
+  void sinusoidalRecurrence(const SinusoidalPlan &p, Value pos0);
+  /// `rows` rows from t advanced by angle addition from the state.
+  void sinusoidalRecurrenceRows(const SinusoidalPlan &p, Value sState,
+                                Value cState, Value t, int64_t rows);
   /// Views a [..., T, C] memref as [N, T, C] (N = product of the leading
   /// dimensions, 1 for rank 2).
   Value view3d(Value m);
