@@ -16,6 +16,27 @@ using namespace mlir;
 using namespace mlir::pe;
 using namespace mlir::pe::cpu;
 
+/// One task of the decode kernel (batch bIdx, KV head kvh): its scratch
+/// buffers, key range and prefetch plan, filled in by buildDecode and
+/// decodeScratch; the softmax state by decodeSoftmaxPV.
+struct KernelBuilder::DecodeTask {
+  const Prologue *pr = nullptr;
+  Value alibiQ;          // ALiBi: the query position as f32, or null
+  int64_t chunkVecs = 1; // vectors of value columns per P V pass
+  Value bIdx, kvh;       // batch, KV head
+  Value jLo, jHi;        // the keys the query sees
+  Value qs, krow;        // [group, D] queries, one rotated key row
+  Value mBuf, lBuf;      // per head: running maximum, sum (16 lanes)
+  Value dots;            // [group * 16, 16] products of a key block
+  Value kBlk;            // [16, D] rotated keys, or null
+  Value oBuf;            // [group, Dv] accumulators with chunks, or null
+  Value sBuf;            // [group, Tk + 16] scores, then P
+  Value lastRow;         // Tk - 1 (the last row prefetched)
+  std::optional<int64_t> prefetchK, prefetchV; // locality, or none
+  Value iota32;                                // lane indices, i32
+  SmallVector<Value> maxOf, maxVec;            // per head: max, and broadcast
+};
+
 Value KernelBuilder::buildDecode() {
   Prologue pr = buildPrologue(/*singleQuery=*/true);
   Value batch = dim(pr.qMem, 0), tkAll = dim(pr.kMem, 2);

@@ -129,6 +129,20 @@ void KernelBuilder::pvPairStep(Value vp, Value pBuf, Value vRow, Value jj,
   scf::YieldOp::create(b, next);
 }
 
+/// One key block of one query block of the prefill kernel (blockStep):
+/// the operands, then what blockStep derives once per block.
+struct KernelBuilder::BlockStep {
+  Value qs, kt, vMem, os;       // Qs (or pairs), packed keys, values, O
+  Value sBuf, pBuf, mBuf, lBuf; // scores, P, running max and sum
+  Value bIdx, hIdx, q0, kb;     // batch, head, first query row, key block
+  Value tq, tk;                 // query rows, valid keys
+  Value shift;                  // causal: o[b] (causalShift)
+  Value alibiBase, slope;       // ALiBi: query position base, head slope
+  Value kvHead, j0, keys;       // KV head, first key, keys that exist
+  Value negInf, laneIndex;      // -inf, the lane indices as f32
+  Value j0f, tkF;               // j0 and tk as f32
+};
+
 /// One key block for one query block, in two passes over its 16 groups of 4
 /// rows: first S = Qs Kt of every group into sBuf (storeGroupScores), then
 /// per group the masks, the online softmax and O = alpha O + P V
@@ -520,7 +534,7 @@ Value KernelBuilder::build() {
   Prologue pr = buildPrologue(/*singleQuery=*/false);
   biasMem = pr.bias;
   maskMem = pr.mask;
-  Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
+  Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem;
   Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
   Value slopes = pr.slopes;
   Value batch = dim(qMem, 0), tq = dim(qMem, 2), tkAll = dim(kMem, 2);
@@ -603,28 +617,30 @@ Value KernelBuilder::build() {
               auto [kbBegin, kbEnd] =
                   kernels::AttentionPlan(attn).buildKeyTileRange(
                       b, b.getLoc(), q0, lastRow, shift, tk, kBlock);
+              BlockStep step{bf16Dot ? qp : qs,
+                             kt,
+                             bf16Dot ? vp : vMem,
+                             os,
+                             sBuf,
+                             pBuf,
+                             mBuf,
+                             lBuf,
+                             bIdx,
+                             hIdx,
+                             q0,
+                             Value(),
+                             tq,
+                             tk,
+                             shift,
+                             alibiBase,
+                             slope};
               scf::ForOp::create(
                   b, kbBegin, kbEnd, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {
                     Scope scope_inner(b, ib);
-                    BlockStep step{bf16Dot ? qp : qs,
-                                   kt,
-                                   bf16Dot ? vp : vMem,
-                                   os,
-                                   sBuf,
-                                   pBuf,
-                                   mBuf,
-                                   lBuf,
-                                   bIdx,
-                                   hIdx,
-                                   q0,
-                                   kb,
-                                   tq,
-                                   tk,
-                                   shift,
-                                   alibiBase,
-                                   slope};
-                    blockStep(step);
+                    BlockStep blockState = step;
+                    blockState.kb = kb;
+                    blockStep(blockState);
                     scf::YieldOp::create(b);
                   });
               // O / l, 0 for rows without any allowed key.
@@ -634,32 +650,7 @@ Value KernelBuilder::build() {
                   b, idx(0), rows, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
                     Scope scope_inner(b, ib);
-                    Value l = memref::LoadOp::create(b, lBuf, ValueRange{r});
-                    if (pr.lseBuffer) {
-                      // log sum exp = m + log l (-inf for an empty row),
-                      // m ln 2 + log l with base-2 scores.
-                      Value m = memref::LoadOp::create(b, mBuf, ValueRange{r});
-                      Value logL = math::LogOp::create(b, l);
-                      memref::StoreOp::create(
-                          b,
-                          base2
-                              ? Value(math::FmaOp::create(b, m, cf(kLn2), logL))
-                              : Value(arith::AddFOp::create(b, m, logL)),
-                          pr.lseBuffer, ValueRange{bIdx, hIdx, addi(q0, r)});
-                    }
-                    Value empty = arith::CmpFOp::create(
-                        b, arith::CmpFPredicate::OEQ, l, cf(0.0));
-                    Value inv = arith::SelectOp::create(
-                        b, empty, cf(0.0),
-                        arith::DivFOp::create(b, cf(1.0), l));
-                    Value invV = bcast(inv);
-                    for (int64_t c = 0; c < valueDim; c += lanes) {
-                      Value o = vector::LoadOp::create(b, vf, os,
-                                                       ValueRange{r, idx(c)});
-                      storeFromF32(arith::MulFOp::create(b, o, invV), out,
-                                   ValueRange{bIdx, hIdx, addi(q0, r), idx(c)},
-                                   rowMask(c, valueDim));
-                    }
+                    finishQueryRow(pr, step, r);
                     scf::YieldOp::create(b);
                   });
               scf::YieldOp::create(b);
@@ -671,6 +662,32 @@ Value KernelBuilder::build() {
   return bufferization::ToTensorOp::create(b, resultType, pr.outBuffer,
                                            /*restrict=*/true,
                                            /*writable=*/true);
+}
+
+void KernelBuilder::finishQueryRow(const Prologue &pr, const BlockStep &s,
+                                   Value r) {
+  Value l = memref::LoadOp::create(b, s.lBuf, ValueRange{r});
+  if (pr.lseBuffer) {
+    // log sum exp = m + log l (-inf for an empty row),
+    // m ln 2 + log l with base-2 scores.
+    Value m = memref::LoadOp::create(b, s.mBuf, ValueRange{r});
+    Value logL = math::LogOp::create(b, l);
+    memref::StoreOp::create(
+        b,
+        base2 ? Value(math::FmaOp::create(b, m, cf(kLn2), logL))
+              : Value(arith::AddFOp::create(b, m, logL)),
+        pr.lseBuffer, ValueRange{s.bIdx, s.hIdx, addi(s.q0, r)});
+  }
+  Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
+  Value inv = arith::SelectOp::create(b, empty, cf(0.0),
+                                      arith::DivFOp::create(b, cf(1.0), l));
+  Value invV = bcast(inv);
+  for (int64_t c = 0; c < valueDim; c += lanes) {
+    Value o = vector::LoadOp::create(b, vf, s.os, ValueRange{r, idx(c)});
+    storeFromF32(arith::MulFOp::create(b, o, invV), pr.out,
+                 ValueRange{s.bIdx, s.hIdx, addi(s.q0, r), idx(c)},
+                 rowMask(c, valueDim));
+  }
 }
 
 namespace {

@@ -237,23 +237,7 @@ public:
   /// One task of the decode kernel (batch bIdx, KV head kvh): its scratch
   /// buffers, key range and prefetch plan, filled in by buildDecode and
   /// decodeScratch; the softmax state by decodeSoftmaxPV.
-  struct DecodeTask {
-    const Prologue *pr = nullptr;
-    Value alibiQ;          // ALiBi: the query position as f32, or null
-    int64_t chunkVecs = 1; // vectors of value columns per P V pass
-    Value bIdx, kvh;       // batch, KV head
-    Value jLo, jHi;        // the keys the query sees
-    Value qs, krow;        // [group, D] queries, one rotated key row
-    Value mBuf, lBuf;      // per head: running maximum, sum (16 lanes)
-    Value dots;            // [group * 16, 16] products of a key block
-    Value kBlk;            // [16, D] rotated keys, or null
-    Value oBuf;            // [group, Dv] accumulators with chunks, or null
-    Value sBuf;            // [group, Tk + 16] scores, then P
-    Value lastRow;         // Tk - 1 (the last row prefetched)
-    std::optional<int64_t> prefetchK, prefetchV; // locality, or none
-    Value iota32;                                // lane indices, i32
-    SmallVector<Value> maxOf, maxVec;            // per head: max, and broadcast
-  };
+  struct DecodeTask;
   /// The task's scratch buffers, their padding zeroed and the maxima at
   /// -inf.
   void decodeScratch(DecodeTask &t, Value tkAll);
@@ -701,17 +685,7 @@ private:
   }
   /// One key block of one query block of the prefill kernel (blockStep):
   /// the operands, then what blockStep derives once per block.
-  struct BlockStep {
-    Value qs, kt, vMem, os;       // Qs (or pairs), packed keys, values, O
-    Value sBuf, pBuf, mBuf, lBuf; // scores, P, running max and sum
-    Value bIdx, hIdx, q0, kb;     // batch, head, first query row, key block
-    Value tq, tk;                 // query rows, valid keys
-    Value shift;                  // causal: o[b] (causalShift)
-    Value alibiBase, slope;       // ALiBi: query position base, head slope
-    Value kvHead, j0, keys;       // KV head, first key, keys that exist
-    Value negInf, laneIndex;      // -inf, the lane indices as f32
-    Value j0f, tkF;               // j0 and tk as f32
-  };
+  struct BlockStep;
   /// Emits the key block `s.kb` for the query block at `s.q0`: the scores
   /// of every group of 4 rows, then each group's softmax and P V.
   void blockStep(BlockStep &s);
@@ -747,6 +721,9 @@ private:
   /// value row chunk at e0; yields the sums.
   void pvStep(const BlockStep &s, Value jj, int64_t e0, ValueRange acc,
               bool skipZeroWeights);
+  /// Row r of the query block at q0: O / l (0 for a row without any allowed
+  /// key) into `out`, and the lse.
+  void finishQueryRow(const Prologue &pr, const BlockStep &s, Value r);
 
   /// f32 lanes per vector (the target's vector width / 32; a power of two
   /// from 4 to 16), and the vectors of one 64-key row of a block.
