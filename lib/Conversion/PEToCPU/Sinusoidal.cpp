@@ -2,10 +2,11 @@
 //
 // Part of the pe-mlir project.
 //
-// The kernel of a pe.add_sinusoidal on f32 with offset positions: a
-// parallel loop over token blocks that evaluates the encoding in f64 and
-// adds it in f64 (one rounding), rows following by angle addition where
-// the angles allow.
+// The kernel of a pe.add_sinusoidal on f32, f16 or bf16: a parallel loop
+// over token blocks that evaluates the encoding in f64 and adds it in f64
+// (one rounding to the element type), rows following by angle addition
+// where the angles allow (offset positions), or each row evaluated at its
+// own position (an explicit positions tensor).
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,18 +75,33 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
                       RankedTensorType::get({int64_t(pairFreq.size())}, f64),
                       ArrayRef<double>(pairFreq)));
 
-  Value x = bufferization::ToBufferOp::create(
-      b, MemRefType::get(type.getShape(), f32), op.getInput(),
-      /*readOnly=*/true);
+  Type elementType = type.getElementType();
+  auto memType = MemRefType::get(type.getShape(), elementType);
+  Value x = bufferization::ToBufferOp::create(b, memType, op.getInput(),
+                                              /*readOnly=*/true);
   SmallVector<Value> dynamicSizes;
   for (int64_t i = 0; i < rank; ++i)
     if (type.isDynamicDim(i))
       dynamicSizes.push_back(dim(x, i));
-  Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
-                                      dynamicSizes, b.getI64IntegerAttr(64));
+  Value out = memref::AllocOp::create(b, memType, dynamicSizes,
+                                      b.getI64IntegerAttr(64));
   Value x3 = view3d(x), out3 = view3d(out);
   Value base0 =
       offsetValue({static_cast<int64_t>(op.getStaticOffset()), op.getOffset()});
+  // An explicit positions tensor ([T], or [B, T] with b = dimension 0 of
+  // the input: leading row n of x3 is of batch n / perBatch).
+  Value positions, perBatch;
+  if (Value p = op.getPositions()) {
+    auto pType = cast<RankedTensorType>(p.getType());
+    positions = bufferization::ToBufferOp::create(
+        b, MemRefType::get(pType.getShape(), pType.getElementType()), p,
+        /*readOnly=*/true);
+    if (pType.getRank() == 2) {
+      perBatch = idx(1);
+      for (int64_t i = 1; i < rank - 2; ++i)
+        perBatch = muli(perBatch, dim(x, i));
+    }
+  }
   double inputScale = op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
   auto vf64 = VectorType::get({lanes}, f64);
   auto c64 = [&](double v) -> Value {
@@ -129,11 +145,20 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
             b, vf64, loadF32(x3, ValueRange{n, t, c}, mask));
         if (inputScale != 1.0)
           xv = arith::MulFOp::create(b, xv, c64(inputScale));
-        Value y =
-            arith::TruncFOp::create(b, vf, arith::AddFOp::create(b, xv, pe));
-        storeVector(y, out3, ValueRange{n, t, c}, streaming, mask);
+        Value y = narrowFromF64(arith::AddFOp::create(b, xv, pe), elementType);
+        storeNarrowed(y, out3, ValueRange{n, t, c}, streaming, mask);
       };
       auto positionOf = [&](Value t) -> Value {
+        if (positions) {
+          SmallVector<Value> ix;
+          if (perBatch)
+            ix.push_back(arith::DivUIOp::create(b, n, perBatch));
+          ix.push_back(t);
+          Value p = memref::LoadOp::create(b, positions, ix);
+          if (!p.getType().isInteger(64))
+            p = arith::ExtSIOp::create(b, b.getI64Type(), p);
+          return arith::SIToFPOp::create(b, f64, p);
+        }
         return arith::SIToFPOp::create(
             b, f64,
             arith::IndexCastOp::create(b, b.getI64Type(), addi(base0, t)));
@@ -219,7 +244,8 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
               scf::YieldOp::create(b);
             });
       };
-      if (!paired) {
+      // Explicit positions: each row at its own position (no recurrence).
+      if (!paired || positions) {
         directRows(t0);
         return;
       }
@@ -333,8 +359,8 @@ Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
 
 namespace {
 
-/// Replaces a pe.add_sinusoidal on f32 with offset positions by the
-/// sinusoidal kernel; refuses others with a missed remark naming the reason.
+/// Replaces a pe.add_sinusoidal on f32, f16 or bf16 by the sinusoidal
+/// kernel; refuses others (f64) with a missed remark naming the reason.
 struct SinusoidalPattern : OpRewritePattern<AddSinusoidalOp> {
   SinusoidalPattern(MLIRContext *context, const PEToVectorOptions &options)
       : OpRewritePattern(context), options(options) {}
@@ -343,10 +369,9 @@ struct SinusoidalPattern : OpRewritePattern<AddSinusoidalOp> {
                                 PatternRewriter &rewriter) const override {
     auto type = op.getInput().getType();
     std::string reason;
-    if (!type.getElementType().isF32())
-      reason = "element type is not f32";
-    else if (op.getPositions())
-      reason = "explicit positions tensor";
+    Type et = type.getElementType();
+    if (!et.isF32() && !et.isF16() && !et.isBF16())
+      reason = "element type is not f32, f16 or bf16";
     if (!reason.empty()) {
       emitMissedRemark(op, kRemarkCategory, "sinusoidal-kernel",
                        "no generated sinusoidal kernel (the reference "
