@@ -2180,6 +2180,24 @@ def sin_interleaved_f16_positions(d):
                 scale_input=True)
 
 
+@case
+def attn_rope_cache_f16(d):
+    # f32 attention [1, 2, 6, 16] (MHA, non-causal) with interleaved RoPE from
+    # f16 cos/sin caches [16, 8] (arbitrary values) at positions 0 .. 5 for
+    # the queries and the keys.
+    rng = rng_for("attn_rope_cache_f16")
+    q = uniform(rng, (1, 2, 6, 16))
+    k = uniform(rng, (1, 2, 6, 16))
+    v = uniform(rng, (1, 2, 6, 16))
+    cos = uniform(rng, (16, 8), lo=-1.5, hi=1.5).astype(F16)
+    sin = uniform(rng, (16, 8), lo=-1.5, hi=1.5).astype(F16)
+    save(d, q=q, k=k, v=v, c=cos, s=sin)
+    pos = ref.positions_from_offset(0, 6)
+    qr = ref.rope_cache(q, cos, sin, pos, "interleaved")
+    kr = ref.rope_cache(k, cos, sin, pos, "interleaved")
+    save(d, expected=ref.attention(qr, kr, v))
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:
         names = " ".join(sorted(CASES))
