@@ -146,6 +146,7 @@ public:
   KernelBuilder(RopeOp op, OpBuilder &builder, int64_t lanes)
       : KernelBuilder(op, builder, op.getInput(), op.getRotation(), lanes) {
     qOff = {static_cast<int64_t>(op.getStaticOffset()), op.getOffset()};
+    rope = op;
   }
   /// A standalone sinusoidal encoding (buildSinusoidal).
   KernelBuilder(AddSinusoidalOp op, OpBuilder &builder, int64_t lanes)
@@ -298,46 +299,12 @@ public:
   /// P V with several chunks of value columns: blocks of 64 keys, every
   /// chunk passing over a block, the accumulators kept in oBuf.
   void decodeChunkedPV(const DecodeTask &t);
-  /// A standalone pe.rope: `input` rotated at positions `qOff + t`.
+  /// A standalone pe.rope (f32, f16 or bf16, computed in f32): `input`
+  /// rotated at positions `qOff + t`, or by per-token cache rows.
   Value buildRope();
-  /// A standalone pe.add_sinusoidal (f32, offset positions).
+  /// A standalone pe.add_sinusoidal (f32, f16 or bf16; offset positions or
+  /// a positions tensor).
   Value buildSinusoidal(AddSinusoidalOp op);
-  /// The state of buildSinusoidal (Sinusoidal.cpp).
-  struct SinusoidalPlan;
-  /// A constant tensor `values` as a read-only buffer of `elementType`.
-  Value constBuffer(Type elementType, DenseElementsAttr values);
-  /// `values` as a read-only 1-d f64 buffer.
-  Value f64Table(ArrayRef<double> values);
-  /// The layout and per-channel tables of `op` into `p`; returns each
-  /// pair's frequency.
-  SmallVector<double> sinusoidalTables(AddSinusoidalOp op, SinusoidalPlan &p);
-  /// x + PE of channels c.. of row t in f64, rounded once (the op's
-  /// semantics), stored; with a `mask`, only its lanes.
-  void sinusoidalAddStore(const SinusoidalPlan &p, Value t, Value pe, Value c,
-                          Value mask = {});
-  /// The position of token t as f64.
-  Value sinusoidalPosition(const SinusoidalPlan &p, Value t);
-  /// The f64 vector of one step of pairs: 8 (interleaved) or 16.
-  VectorType sinusoidalPairType(const SinusoidalPlan &p) const;
-  /// `fn(c, k)` for each vector of channels c whose pairs start at k.
-  void forEachPairVector(const SinusoidalPlan &p,
-                         function_ref<void(Value c, Value k)> fn);
-  /// Stores the sin and cos vectors of a pair vector: zipped (interleaved)
-  /// or at c and h + c (concat).
-  void storeSinCosPair(const SinusoidalPlan &p, Value t, Value c, Value sn,
-                       Value cs);
-  /// Row t evaluated directly: sin and cos of the f64 angle p w.
-  void sinusoidalDirectRow(const SinusoidalPlan &p, Value t);
-  /// Rows [from, t1) evaluated directly.
-  void sinusoidalDirectRows(const SinusoidalPlan &p, Value from);
-  /// One token block: by angle addition when its angles are small enough
-  /// (paired layouts), else row by row directly.
-  void sinusoidalBlock(const SinusoidalPlan &p);
-  /// The block's first row directly, the next ones by angle addition.
-  void sinusoidalRecurrence(const SinusoidalPlan &p, Value pos0);
-  /// `rows` rows from t advanced by angle addition from the state.
-  void sinusoidalRecurrenceRows(const SinusoidalPlan &p, Value sState,
-                                Value cState, Value t, int64_t rows);
   /// Views a [..., T, C] memref as [N, T, C] (N = product of the leading
   /// dimensions, 1 for rank 2).
   Value view3d(Value m);
@@ -582,7 +549,47 @@ private:
     else
       vector::StoreOp::create(b, v, mem, indices);
   }
-  Value buildTables(Value rows, Value offset, Value &cosT);
+  /// Stores `v` (an f32 vector, or one of `mem`'s element type) into `mem`,
+  /// rounded to its element type: storeVector for an f32 `mem`; for f16 and
+  /// bf16 the narrowed vector, a streaming store then aligned to its bytes.
+  void storeNarrowed(Value v, Value mem, ValueRange indices, bool streaming,
+                     Value mask = {}) {
+    Type et = cast<MemRefType>(mem.getType()).getElementType();
+    if (et == f32 && getElementTypeOrSelf(v.getType()) == f32) {
+      storeVector(v, mem, indices, streaming, mask);
+      return;
+    }
+    auto vt = VectorType::get({lanes}, et);
+    if (v.getType() != vt)
+      v = arith::TruncFOp::create(b, vt, v);
+    if (mask)
+      vector::MaskedStoreOp::create(b, mem, indices, mask, v);
+    else if (streaming)
+      vector::StoreOp::create(
+          b, v, mem, indices, /*nontemporal=*/true,
+          llvm::MaybeAlign(std::min<int64_t>(
+              64, lanes * int64_t(et.getIntOrFloatBitWidth() / 8))));
+    else
+      vector::StoreOp::create(b, v, mem, indices);
+  }
+  /// An f64 vector rounded once to a vector of `et` (f32, f16 or bf16). To
+  /// f16 and bf16 it goes through f32 rounded to odd (the f32 value
+  /// truncated towards zero, its last bit set when inexact), which keeps the
+  /// result that of one correct rounding: f32 has at least two more bits
+  /// than either, also among the subnormals.
+  Value narrowFromF64(Value v, Type et);
+  /// Views a [d0, ..., T, ..., D] memref with tokens along `seqDim` as
+  /// [A, T, M, D]: A the product of the dimensions before the tokens, M of
+  /// those between them and the channels (1 when there are none).
+  Value view4d(Value m, int64_t seqDim);
+  /// The pe.rope kernel on [A, T, M, D] views (sequence_dim other than
+  /// rank - 2, or per-token caches): tasks of (a, 64-token block), the
+  /// block's table rows shared by the M rows of each token.
+  Value buildRopeRows(RopeOp op, Value x, Value out);
+  /// The cos/sin tables of rows `offset + t`, t < rows (see RopeTables.cpp);
+  /// with per-token caches ([B, T, R/2]), of batch `cacheBatch`.
+  Value buildTables(Value rows, Value offset, Value &cosT,
+                    Value cacheBatch = {});
   /// sin(a + shift * pi/2) and cos(a + shift * pi/2) of an f64 vector, to
   /// about 1 ulp of f64: Cody-Waite reduction to [-pi/4, pi/4] (two FMAs with
   /// a two-term pi/2), fdlibm's kernel polynomials, quadrant selection.
@@ -729,6 +736,7 @@ private:
   /// from 4 to 16), and the vectors of one 64-key row of a block.
   int64_t lanes, blockVecs;
   AttentionOp attn; // null for the standalone kernels
+  RopeOp rope;      // the standalone pe.rope (buildRope), or null
   Value lseTensor;  // the lse result, when the op has one
   Value biasMem;    // build(): the explicit bias as a memref, or null
   Value maskMem;    // build(): the explicit mask as a memref, or null

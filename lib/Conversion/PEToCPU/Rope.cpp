@@ -2,9 +2,12 @@
 //
 // Part of the pe-mlir project.
 //
-// The kernel of a standalone pe.rope on f32 with offset positions: a
+// The kernel of a standalone pe.rope on f32, f16 or bf16 (rows widened to
+// f32, rotated, rounded once) with offset positions or per-token caches: a
 // parallel loop over (64-token block, chunk of the leading rows), each task
-// computing its block's cos/sin rows and rotating the rows of its chunk.
+// computing its block's cos/sin rows and rotating the rows of its chunk;
+// with tokens along another dimension than -2 or per-token caches, over
+// (leading row, 64-token block) of an [A, T, M, D] view.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,14 +20,17 @@ using namespace mlir::pe::cpu;
 Value KernelBuilder::buildRope() {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
-  Value x = bufferization::ToBufferOp::create(
-      b, MemRefType::get(type.getShape(), f32), input, /*readOnly=*/true);
+  auto memType = MemRefType::get(type.getShape(), type.getElementType());
+  Value x = bufferization::ToBufferOp::create(b, memType, input,
+                                              /*readOnly=*/true);
   SmallVector<Value> dynamicSizes;
   for (int64_t i = 0; i < rank; ++i)
     if (type.isDynamicDim(i))
       dynamicSizes.push_back(dim(x, i));
-  Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
-                                      dynamicSizes, b.getI64IntegerAttr(64));
+  Value out = memref::AllocOp::create(b, memType, dynamicSizes,
+                                      b.getI64IntegerAttr(64));
+  if (rope.getSequenceDimOrDefault() != rank - 2 || rope.hasPerTokenCaches())
+    return buildRopeRows(rope, x, out);
   Value x3 = view3d(x), out3 = view3d(out);
   Value offset = offsetValue(qOff);
   // Tasks of (64-token block, chunk of the leading rows): the cos/sin rows
@@ -94,20 +100,76 @@ Value KernelBuilder::buildRope() {
                                            /*writable=*/true);
 }
 
+Value KernelBuilder::buildRopeRows(RopeOp op, Value x, Value out) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t seqDim = op.getSequenceDimOrDefault();
+  bool perToken = op.hasPerTokenCaches();
+  Value x4 = view4d(x, seqDim), out4 = view4d(out, seqDim);
+  Value lead = dim(x4, 0), tokens = dim(x4, 1), inner = dim(x4, 2);
+  // Per-token caches: the batch of leading row a is a / (the product of
+  // the dimensions between the batch and the tokens).
+  Value perBatch = idx(1);
+  for (int64_t i = 1; i < seqDim; ++i)
+    perBatch = muli(perBatch, dim(x, i));
+  Value offset = perToken ? idx(0) : offsetValue(qOff);
+  Value tBlocks =
+      arith::DivUIOp::create(b, addi(tokens, idx(kBlock - 1)), idx(kBlock));
+  Value large = headDim % lanes == 0
+                    ? isLarge(out)
+                    : Value(arith::ConstantOp::create(b, b.getBoolAttr(false)));
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{lead, tBlocks},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope(b, ob);
+        Value a = ivs[0];
+        Value t0 = muli(ivs[1], idx(kBlock));
+        Value rows = arith::MinSIOp::create(
+            b, idx(kBlock), arith::SubIOp::create(b, tokens, t0));
+        Value cosT;
+        Value sinT = buildTables(
+            rows, saturatingAdd(t0, offset), cosT,
+            perToken ? Value(arith::DivUIOp::create(b, a, perBatch)) : Value());
+        // Per token, the table row is loaded once and rotates the token's M
+        // rows (the heads of [B, S, H, D]).
+        withStreaming(large, [&](bool streaming) {
+          scf::ForOp::create(
+              b, idx(0), rows, idx(1), ValueRange{},
+              [&](OpBuilder &ib, Location l2, Value r, ValueRange) {
+                Scope rowScope(b, ib);
+                Value t = addi(t0, r);
+                RopeRow row = loadRopeRow(r, cosT, sinT);
+                scf::ForOp::create(
+                    b, idx(0), inner, idx(1), ValueRange{},
+                    [&](OpBuilder &nb, Location l3, Value m, ValueRange) {
+                      Scope innerScope(b, nb);
+                      rotateRow(x4, ValueRange{a, t, m}, out4,
+                                ValueRange{a, t, m}, row, 1.0, streaming);
+                      scf::YieldOp::create(b);
+                    });
+                scf::YieldOp::create(b);
+              });
+        });
+        scf::ReduceOp::create(b);
+      });
+  return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
 namespace {
 
 /// Why a pe.rope cannot use the generated kernel (empty if it can; any head
-/// dimension and any even rotary dimension can).
+/// dimension, any even rotary dimension and any sequence_dim can).
 std::string unsupportedRopeReason(RopeOp op) {
   auto type = op.getInput().getType();
-  if (!type.getElementType().isF32())
-    return "element type is not f32";
+  Type et = type.getElementType();
+  if (!et.isF32() && !et.isF16() && !et.isBF16())
+    return "element type is not f32, f16 or bf16";
   if (op.getPositions())
     return "explicit positions tensor";
-  if (op.hasPerTokenCaches())
-    return "per-token cos/sin caches";
-  if (op.getSequenceDimOrDefault() != type.getRank() - 2)
-    return "tokens along a dimension other than -2 (sequence_dim)";
+  if (op.hasPerTokenCaches() && op.getSequenceDimOrDefault() == 0)
+    return "per-token cos/sin caches with the tokens along dimension 0 "
+           "(sequence_dim = 0, also the batch)";
   return unsupportedRotationReason(op.getRotation());
 }
 

@@ -14,16 +14,17 @@ using namespace mlir::pe;
 using namespace mlir::pe::cpu;
 
 std::string cpu::unsupportedRotationReason(const Rotation &r) {
-  if (r.cosCache &&
-      !cast<RankedTensorType>(r.cosCache.getType()).getElementType().isF32())
-    return "cos/sin caches must be f32";
+  // Caches of every element type are read (f16 and bf16 widened, f64
+  // rounded once to f32).
+  (void)r;
   return "";
 }
 
 /// Computes the cos and sin of every position `offset + t`, t < rows, for
 /// each rotated pair, into two [rows, R/2] buffers (times the attention
 /// scaling). Returns the sin table and sets `cosT`.
-Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
+Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
+                                 Value cacheBatch) {
   int64_t pairs = rotary / 2;
   cosT = alloc({ShapedType::kDynamic, pairs}, rows);
   Value sinT = alloc({ShapedType::kDynamic, pairs}, rows);
@@ -66,22 +67,37 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
                        });
   };
   if (rot->cosCache) {
-    // Rows gathered from the caches (positions clamped to the last row).
+    // Rows gathered from the caches (positions clamped to the last row);
+    // per-token caches [B, T, R/2] at batch `cacheBatch`. f16 and bf16 rows
+    // are widened to f32, f64 ones rounded once (storeRow).
     auto type = cast<RankedTensorType>(rot->cosCache.getType());
-    auto mtype = MemRefType::get(type.getShape(), f32);
+    Type cacheType = type.getElementType();
+    auto mtype = MemRefType::get(type.getShape(), cacheType);
     Value cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
                                                        /*readOnly=*/true);
     Value sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
                                                        /*readOnly=*/true);
-    Value last = arith::SubIOp::create(b, dim(cosCache, 0), idx(1));
+    bool perToken = type.getRank() == 3;
+    Value last =
+        arith::SubIOp::create(b, dim(cosCache, perToken ? 1 : 0), idx(1));
+    auto loadCache = [&](Value cache, Value row, Value i) -> Value {
+      SmallVector<Value> ix;
+      if (perToken)
+        ix.push_back(cacheBatch);
+      ix.append({row, i});
+      Value v = vector::LoadOp::create(b, VectorType::get({width}, cacheType),
+                                       cache, ix);
+      if (cacheType.isF16() || cacheType.isBF16())
+        v = arith::ExtFOp::create(b, vw, v);
+      return v;
+    };
     forRows(idx(0), [&](Value t) {
       Value pos = saturatingAdd(t, offset);
       Value row = arith::MinSIOp::create(
           b, arith::MaxSIOp::create(b, pos, idx(0)), last);
       forPairs([&](Value i) {
-        storeRow(t, i,
-                 vector::LoadOp::create(b, vw, cosCache, ValueRange{row, i}),
-                 vector::LoadOp::create(b, vw, sinCache, ValueRange{row, i}));
+        storeRow(t, i, loadCache(cosCache, row, i),
+                 loadCache(sinCache, row, i));
       });
     });
     return sinT;
@@ -223,7 +239,7 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
   auto store = [&](Value v, int64_t c, Value mask) {
     if (factor)
       v = arith::MulFOp::create(b, v, factor);
-    storeVector(v, dst, at(dstPrefix, c), streaming, mask);
+    storeNarrowed(v, dst, at(dstPrefix, c), streaming, mask);
   };
   int64_t pairs = rotary / 2;
   if (rotary) {

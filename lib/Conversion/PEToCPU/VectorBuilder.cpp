@@ -246,8 +246,10 @@ Value KernelBuilder::view3d(Value m) {
     return m;
   if (rank == 2)
     return memref::ExpandShapeOp::create(
-        b, MemRefType::get({1, mt.getDimSize(0), mt.getDimSize(1)}, f32), m,
-        ArrayRef<ReassociationIndices>{{0, 1}, {2}},
+        b,
+        MemRefType::get({1, mt.getDimSize(0), mt.getDimSize(1)},
+                        mt.getElementType()),
+        m, ArrayRef<ReassociationIndices>{{0, 1}, {2}},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1),
                                memref::getMixedSize(b, b.getLoc(), m, 0),
                                b.getIndexAttr(mt.getDimSize(1))});
@@ -256,6 +258,97 @@ Value KernelBuilder::view3d(Value m) {
     lead.push_back(i);
   return memref::CollapseShapeOp::create(
       b, m, ArrayRef<ReassociationIndices>{lead, {rank - 2}, {rank - 1}});
+}
+
+Value KernelBuilder::view4d(Value m, int64_t seqDim) {
+  auto mt = cast<MemRefType>(m.getType());
+  int64_t rank = mt.getRank();
+  ReassociationIndices before, between;
+  for (int64_t i = 0; i < seqDim; ++i)
+    before.push_back(i);
+  for (int64_t i = seqDim + 1; i < rank - 1; ++i)
+    between.push_back(i);
+  SmallVector<ReassociationIndices> groups;
+  if (!before.empty())
+    groups.push_back(before);
+  groups.push_back({seqDim});
+  if (!between.empty())
+    groups.push_back(between);
+  groups.push_back({rank - 1});
+  Value v = m;
+  if (static_cast<int64_t>(groups.size()) != rank)
+    v = memref::CollapseShapeOp::create(b, m, groups);
+  if (!before.empty() && !between.empty())
+    return v;
+  // Unit dimensions for an empty A or M: A joins the tokens' group, M the
+  // tokens' too (after them).
+  auto vt = cast<MemRefType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<ReassociationIndices> expand;
+  auto size = [&](int64_t d) {
+    return memref::getMixedSize(b, b.getLoc(), v, d);
+  };
+  int64_t src = 0;
+  if (!before.empty()) {
+    shape.push_back(vt.getDimSize(src));
+    sizes.push_back(size(src++));
+    expand.push_back({0});
+  } else {
+    shape.push_back(1);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  // The tokens (with a leading unit A and a trailing unit M).
+  ReassociationIndices tokenGroup;
+  if (before.empty())
+    tokenGroup.push_back(0);
+  tokenGroup.push_back(1);
+  shape.push_back(vt.getDimSize(src));
+  sizes.push_back(size(src++));
+  if (between.empty()) {
+    tokenGroup.push_back(2);
+    shape.push_back(1);
+    sizes.push_back(b.getIndexAttr(1));
+    expand.push_back(tokenGroup);
+  } else {
+    expand.push_back(tokenGroup);
+    shape.push_back(vt.getDimSize(src));
+    sizes.push_back(size(src++));
+    expand.push_back({2});
+  }
+  shape.push_back(vt.getDimSize(src));
+  sizes.push_back(size(src));
+  expand.push_back({3});
+  return memref::ExpandShapeOp::create(
+      b, MemRefType::get(shape, vt.getElementType()), v, expand, sizes);
+}
+
+Value KernelBuilder::narrowFromF64(Value v, Type et) {
+  auto vt = cast<VectorType>(v.getType());
+  auto v32 = VectorType::get(vt.getShape(), f32);
+  Value r = arith::TruncFOp::create(b, v32, v);
+  if (et == f32)
+    return r;
+  // Round to odd: towards zero (one step back when the nearest f32 is
+  // larger in magnitude; its bits as an integer are the magnitude's order),
+  // then the last bit set when the f32 is inexact.
+  auto vi = VectorType::get(vt.getShape(), b.getI32Type());
+  auto ci = [&](int32_t c) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vi, b.getI32IntegerAttr(c)));
+  };
+  Value back = arith::ExtFOp::create(b, vt, r);
+  Value inexact = arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, back, v);
+  Value away = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT,
+                                     math::AbsFOp::create(b, back),
+                                     math::AbsFOp::create(b, v));
+  Value bits = arith::BitcastOp::create(b, vi, r);
+  Value towardZero = arith::SelectOp::create(
+      b, away, arith::SubIOp::create(b, bits, ci(1)), bits);
+  Value odd = arith::SelectOp::create(
+      b, inexact, arith::OrIOp::create(b, towardZero, ci(1)), bits);
+  return arith::TruncFOp::create(b, VectorType::get(vt.getShape(), et),
+                                 arith::BitcastOp::create(b, v32, odd));
 }
 
 void KernelBuilder::forEachBlock(

@@ -2,13 +2,12 @@
 // missed-optimization remark (category convert-pe-to-vector); the op is left
 // for the reference lowering.
 // RUN: pe-opt %s --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics | FileCheck %s
-// CHECK-COUNT-4: pe.attention
+// CHECK-COUNT-3: pe.attention
 // CHECK-COUNT-3: pe.rope
-// CHECK-COUNT-2: pe.add_sinusoidal
+// CHECK-COUNT-1: pe.add_sinusoidal
 
 func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x1x2x520xf32>, %x: tensor<1x2x8x16xf32>,
-                     %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %d: tensor<1x?x8x16xf32>,
-                     %c: tensor<64x8xf16>) {
+                     %b: tensor<8x8xf32>, %m: tensor<8x8xi1>, %d: tensor<1x?x8x16xf32>) {
   %attn_init0 = tensor.empty() : tensor<1x2x8x16xf64>
   // expected-remark@+1 {{[Missed] attention-kernel | Category:convert-pe-to-vector | Reason="no generated attention kernel (the reference lowering with a materialised score tensor is used): element type is not f32, f16 or bf16"}}
   %0 = pe.attention %h, %h, %h outs(%attn_init0 : tensor<1x2x8x16xf64>) : tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64>, tensor<1x2x8x16xf64> -> tensor<1x2x8x16xf64>
@@ -20,28 +19,23 @@ func.func @attention(%h: tensor<1x2x8x16xf64>, %q: tensor<1x1x2x520xf32>, %x: te
   %attn_init3 = tensor.empty(%attn_d0_1_3) : tensor<1x?x8x16xf32>
   // expected-remark@+1 {{dynamic head counts}}
   %5 = pe.attention %d, %d, %d outs(%attn_init3 : tensor<1x?x8x16xf32>) : tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32>, tensor<1x?x8x16xf32> -> tensor<1x?x8x16xf32>
-  %attn_init4 = tensor.empty() : tensor<1x2x8x16xf32>
-  // expected-remark@+1 {{cos/sin caches must be f32}}
-  %6 = pe.attention %x, %x, %x rope <interleaved> cache(%c, %c : tensor<64x8xf16>, tensor<64x8xf16>) outs(%attn_init4 : tensor<1x2x8x16xf32>) : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x2x8x16xf32>
   return
 }
 
 func.func @rope(%h: tensor<8x16xf64>, %y: tensor<8x16xf32>, %f: tensor<8xf32>,
-                %p: tensor<8xi64>, %t: tensor<1x8x16xf32>, %c: tensor<1x8x8xf32>) {
-  // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-vector | Reason="no generated RoPE kernel (the reference lowering is used): element type is not f32"}}
+                %p: tensor<8xi64>, %t: tensor<8x2x16xf32>, %c: tensor<8x8x8xf32>) {
+  // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-vector | Reason="no generated RoPE kernel (the reference lowering is used): element type is not f32, f16 or bf16"}}
   %0 = pe.rope interleaved %h inv_freq(%f : tensor<8xf32>) : tensor<8x16xf64>
   // expected-remark@+1 {{explicit positions tensor}}
   %2 = pe.rope interleaved %y inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<8x16xf32>
-  // expected-remark@+1 {{per-token cos/sin caches}}
-  %4 = pe.rope interleaved %t cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x8x16xf32>
+  // expected-remark@+1 {{per-token cos/sin caches with the tokens along dimension 0 (sequence_dim = 0, also the batch)}}
+  %4 = pe.rope interleaved %t cache(%c, %c : tensor<8x8x8xf32>, tensor<8x8x8xf32>) {sequence_dim = 0 : i64} : tensor<8x2x16xf32>
   return
 }
 
-func.func @sinusoidal(%h: tensor<8x16xf64>, %y: tensor<8x16xf32>, %p: tensor<8xi64>) {
-  // expected-remark@+1 {{[Missed] sinusoidal-kernel | Category:convert-pe-to-vector | Reason="no generated sinusoidal kernel (the reference lowering is used): element type is not f32"}}
+func.func @sinusoidal(%h: tensor<8x16xf64>) {
+  // expected-remark@+1 {{[Missed] sinusoidal-kernel | Category:convert-pe-to-vector | Reason="no generated sinusoidal kernel (the reference lowering is used): element type is not f32, f16 or bf16"}}
   %0 = pe.add_sinusoidal interleaved %h : tensor<8x16xf64>
-  // expected-remark@+1 {{explicit positions tensor}}
-  %2 = pe.add_sinusoidal concat %y positions(%p : tensor<8xi64>) : tensor<8x16xf32>
   return
 }
 

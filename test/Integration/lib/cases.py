@@ -2102,6 +2102,102 @@ def tensor_level_math(d):
     save(d, expected=np.exp(x64) * w64 - np.tanh(x64) + np.cos(x64))
 
 
+# ===========================================================================
+# Standalone sequence kernels: f16/bf16, other sequence dimensions,
+# per-token caches, sinusoidal positions tensors (generated kernels).
+# ===========================================================================
+
+
+def _bshd(a):
+    """[B, S, H, D] <-> [B, H, S, D]."""
+    return np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+
+
+@case
+def rope_bf16_offset_tail(d):
+    # bf16 [2, 3, 70, 40], half layout, partial R = 36 (18 pairs: a masked
+    # last vector on every target), offset 9; 70 tokens span two blocks.
+    _rope(d, "rope_bf16_offset_tail", (2, 3, 70, 40), "half", 9, index(9), R=36,
+          dtype="bf16")
+
+
+@case
+def rope_f16_cache_bf16(d):
+    # f16 [2, 2, 9, 20] interleaved with bf16 caches [16, 10], static offset
+    # 4 (rows 4..12), attention scaling 0.5.
+    rng = rng_for("rope_f16_cache_bf16")
+    x = uniform(rng, (2, 2, 9, 20)).astype(F16)
+    cos = to_bf16(uniform(rng, (16, 10), lo=-1.5, hi=1.5))
+    sin = to_bf16(uniform(rng, (16, 10), lo=-1.5, hi=1.5))
+    save(d, x=x, c=cos, s=sin, m=scalar_f32(0.5))
+    save(d, expected=ref.rope_cache(x, cos, sin, ref.positions_from_offset(4, 9),
+                                    "interleaved", 20, float(F32(0.5))))
+
+
+@case
+def rope_bshd_bf16_per_token(d):
+    # bf16 [B, S, H, D] = [2, 5, 3, 24], sequence_dim = 1, half layout, f16
+    # per-token caches [2, 5, 12]: token s of batch b uses row [b, s].
+    rng = rng_for("rope_bshd_bf16_per_token")
+    x = to_bf16(uniform(rng, (2, 5, 3, 24)))
+    cos = uniform(rng, (2, 5, 12)).astype(F16)
+    sin = uniform(rng, (2, 5, 12)).astype(F16)
+    save(d, x=x, c=cos, s=sin)
+    save(d, expected=_bshd(ref.rope_cache_per_token(_bshd(x), cos, sin, "half", 24)))
+
+
+@case
+def rope_sbhd_f16(d):
+    # f16 [S, B, H, D] = [70, 2, 3, 16], sequence_dim = 0 (tokens first),
+    # interleaved, f64 frequencies, offset 100.
+    rng = rng_for("rope_sbhd_f16")
+    x = uniform(rng, (70, 2, 3, 16)).astype(F16)
+    inv = 10000.0 ** (-np.arange(0, 16, 2, dtype=F64) / 16)
+    save(d, x=x, f=inv, o=index(100))
+    t = lambda a: np.ascontiguousarray(np.transpose(a, (1, 2, 0, 3)))
+    u = lambda a: np.ascontiguousarray(np.transpose(a, (2, 0, 1, 3)))
+    save(d, expected=u(ref.rope_inv_freq(t(x), inv, 100, "interleaved", 16)))
+
+
+@case
+def sin_concat_bf16_batch_positions(d):
+    # bf16 [2, 3, 20, 24] concat, [B, T] i32 positions (batch b = dimension
+    # 0, shared by its 3 rows), up to 2^20 + 3.
+    rng = rng_for("sin_concat_bf16_batch_positions")
+    pos = rng.integers(0, 5000, (2, 20)).astype(np.int32)
+    pos[1, 7] = 2**20 + 3
+    pos[0, 0] = 0
+    _sinusoidal(d, "sin_concat_bf16_batch_positions", (2, 3, 20, 24), "bf16", pos,
+                pos, layout="concat")
+
+
+@case
+def sin_interleaved_f16_positions(d):
+    # f16 [5, 40] interleaved, 1-D i64 positions (not increasing), scale_input
+    # (x times sqrt(40)).
+    pos = np.array([3, 0, 77, 4096, 12], dtype=np.int64)
+    _sinusoidal(d, "sin_interleaved_f16_positions", (5, 40), F16, pos, pos,
+                scale_input=True)
+
+
+@case
+def attn_rope_cache_f16(d):
+    # f32 attention [1, 2, 6, 16] (MHA, non-causal) with interleaved RoPE from
+    # f16 cos/sin caches [16, 8] (arbitrary values) at positions 0 .. 5 for
+    # the queries and the keys.
+    rng = rng_for("attn_rope_cache_f16")
+    q = uniform(rng, (1, 2, 6, 16))
+    k = uniform(rng, (1, 2, 6, 16))
+    v = uniform(rng, (1, 2, 6, 16))
+    cos = uniform(rng, (16, 8), lo=-1.5, hi=1.5).astype(F16)
+    sin = uniform(rng, (16, 8), lo=-1.5, hi=1.5).astype(F16)
+    save(d, q=q, k=k, v=v, c=cos, s=sin)
+    pos = ref.positions_from_offset(0, 6)
+    qr = ref.rope_cache(q, cos, sin, pos, "interleaved")
+    kr = ref.rope_cache(k, cos, sin, pos, "interleaved")
+    save(d, expected=ref.attention(qr, kr, v))
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:
         names = " ".join(sorted(CASES))
@@ -2115,3 +2211,4 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
+
