@@ -177,7 +177,7 @@ struct RopeLowering : OpConversionPattern<RopeOp> {
 
 /// Any frequency op whose operands are constants: its folded table. The ops
 /// with a run-time operand (dynamic NTK, LongRoPE) have lowerings of their
-/// own below for when the fold does not apply.
+/// own, declared below, for when the fold does not apply.
 struct FoldedFrequencyLowering
     : OpInterfaceConversionPattern<FrequencyOpInterface> {
   using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
@@ -217,8 +217,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
 
 /// Rebuilds the separate ops that define an attention's encodings (its
 /// description, AttentionOp::decomposeOperation): pe.rope on Q (and K),
-/// pe.alibi_bias, and an encoding-free pe.attention, which the patterns above
-/// then lower.
+/// pe.alibi_bias, and an encoding-free pe.attention, which the other
+/// patterns then lower.
 struct AttentionEncodingDecomposition : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
 
