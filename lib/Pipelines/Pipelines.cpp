@@ -256,18 +256,14 @@ const IntegerOptionRange kGPUPipelineRanges[] = {
     {"decode-split-keys", 0, kMaxI32, " (0: no split)"},
     {"shared-memory-bytes", 0, kMaxI32, " (0: the target's default)"},
 };
-const IntegerOptionRange kShardPipelineRanges[] = {
-    {"threads", 0, kMaxI32, " (0: the OpenMP default)"},
-};
 
 /// The integer option ranges of pipeline `name` (empty for none).
 ArrayRef<IntegerOptionRange> pipelineRanges(StringRef name) {
-  if (name == "pe-cpu-pipeline")
+  // pe-shard-pipeline has the CPU pipeline's options (CPUCodegenOptions).
+  if (name == "pe-cpu-pipeline" || name == "pe-shard-pipeline")
     return kCPUPipelineRanges;
   if (name == "pe-gpu-pipeline")
     return kGPUPipelineRanges;
-  if (name == "pe-shard-pipeline")
-    return kShardPipelineRanges;
   return {};
 }
 

@@ -71,14 +71,7 @@ void mlir::pe::buildShardPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   // Each rank's program: the CPU pipeline.
   CPUPipelineOptions cpu;
-  cpu.fuse = options.fuse;
-  cpu.approximateMath = options.approximateMath;
-  cpu.openmp = options.openmp;
-  cpu.threads = options.threads;
-  cpu.runtimeChecks = options.runtimeChecks;
-  cpu.triple = options.triple;
-  cpu.cpu = options.cpu;
-  cpu.features = options.features;
+  options.copyCPUCodegenOptionsTo(cpu);
   buildCPUPipeline(pm, cpu);
 }
 

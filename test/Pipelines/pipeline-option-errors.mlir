@@ -15,6 +15,7 @@
 // RUN: not pe-opt %s --pe-cpu-pipeline=threads= 2>&1 | FileCheck %s --check-prefix=THREADS-EMPTY
 // RUN: not pe-opt %s --pe-cpu-pipeline="absolute-pe-row-tile=0" 2>&1 | FileCheck %s --check-prefix=ROWTILE
 // RUN: not pe-opt %s --pe-shard-pipeline=threads=4294967296 2>&1 | FileCheck %s --check-prefix=SHARD
+// RUN: not pe-opt %s --pe-shard-pipeline=stack-scratch-bytes=-1 2>&1 | FileCheck %s --check-prefix=SHARD-SCRATCH
 // THREADS-MAX: error: pe-cpu-pipeline: threads must be an integer in [0, 2147483647] (0: the OpenMP default), not 9223372036854775807
 // THREADS-2P31: error: pe-cpu-pipeline: threads must be an integer in [0, 2147483647] (0: the OpenMP default), not 2147483648
 // THREADS-NEG: error: pe-cpu-pipeline: threads must be an integer in [0, 2147483647] (0: the OpenMP default), not -1
@@ -22,6 +23,7 @@
 // THREADS-EMPTY: error: pe-cpu-pipeline: threads must be an integer in [0, 2147483647] (0: the OpenMP default), not ''
 // ROWTILE: error: pe-cpu-pipeline: absolute-pe-row-tile must be an integer in [1, 9223372036854775807], not 0
 // SHARD: error: pe-shard-pipeline: threads must be an integer in [0, 2147483647] (0: the OpenMP default), not 4294967296
+// SHARD-SCRATCH: error: pe-shard-pipeline: stack-scratch-bytes must be an integer in [0, 9223372036854775807] (0: all scratch on the heap), not -1
 
 // The largest thread count is accepted, and options around it (a quoted
 // value with a space) are read as before.

@@ -7,6 +7,8 @@
 // RUN: pe-opt %s --pe-shard-pipeline | FileCheck %s --check-prefix=NOSHARD
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-shard-pipeline{mpi-implementation=OpenMPI})' | FileCheck %s --check-prefix=OMPI
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-shard-pipeline{mpi-implementation=LAM})' 2>&1 | FileCheck %s --check-prefix=BAD
+// Every option of pe-cpu-pipeline reaches the ranks' CPU pipeline.
+// RUN: pe-opt %s --pe-shard-pipeline="fuse=false openmp=true threads=3 decode-prefetch-bytes=0 decode-prefetch-min-ops=5 decode-prefetch-l2-min-ops=6 stack-scratch-bytes=4096 runtime-checks=false triple=x86_64-unknown-linux-gnu cpu=x86-64-v3" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPUOPTS
 
 // PASSES: builtin.module(
 // PASSES-NEXT: func.func(
@@ -33,6 +35,13 @@
 // PASSES: convert-pe-to-vector
 // PASSES-NOT: convert-scf-to-openmp
 // PASSES: reconcile-unrealized-casts
+
+// CPUOPTS: pe-free-mpi-communicators
+// CPUOPTS-NOT: pe-insert-runtime-checks
+// CPUOPTS: pe-attach-cpu-target{cpu=x86-64-v3 features= triple=x86_64-unknown-linux-gnu}
+// CPUOPTS-NOT: pe-fuse-encodings-into-attention
+// CPUOPTS: convert-pe-to-vector{decode-prefetch-bytes=0 decode-prefetch-l2-min-ops=6 decode-prefetch-min-ops=5 stack-scratch-bytes=4096}
+// CPUOPTS: convert-scf-to-openmp{num-threads=3}
 
 // Keys and values split over the sequence, queries and result replicated,
 // with llama3-scaled RoPE on the keys (the key positions start at 4 idx).

@@ -27,6 +27,7 @@ namespace pe::run {
 static PipelineSettings settings;
 
 void setPipelineSettings(const PipelineSettings &s) { settings = s; }
+const PipelineSettings &getPipelineSettings() { return settings; }
 
 /// pe-gpu-pipeline{target} with the command line's GPU options.
 static void buildGPUPipeline(OpPassManager &pm, mlir::pe::GPUTarget target,

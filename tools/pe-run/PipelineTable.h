@@ -33,6 +33,8 @@ struct PipelineSettings {
 
 /// Sets what the pipelines' builders use.
 void setPipelineSettings(const PipelineSettings &settings);
+/// What the pipelines' builders use (the shard pipeline of --ranks too).
+const PipelineSettings &getPipelineSettings();
 
 /// The pipeline named `name`, or null.
 const PipelineEntry *lookupPipeline(llvm::StringRef name);

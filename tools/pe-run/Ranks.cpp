@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Ranks.h"
+#include "PipelineTable.h"
 #include "Supervise.h"
 
 #include "pe/Runtime/Blocks.h"
@@ -211,8 +212,13 @@ const PipelineEntry &shardPipelineEntry() {
   static const PipelineEntry shardPipeline = {
       "shard",
       [](OpPassManager &pm, bool runtimeChecks) {
+        // Each rank's program for the command line's CPU target.
+        const PipelineSettings &settings = getPipelineSettings();
         mlir::pe::ShardPipelineOptions options;
         options.runtimeChecks = runtimeChecks;
+        options.triple = settings.cpuTarget.triple;
+        options.cpu = settings.cpuTarget.cpu;
+        options.features = settings.cpuTarget.features;
         mlir::pe::buildShardPipeline(pm, options);
       },
       "", ""};

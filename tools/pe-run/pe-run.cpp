@@ -168,6 +168,14 @@ static int runSharded(ModuleOp module, func::FuncOp fn, const Signature &sig,
     rankArgs.push_back("--runtime-checks=false");
   if (o.timing)
     rankArgs.push_back("--repeat=" + std::to_string(o.repeat));
+  // The ranks' code is for the command line's CPU target.
+  const mlir::pe::CPUTargetSpec &target = getPipelineSettings().cpuTarget;
+  if (!target.triple.empty())
+    rankArgs.push_back("--target-triple=" + target.triple);
+  if (!target.cpu.empty())
+    rankArgs.push_back("--target-cpu=" + target.cpu);
+  if (!target.features.empty())
+    rankArgs.push_back("--target-features=" + target.features);
   RanksOptions options;
   options.ranks = o.ranks;
   options.rankArgs = std::move(rankArgs);

@@ -207,6 +207,31 @@ TEST_F(PipelinesTest, Shard) {
   ASSERT_TRUE(parsed);
   EXPECT_FALSE(parsed->lowerToLLVM);
   EXPECT_EQ(parsed->mpiImplementation.getValue(), "OpenMPI");
+
+  // The ranks' CPU options are pe-cpu-pipeline's, with OpenMP off by
+  // default, and all of them reach the CPU pipeline's options.
+  EXPECT_FALSE(pe::ShardPipelineOptions().openmp);
+  EXPECT_TRUE(pe::CPUPipelineOptions().openmp);
+  std::unique_ptr<pe::ShardPipelineOptions> cpu =
+      pe::ShardPipelineOptions::createFromString(
+          "absolute-pe-row-tile=8 approximate-math=false openmp=true "
+          "threads=3 decode-prefetch-bytes=0 decode-prefetch-min-ops=5 "
+          "decode-prefetch-l2-min-ops=6 stack-scratch-bytes=4096 cpu=x86-64-v3 "
+          "triple=x86_64-unknown-linux-gnu features=+avx2");
+  ASSERT_TRUE(cpu);
+  pe::CPUPipelineOptions copied;
+  cpu->copyCPUCodegenOptionsTo(copied);
+  EXPECT_EQ(copied.absolutePERowTile, 8);
+  EXPECT_FALSE(copied.approximateMath);
+  EXPECT_TRUE(copied.openmp);
+  EXPECT_EQ(copied.threads, 3u);
+  EXPECT_EQ(copied.decodePrefetchBytes, 0);
+  EXPECT_EQ(copied.decodePrefetchMinOps, 5);
+  EXPECT_EQ(copied.decodePrefetchL2MinOps, 6);
+  EXPECT_EQ(copied.stackScratchBytes, 4096);
+  EXPECT_EQ(copied.cpu.getValue(), "x86-64-v3");
+  EXPECT_EQ(copied.triple.getValue(), "x86_64-unknown-linux-gnu");
+  EXPECT_EQ(copied.features.getValue(), "+avx2");
 }
 
 /// pe-gpu-pipeline in a context with only registerGPUPipelineDialects: the

@@ -50,11 +50,18 @@ struct RaisePipelineOptions : public PassPipelineOptions<RaisePipelineOptions> {
       llvm::cl::init(1e-5)};
 };
 
-/// Options of `pe-cpu-pipeline` (`pe-cpu-pipeline{fuse=false threads=4}`).
-/// Every option changes which passes run or how they are configured; the
-/// defaults give the pipeline `pe-opt --pe-cpu-pipeline` runs.
-struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
-  PassOptions::Option<bool> fuse{
+/// The options of CPU code generation, declared once for every pipeline that
+/// ends in the CPU pipeline: `pe-cpu-pipeline` and `pe-shard-pipeline` (whose
+/// ranks' programs it compiles) both derive from this, so each rank gets
+/// every CPU option. Every option changes which passes run or how they are
+/// configured; the defaults give the pipeline `pe-opt --pe-cpu-pipeline`
+/// runs.
+template <typename Derived>
+struct CPUCodegenOptions : public PassPipelineOptions<Derived> {
+  template <typename T>
+  using Option = typename PassPipelineOptions<Derived>::template Option<T>;
+
+  Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Fuse RoPE and ALiBi producers into pe.attention, fold "
                      "the RoPE attention scaling into the softmax scale and "
@@ -62,37 +69,37 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "consumer (pe-fuse-encodings-into-attention, "
                      "pe-fold-attention-scaling, pe-fuse-absolute-pe)"),
       llvm::cl::init(true)};
-  PassOptions::Option<int64_t> absolutePERowTile{
+  Option<int64_t> absolutePERowTile{
       *this, "absolute-pe-row-tile",
       llvm::cl::desc("Rows per tile of a contraction that consumes a fused "
                      "absolute encoding (pe-fuse-absolute-pe{row-tile})"),
       llvm::cl::init(32)};
-  PassOptions::Option<bool> approximateMath{
+  Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Replace f32 exp, tanh, sin and cos by polynomials "
                      "(pe-approximate-math); otherwise they become LLVM "
                      "intrinsics and libm calls"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> openmp{
+  Option<bool> openmp{
       *this, "openmp",
       llvm::cl::desc("Run scf.parallel loops on OpenMP threads "
                      "(convert-scf-to-openmp, needs libomp at run time); "
                      "otherwise they become sequential loops"),
       llvm::cl::init(true)};
-  PassOptions::Option<unsigned> threads{
+  Option<unsigned> threads{
       *this, "threads",
       llvm::cl::desc("OpenMP threads per parallel region (num_threads of "
                      "omp.parallel); 0: the OpenMP runtime's default "
                      "(OMP_NUM_THREADS, else all cores). Needs openmp=true"),
       llvm::cl::init(0)};
-  PassOptions::Option<bool> runtimeChecks{
+  Option<bool> runtimeChecks{
       *this, "runtime-checks",
       llvm::cl::desc("Check at run time that dynamic sizes satisfy the size "
                      "relations of the pe ops (pe-insert-runtime-checks); "
                      "false trusts them, for programs whose sizes are "
                      "checked elsewhere"),
       llvm::cl::init(true)};
-  PassOptions::Option<std::string> triple{
+  Option<std::string> triple{
       *this, "triple",
       llvm::cl::desc("LLVM triple of the CPU the code is for "
                      "('x86_64-unknown-linux-gnu', 'aarch64-unknown-linux-"
@@ -100,33 +107,33 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "tool's default target (pe-opt, pe-run: the host) "
                      "(pe-attach-cpu-target{triple})"),
       llvm::cl::init("")};
-  PassOptions::Option<std::string> cpu{
+  Option<std::string> cpu{
       *this, "cpu",
       llvm::cl::desc("Target CPU ('x86-64-v3': AVX2 + FMA, 8-lane kernels; "
                      "'x86-64-v4': AVX-512, 16 lanes; 'neoverse-n1'); empty: "
                      "the triple's generic CPU. Needs triple "
                      "(pe-attach-cpu-target{cpu})"),
       llvm::cl::init("")};
-  PassOptions::Option<std::string> features{
+  Option<std::string> features{
       *this, "features",
       llvm::cl::desc("Target features on top of the CPU's, in LLVM's syntax "
                      "('+avx512bf16,-avx512fp16'). Needs triple "
                      "(pe-attach-cpu-target{features})"),
       llvm::cl::init("")};
-  PassOptions::Option<int64_t> decodePrefetchBytes{
+  Option<int64_t> decodePrefetchBytes{
       *this, "decode-prefetch-bytes",
       llvm::cl::desc("How far ahead the decode kernel prefetches the K and V "
                      "cache rows, in bytes; 0: off "
                      "(convert-pe-to-vector{decode-prefetch-bytes})"),
       llvm::cl::init(8192)};
-  PassOptions::Option<int64_t> decodePrefetchMinOps{
+  Option<int64_t> decodePrefetchMinOps{
       *this, "decode-prefetch-min-ops",
       llvm::cl::desc("The decode kernel's passes over K or V prefetch only "
                      "if they run at least this many vector operations per "
                      "64-byte line; 0 or 1: all do "
                      "(convert-pe-to-vector{decode-prefetch-min-ops})"),
       llvm::cl::init(2)};
-  PassOptions::Option<int64_t> decodePrefetchL2MinOps{
+  Option<int64_t> decodePrefetchL2MinOps{
       *this, "decode-prefetch-l2-min-ops",
       llvm::cl::desc("The decode kernel's passes that prefetch do so into the "
                      "L2 if they run at least this many vector operations "
@@ -134,13 +141,36 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "the L2 (convert-pe-to-vector{decode-prefetch-l2-min-"
                      "ops})"),
       llvm::cl::init(8)};
-  PassOptions::Option<int64_t> stackScratchBytes{
+  Option<int64_t> stackScratchBytes{
       *this, "stack-scratch-bytes",
       llvm::cl::desc("How many bytes of each attention task's scratch "
                      "buffers may go on the stack; 0: all on the heap "
                      "(convert-pe-to-vector{stack-scratch-bytes})"),
       llvm::cl::init(131072)};
+
+  /// Copies every CPU code-generation option into `to` (the options of
+  /// another pipeline that runs the CPU pipeline).
+  template <typename To>
+  void copyCPUCodegenOptionsTo(CPUCodegenOptions<To> &to) const {
+    to.fuse = fuse;
+    to.absolutePERowTile = absolutePERowTile;
+    to.approximateMath = approximateMath;
+    to.openmp = openmp;
+    to.threads = threads;
+    to.runtimeChecks = runtimeChecks;
+    to.triple = triple;
+    to.cpu = cpu;
+    to.features = features;
+    to.decodePrefetchBytes = decodePrefetchBytes;
+    to.decodePrefetchMinOps = decodePrefetchMinOps;
+    to.decodePrefetchL2MinOps = decodePrefetchL2MinOps;
+    to.stackScratchBytes = stackScratchBytes;
+  }
 };
+
+/// Options of `pe-cpu-pipeline` (`pe-cpu-pipeline{fuse=false threads=4}`):
+/// the CPU code-generation options.
+struct CPUPipelineOptions : public CPUCodegenOptions<CPUPipelineOptions> {};
 
 /// The kernel targets of `pe-gpu-pipeline`.
 enum class GPUTarget { NVVM, SPIRV };
@@ -268,8 +298,13 @@ void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 /// buildCPUPipeline with the default options.
 void buildCPUPipeline(OpPassManager &pm);
 
-/// Options of `pe-shard-pipeline`.
-struct ShardPipelineOptions : public PassPipelineOptions<ShardPipelineOptions> {
+/// Options of `pe-shard-pipeline`: its own, then the CPU code-generation
+/// options of the ranks' programs (CPUCodegenOptions).
+struct ShardPipelineOptions : public CPUCodegenOptions<ShardPipelineOptions> {
+  /// Each rank's code runs without OpenMP threads unless asked: ranks usually
+  /// share the machine's cores.
+  ShardPipelineOptions() { openmp.setInitialValue(false); }
+
   PassOptions::Option<bool> lowerToLLVM{
       *this, "lower-to-llvm",
       llvm::cl::desc("Lower the per-rank program to the LLVM dialect (MPI "
@@ -283,41 +318,6 @@ struct ShardPipelineOptions : public PassPipelineOptions<ShardPipelineOptions> {
                      "the module names one (pe-set-mpi-implementation): "
                      "MPICH or OpenMPI"),
       llvm::cl::init("MPICH")};
-  PassOptions::Option<bool> fuse{
-      *this, "fuse",
-      llvm::cl::desc("pe-cpu-pipeline's fuse option for each rank's program"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> approximateMath{
-      *this, "approximate-math",
-      llvm::cl::desc("pe-cpu-pipeline's approximate-math option"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> openmp{
-      *this, "openmp",
-      llvm::cl::desc("pe-cpu-pipeline's openmp option: OpenMP threads inside "
-                     "each rank (off by default: ranks usually share the "
-                     "machine's cores)"),
-      llvm::cl::init(false)};
-  PassOptions::Option<unsigned> threads{
-      *this, "threads", llvm::cl::desc("pe-cpu-pipeline's threads option"),
-      llvm::cl::init(0)};
-  PassOptions::Option<bool> runtimeChecks{
-      *this, "runtime-checks",
-      llvm::cl::desc("pe-cpu-pipeline{runtime-checks} on each rank: check the "
-                     "rank's dynamic sizes against the pe ops' size relations"),
-      llvm::cl::init(true)};
-  PassOptions::Option<std::string> triple{
-      *this, "triple",
-      llvm::cl::desc("CPU target of the ranks' code (pe-cpu-pipeline{triple}); "
-                     "empty: the module's llvm.target, else the tool's "
-                     "default"),
-      llvm::cl::init("")};
-  PassOptions::Option<std::string> cpu{
-      *this, "cpu", llvm::cl::desc("Target CPU (pe-cpu-pipeline{cpu})"),
-      llvm::cl::init("")};
-  PassOptions::Option<std::string> features{
-      *this, "features",
-      llvm::cl::desc("Target features (pe-cpu-pipeline{features})"),
-      llvm::cl::init("")};
 };
 
 /// The SPMD pipeline: a module whose functions carry `shard` annotations
