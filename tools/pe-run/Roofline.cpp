@@ -288,10 +288,10 @@ double Roofline::bestReadSeconds() {
   for (int streams : {2, 4, 8}) {
     evict();
     best = std::min(best, timeParallel([&](int t) {
-      int64_t lo, hi;
-      split(lines, t, numThreads, lo, hi);
-      sink = readLinesStreams(p, lo, hi, streams);
-    }));
+                      int64_t lo, hi;
+                      split(lines, t, numThreads, lo, hi);
+                      sink = readLinesStreams(p, lo, hi, streams);
+                    }));
   }
   return best;
 }
