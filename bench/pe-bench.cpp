@@ -4,7 +4,9 @@
 //
 // pe-bench measures what the benchmark compares against (see bench/README.md):
 //
-//   pe-bench peak        FP32 FMA peak with 1 and 2 threads
+//   pe-bench peak [ISA]  FP32 FMA peak with 1 and 2 threads (host or ISA)
+//   pe-bench read-streams BYTES
+//                        best read bandwidth of BYTES over 1-16 streams
 //   pe-bench bandwidth   read / copy / non-temporal copy bandwidth, 2 threads
 //   pe-bench naive W --inputs DIR --repeat N [--output FILE.npy ...]
 //                        the straightforward C++ version of workload W
@@ -79,9 +81,9 @@ double timeFma(const pe::rt::FmaProbe &probe, int threads, int64_t iters) {
   return t1 - t0;
 }
 
-/// Median GFLOP/s of 5 measurements of about 0.5 s each.
-double peakGflops(int threads) {
-  pe::rt::FmaProbe probe = pe::rt::hostFmaProbe();
+/// Median GFLOP/s of 5 measurements of about 0.5 s each, in the probe's
+/// vectors.
+double peakGflops(const pe::rt::FmaProbe &probe, int threads) {
   timeFma(probe, threads, 1 << 20); // wake the OpenMP threads, warm the clocks
   int64_t iters = 1 << 22;
   double t = timeFma(probe, threads, iters);
@@ -94,10 +96,20 @@ double peakGflops(int threads) {
   return median(g);
 }
 
-int cmdPeak() {
-  double p1 = peakGflops(1);
-  double p2 = peakGflops(2);
-  std::printf("peak_gflops_1t=%.1f peak_gflops_2t=%.1f\n", p1, p2);
+/// peak [ISA]: in the host's widest vectors, or in those of ISA (avx512,
+/// avx2, generic: the peak of code built for that target).
+int cmdPeak(int argc, char **argv) {
+  if (argc > 1)
+    fail("peak takes at most one argument, the ISA");
+  pe::rt::FmaProbe probe =
+      argc ? pe::rt::fmaProbe(argv[0]) : pe::rt::hostFmaProbe();
+  if (!probe.loop)
+    fail(std::string("peak: this CPU has no '") + argv[0] +
+         "' FMA probe (avx512, avx2, generic)");
+  double p1 = peakGflops(probe, 1);
+  double p2 = peakGflops(probe, 2);
+  std::printf("peak_gflops_1t=%.1f peak_gflops_2t=%.1f isa=%s\n", p1, p2,
+              probe.isa);
   return 0;
 }
 
@@ -199,6 +211,79 @@ int cmdBandwidth() {
   std::free(buf);
   std::printf("read_gbs=%.1f copy_gbs=%.1f copy_nt_gbs=%.1f\n", read, copy,
               copyNt);
+  return 0;
+}
+
+/// One read pass over `n` floats by kBwThreads threads, each reading its
+/// contiguous half as `streams` equal contiguous parts, one 64-byte line of
+/// each part per step (how a kernel that reads several rows or tensors at
+/// once, such as a decode step's K and V rows, loads memory).
+double readStreamsPass(const float *buf, int64_t n, int streams) {
+  double sums[kBwThreads] = {};
+#pragma omp parallel num_threads(kBwThreads)
+  {
+    int t = omp_get_thread_num();
+    int64_t lo, hi;
+    part(n, t, kBwThreads, lo, hi);
+    int64_t len = (hi - lo) / streams / 16 * 16; // whole lines per stream
+    __m512 acc[16];
+    for (int s = 0; s < 16; ++s)
+      acc[s] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < len; i += 16)
+      for (int s = 0; s < streams; ++s)
+        acc[s] = _mm512_add_ps(acc[s], _mm512_load_ps(buf + lo + s * len + i));
+    __m512 total = _mm512_setzero_ps();
+    for (int s = 0; s < streams; ++s)
+      total = _mm512_add_ps(total, acc[s]);
+    sums[t] = _mm512_reduce_add_ps(total);
+  }
+  return sums[0] + sums[1];
+}
+
+/// read-streams BYTES: the best read bandwidth of a BYTES buffer over 1, 2,
+/// 4, 8 and 16 concurrent streams per thread (the medians of 5 passes each),
+/// the read roof of a workload that reads BYTES, such as W4's K and V caches.
+int cmdReadStreams(int argc, char **argv) {
+  if (argc != 1)
+    fail("read-streams takes one argument, the buffer size in bytes");
+  char *end = nullptr;
+  long long requested = std::strtoll(argv[0], &end, 10);
+  if (!end || *end || requested < (1 << 20))
+    fail("read-streams: the size must be an integer of at least 1 MiB");
+  // Whole lines for every stream of every thread.
+  const int64_t unit = int64_t(64) * 16 * kBwThreads;
+  int64_t bytes = (int64_t(requested) + unit - 1) / unit * unit;
+  int64_t n = bytes / int64_t(sizeof(float));
+  float *buf = static_cast<float *>(std::aligned_alloc(4096, bytes));
+  if (!buf)
+    fail("cannot allocate the buffer");
+#pragma omp parallel num_threads(kBwThreads)
+  {
+    int64_t lo, hi;
+    part(n, omp_get_thread_num(), kBwThreads, lo, hi);
+    for (int64_t i = lo; i < hi; ++i)
+      buf[i] = float(i & 1023) * (1.0f / 1024);
+  }
+  double best = 0;
+  int bestStreams = 0;
+  for (int streams : {1, 2, 4, 8, 16}) {
+    gSink = float(readStreamsPass(buf, n, streams)); // warm-up
+    std::vector<double> g;
+    for (int r = 0; r < 5; ++r) {
+      double t0 = now();
+      gSink = float(readStreamsPass(buf, n, streams));
+      g.push_back(double(bytes) / (now() - t0) * 1e-9);
+    }
+    double m = median(g);
+    std::printf("read_streams_%d_gbs=%.1f\n", streams, m);
+    if (m > best) {
+      best = m;
+      bestStreams = streams;
+    }
+  }
+  std::free(buf);
+  std::printf("read_best_gbs=%.1f best_streams=%d bytes=%lld\n", best,
+              bestStreams, static_cast<long long>(bytes));
   return 0;
 }
 
@@ -649,8 +734,9 @@ int cmdNaive(int argc, char **argv) {
 void usage() {
   std::fprintf(
       stderr,
-      "usage: pe-bench peak\n"
+      "usage: pe-bench peak [avx512|avx2|generic]\n"
       "       pe-bench bandwidth\n"
+      "       pe-bench read-streams BYTES\n"
       "       pe-bench naive W --inputs DIR [--repeat N] [--output FILE.npy "
       "...]\n"
       "         W: w1 w2 w3 w2b w3b w4 w4g w5 w1-cached w5-cached (see\n"
@@ -672,7 +758,9 @@ int main(int argc, char **argv) {
   }
   std::string cmd = argv[1];
   if (cmd == "peak")
-    return cmdPeak();
+    return cmdPeak(argc - 2, argv + 2);
+  if (cmd == "read-streams")
+    return cmdReadStreams(argc - 2, argv + 2);
   if (cmd == "bandwidth")
     return cmdBandwidth();
   if (cmd == "naive")

@@ -3,7 +3,7 @@
 #
 # Usage: bench/run-benchmarks.sh [--no-reference] [--repeat N]
 #                                [--workloads w1,w2,...] [--no-memory]
-#                                [--keep-inputs]
+#                                [--keep-inputs] [--target-cpu CPU]
 #
 # Builds pe-bench and pe-run, generates the inputs once (uniform [-1, 1)
 # float32, fixed seed) into a temporary directory, measures the machine
@@ -16,10 +16,17 @@
 #
 #   --no-reference  skip the reference pipeline (W2/W3 take seconds per call)
 #   --repeat N      timed runs per variant after one warm-up (default 5)
-#   --workloads L   comma-separated subset of w1 w2 w3 w2b w3b w4 w4g w4h w4b
+#   --workloads L   comma-separated subset of w1 w2 w2d80 w2d96 w3 w2b w3b w4 w4g w4h w4b
 #                   w4gh w4gb w5
 #   --no-memory     skip the peak-memory sweep
 #   --keep-inputs   keep the temporary directory (inputs and outputs)
+#   --target-cpu C  compile the cpu pipeline for x86-64 CPU C (pe-run
+#                   --target-cpu; x86-64-v3: the AVX2 + FMA kernels) and take
+#                   the FMA peak in that CPU's vectors (pe-bench peak avx2);
+#                   default: this machine
+#
+# Workloads w2d80 and w2d96 are W2 with head dimensions 80 and 96 (masked
+# tail vectors); the report gives their FLOP rates as fractions of W2's.
 #
 # Environment: PE_BUILD_DIR (default build/), PE_JOBS (ninja -j, default 2).
 #===----------------------------------------------------------------------===#
@@ -48,9 +55,10 @@ import npycmp  # noqa: E402
 ap = argparse.ArgumentParser(prog="run-benchmarks.sh")
 ap.add_argument("--no-reference", action="store_true")
 ap.add_argument("--repeat", type=int, default=5)
-ap.add_argument("--workloads", default="w1,w2,w3,w2b,w3b,w4,w4g,w4h,w4b,w4gh,w4gb,w5")
+ap.add_argument("--workloads", default="w1,w2,w2d80,w2d96,w3,w2b,w3b,w4,w4g,w4h,w4b,w4gh,w4gb,w5")
 ap.add_argument("--no-memory", action="store_true")
 ap.add_argument("--keep-inputs", action="store_true")
+ap.add_argument("--target-cpu", default="")
 args = ap.parse_args(sys.argv[3:])
 if args.repeat < 1:
     sys.exit("run-benchmarks.sh: --repeat must be >= 1")
@@ -78,6 +86,12 @@ WORKLOADS = [
     ("w2", "w2_llama3_attention.mlir", "w2_llama3_attention",
      {"q": (1, 8, 2048, 128), "k": (1, 8, 2048, 128), "v": (1, 8, 2048, 128)}, 1,
      2 * 8 * 2048 ** 2 * 128, None, "flop"),
+    ("w2d80", "w2_llama3_attention_d80.mlir", "w2_llama3_attention_d80",
+     {"q": (1, 8, 2048, 80), "k": (1, 8, 2048, 80), "v": (1, 8, 2048, 80)}, 1,
+     2 * 8 * 2048 ** 2 * 80, None, "flop"),
+    ("w2d96", "w2_llama3_attention_d96.mlir", "w2_llama3_attention_d96",
+     {"q": (1, 8, 2048, 96), "k": (1, 8, 2048, 96), "v": (1, 8, 2048, 96)}, 1,
+     2 * 8 * 2048 ** 2 * 96, None, "flop"),
     ("w3", "w3_alibi_attention.mlir", "w3_alibi_attention",
      {"q": (1, 8, 2048, 128), "k": (1, 8, 2048, 128), "v": (1, 8, 2048, 128)}, 1,
      2 * 8 * 2048 ** 2 * 128, None, "flop"),
@@ -110,6 +124,7 @@ WORKLOADS = [
      None, 2 * 8192 * 4096 * F32, "byte"),
 ]
 LABEL = {"w1": "W1 rope", "w2": "W2 llama3+attn", "w3": "W3 alibi+attn",
+         "w2d80": "W2 D=80", "w2d96": "W2 D=96",
          "w2b": "W2b bf16", "w3b": "W3b bf16",
          "w4": "W4 decode", "w4g": "W4g decode-gqa", "w4h": "W4 f16 KV",
          "w4b": "W4 bf16 KV", "w4gh": "W4g f16 KV", "w4gb": "W4g bf16 KV",
@@ -121,7 +136,8 @@ LABEL = {"w1": "W1 rope", "w2": "W2 llama3+attn", "w3": "W3 alibi+attn",
 KV_DTYPE = {"w4h": "f16", "w4b": "bf16", "w4gh": "f16", "w4gb": "bf16",
             "w2b": "bf16", "w3b": "bf16"}
 HALF_ARGS = {"w2b": ("q", "k", "v"), "w3b": ("q", "k", "v")}
-NAIVE = {"w4h": "w4", "w4b": "w4", "w4gh": "w4g", "w4gb": "w4g"}
+NAIVE = {"w4h": "w4", "w4b": "w4", "w4gh": "w4g", "w4gb": "w4g",
+         "w2d80": "w2", "w2d96": "w2"}
 # The bf16 attention kernel (bf16 dot products on AVX512-BF16) rounds the
 # rotated queries and keys and the softmax weights P to bf16, which the naive
 # f32 version does not: each weight within 2^-9 relative, the rotated q, k
@@ -138,6 +154,12 @@ def round_bf16(a):
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return bits.astype(np.uint32).view(np.float32)
 selected = [w.strip() for w in args.workloads.split(",") if w.strip()]
+# The cpu pipeline's target, and the FMA probe in its vectors.
+TARGET = ([f"--target-triple=x86_64-unknown-linux-gnu", f"--target-cpu={args.target_cpu}"]
+          if args.target_cpu else [])
+PEAK_ISA = {"x86-64-v3": ["avx2"], "x86-64-v4": ["avx512"]}.get(args.target_cpu, [])
+if args.target_cpu and not PEAK_ISA:
+    sys.exit(f"run-benchmarks.sh: --target-cpu {args.target_cpu}: x86-64-v3 or x86-64-v4")
 unknown = set(selected) - {w[0] for w in WORKLOADS}
 if unknown:
     sys.exit(f"run-benchmarks.sh: unknown workloads {sorted(unknown)}")
@@ -214,7 +236,7 @@ try:
 
     # ---- machine -----------------------------------------------------------
     load_before = os.getloadavg()[0]
-    p = run([PE_BENCH, "peak"])
+    p = run([PE_BENCH, "peak"] + PEAK_ISA)
     peak, peak_others = kv(p.stdout), p.others
     p = run([PE_BENCH, "bandwidth"])
     bw, bw_others = kv(p.stdout), p.others
@@ -252,7 +274,8 @@ try:
                 timing = [f"--repeat={max(args.repeat, ROOF_CALLS)}", "--roofline"]
             elif pipe == "cpu":
                 timing.append(f"--flops={flops}")
-            p = run([PE_RUN, mlir, "-e", func, f"--pipeline={pipe}"] + timing
+            target = TARGET if pipe == "cpu" else []
+            p = run([PE_RUN, mlir, "-e", func, f"--pipeline={pipe}"] + target + timing
                     + ins + [f"--output={x}" for x in o])
             if pipe == "reference":
                 ref_seconds += time.time() - t_start
@@ -294,7 +317,7 @@ try:
                 checks.append(f"{LABEL[name]:<15} {pipe:<9} vs naive: {line}")
             check[pipe] = "PASS" if all(verdicts) else "FAIL"
         if basis == "read":
-            bound = roof["read_gbs"]
+            bound = roof["best_read_gbs"]
         elif basis == "byte":
             bound = max(roof["copy_gbs"], roof["copy_nt_gbs"])
         else:
@@ -313,7 +336,7 @@ try:
             elif basis == "read":
                 frac, of = gbs / bound, "read"
                 if v == "cpu":
-                    frac = roof["read_fraction"]
+                    frac = roof["best_read_fraction"]
             else:
                 frac, of = gbs / bound, "copy"
                 if v == "cpu":
@@ -352,6 +375,9 @@ try:
           f"median of {args.repeat} runs after one warm-up, W1/W4*/W5 cpu: "
           f"{max(args.repeat, ROOF_CALLS)} cold runs with roofs; inputs uniform [-1,1) f32, "
           f"seed {SEED})")
+    if args.target_cpu:
+        print(f"cpu pipeline target: --target-cpu={args.target_cpu} (FMA peak in "
+              f"{PEAK_ISA[0]} vectors)")
     print(f"machine: peak_gflops_1t={peak['peak_gflops_1t']:.1f} "
           f"peak_gflops_2t={peak2:.1f} (others {peak_others:.2f})  "
           f"read_gbs={bw['read_gbs']:.1f} copy_gbs={bw['copy_gbs']:.1f} "
@@ -387,7 +413,8 @@ try:
     print("frac: GFLOP/s / bound; bound: for W2/W3 the FP32 FMA peak of the threads, "
           "timed by pe-run --flops right after each of the cpu pipeline's "
           f"{args.repeat} calls for as long as the call took; for "
-          "W4* the read bandwidth and for W1/W5 the best copy bandwidth (plain or "
+          "W4* the best read bandwidth (1, 2, 4 or 8 streams per thread) and for "
+          "W1/W5 the best copy bandwidth (plain or "
           "streaming stores) of the same bytes, timed by pe-run --roofline right after "
           f"each of the cpu pipeline's {max(args.repeat, ROOF_CALLS)} calls (caches "
           "evicted before each call and each roof); bound: the median of those roofs; "
@@ -408,6 +435,12 @@ try:
                   for f, b in (("w2", "w2b"), ("w3", "w3b"))
                   if LABEL[f] in med and LABEL[b] in med]
         print("bf16 / f32 throughput of the cpu pipeline (same run): " + ", ".join(ratios))
+    med = {r[0]: r[2] for r in rows if r[1] == "cpu"}
+    tails = [f"{LABEL[t]} {(2 * 8 * 2048 ** 2 * d / med[LABEL[t]]) / (2 * 8 * 2048 ** 2 * 128 / med[LABEL['w2']]):.3f}"
+             for t, d in (("w2d80", 80), ("w2d96", 96))
+             if LABEL[t] in med and LABEL["w2"] in med]
+    if tails:
+        print("head-dimension tails, FLOP rate / W2's (D=128) in the same run: " + ", ".join(tails))
     print("checks:")
     for c in checks:
         print("  " + c)

@@ -253,6 +253,22 @@ FailureOr<OwningOpRef<ModuleOp>> lower(ModuleOp original, const Signature &sig,
   return module;
 }
 
+/// The FMA probe of the code's vector width, for --flops: "avx512" for
+/// 512-bit x86 kernels, "avx2" for 256-bit ones, "generic" for 128-bit ones;
+/// empty for a module without a CPU target (a GPU pipeline's host code).
+static std::string fmaIsaOf(ModuleOp module) {
+  LLVM::TargetAttr attr = mlir::pe::getModuleCPUTarget(module);
+  if (!attr)
+    return "";
+  FailureOr<mlir::pe::CPUTarget> target = mlir::pe::resolveCPUTarget(
+      mlir::pe::getCPUTargetSpec(attr), [&] { return module.emitError(); });
+  if (failed(target))
+    return "";
+  if (target->vectorBits >= 512)
+    return "avx512";
+  return target->vectorBits >= 256 ? "avx2" : "generic";
+}
+
 FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
                             const PipelineEntry &pipeline,
                             ArrayRef<std::string> sharedLibs,
@@ -294,6 +310,7 @@ FailureOr<Compiled> compile(ModuleOp original, const Signature &sig,
 
   Compiled compiled;
   compiled.pipeline = pipeline.name.str();
+  compiled.fmaIsa = fmaIsaOf(*module);
   compiled.engine = std::move(*engine);
   compiled.engine->registerSymbols(jitRuntimeSymbols);
   // lookupPacked materializes the code and reports unresolved symbols as an

@@ -132,6 +132,10 @@ mlir::FailureOr<npy::Array> readArgument(const Signature &sig, size_t index,
 
 struct Compiled {
   std::string pipeline;
+  /// The FP32 multiply-add probe in the code's vectors (pe::rt::fmaProbe:
+  /// "avx512", "avx2", "generic"), from the lowered module's CPU target;
+  /// empty when it names none (the host's widest).
+  std::string fmaIsa;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   void (*fn)(void **) = nullptr;
 };

@@ -84,22 +84,27 @@ memory-bound function comes to the memory bandwidth. B is the bytes of its
 tensor arguments (as stored) and results. Before each timed call the caches
 are evicted (a read of twice the last-level cache); after it, in the same
 process and on the same threads (libomp's team when the code uses OpenMP),
-pe-run times a read of B bytes, and a copy of B/2 bytes into another B/2
-with plain and with streaming stores, each after an eviction too. It prints
+pe-run times a read of B bytes (one stream per thread, and the fastest of 1,
+2, 4 and 8 concurrent streams per thread), and a copy of B/2 bytes into
+another B/2 with plain and with streaming stores, each after an eviction
+too. It prints
   pe-run: roofline pipeline=P bytes=B threads=N team=T call_gbs=G
           read_gbs=G copy_gbs=G copy_nt_gbs=G read_fraction=F copy_fraction=F
+          best_read_gbs=G best_read_fraction=F
 (one line; T is libomp or, when libomp is not loaded, pool: N threads of
 pe-run's own, N from OMP_NUM_THREADS or the hardware threads): medians over
 the calls of the bandwidths B / time, of
-read_fraction = read time / call time and of copy_fraction = the faster copy's
-time / call time, each ratio taken from one call and the roofs right after it.
+read_fraction = read time / call time, of copy_fraction = the faster copy's
+time / call time and of best_read_fraction = the fastest read's time / call
+time, each ratio taken from one call and the roofs right after it.
 
 --flops=F (with --repeat; host pipelines only) measures how close a
 compute-bound function that performs F floating-point operations per call
 comes to the FP32 multiply-add peak. After each timed call (caches not
 evicted, unless with --roofline), on the same threads as the roofs, pe-run
-runs a loop of independent multiply-adds in the widest vectors the CPU has
-(I: avx512, avx2 or generic) for about as long as the call took, and prints
+runs a loop of independent multiply-adds in the vectors of the code's CPU
+target (I: avx512, avx2 or generic; e.g. avx2 for --target-cpu=x86-64-v3 on an
+AVX-512 machine) for about as long as the call took, and prints
   pe-run: flops pipeline=P flops=F threads=N team=T isa=I call_gflops=G
           peak_gflops=G peak_fraction=F
 (one line): medians over the calls of F / call time, of the loop's rate and

@@ -50,6 +50,28 @@ float readLines(const Line *p, int64_t lo, int64_t hi) {
   return r;
 }
 
+/// Reads lines [lo, hi) as `streams` equal contiguous parts, one line of
+/// each part per step (a kernel reading several rows or tensors at once);
+/// the lines left over by the split are read at the end.
+float readLinesStreams(const Line *p, int64_t lo, int64_t hi, int streams) {
+  constexpr int kMaxStreams = 16;
+  streams = std::clamp(streams, 1, kMaxStreams);
+  int64_t len = (hi - lo) / streams;
+  Line acc[kMaxStreams] = {};
+  for (int64_t i = 0; i < len; ++i)
+    for (int s = 0; s < streams; ++s)
+      acc[s] += p[lo + s * len + i];
+  for (int64_t i = lo + streams * len; i < hi; ++i)
+    acc[0] += p[i];
+  Line sum = {};
+  for (int s = 0; s < streams; ++s)
+    sum += acc[s];
+  float r = 0;
+  for (int k = 0; k < 16; ++k)
+    r += sum[k];
+  return r;
+}
+
 void copyLines(const Line *s, Line *d, int64_t lo, int64_t hi, bool nt) {
   if (nt) {
 #if defined(__clang__)
@@ -182,7 +204,8 @@ int Roofline::defaultThreads() {
 }
 
 std::unique_ptr<Roofline> Roofline::create(int64_t bytes, int threads,
-                                           ForkCall forkCall) {
+                                           ForkCall forkCall,
+                                           const std::string &fmaIsa) {
   std::unique_ptr<Roofline> r(new Roofline());
   r->fork = forkCall;
   r->numThreads = std::max(1, threads);
@@ -198,7 +221,9 @@ std::unique_ptr<Roofline> Roofline::create(int64_t bytes, int threads,
   } else {
     r->pool = std::make_unique<Pool>(r->numThreads);
   }
-  r->probe = pe::rt::hostFmaProbe();
+  r->probe = pe::rt::fmaProbe(fmaIsa.c_str());
+  if (!r->probe.loop)
+    r->probe = pe::rt::hostFmaProbe();
   if (bytes <= 0)
     return r;
   // Whole lines, an even count (half of them are a copy's source).
@@ -254,6 +279,21 @@ void Roofline::evict() { readAll(evictBuf, evictSize); }
 double Roofline::readSeconds() {
   evict();
   return readAll(data, size);
+}
+
+double Roofline::bestReadSeconds() {
+  double best = readSeconds();
+  int64_t lines = size / 64;
+  const Line *p = reinterpret_cast<const Line *>(data);
+  for (int streams : {2, 4, 8}) {
+    evict();
+    best = std::min(best, timeParallel([&](int t) {
+                      int64_t lo, hi;
+                      split(lines, t, numThreads, lo, hi);
+                      sink = readLinesStreams(p, lo, hi, streams);
+                    }));
+  }
+  return best;
 }
 
 double Roofline::fmaFlopsPerSecond(double seconds) {

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace pe::run {
 
@@ -54,8 +55,11 @@ public:
   /// libomp's workers, which spin for a while after each parallel region);
   /// otherwise on `threads` threads of a pool. Returns null when the memory
   /// is not available.
+  /// The compute roof runs the FMA probe of `fmaIsa` (pe::rt::fmaProbe), or
+  /// the host's widest when it is empty or this CPU lacks it.
   static std::unique_ptr<Roofline> create(int64_t bytes, int threads,
-                                          ForkCall forkCall);
+                                          ForkCall forkCall,
+                                          const std::string &fmaIsa = "");
   ~Roofline();
 
   /// Evicts the caches: reads a buffer twice the last-level cache's size.
@@ -68,6 +72,11 @@ public:
 
   /// Seconds to read `bytes` bytes, after an eviction.
   double readSeconds();
+  /// The least seconds to read `bytes` bytes over 1, 2, 4 and 8 concurrent
+  /// streams per thread, each after an eviction: the machine's best read of
+  /// the same bytes (more streams keep more lines in flight on some
+  /// machines, fewer suit the prefetchers on others).
+  double bestReadSeconds();
   /// Seconds to copy the first `bytes / 2` bytes to the second half (so
   /// `bytes` bytes move), after an eviction; plain or streaming stores.
   double copySeconds(bool nonTemporal);

@@ -35,14 +35,15 @@ FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
         llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
             "__kmpc_fork_call"));
     roof = Roofline::create(roofline ? inv.tensorBytes() : 0,
-                            Roofline::defaultThreads(), fork);
+                            Roofline::defaultThreads(), fork, c.fmaIsa);
     if (!roof)
       return error("--roofline: out of memory allocating the roofs' buffers "
                    "for " +
                    Twine(inv.tensorBytes()) + " bytes");
   }
   std::vector<double> ms(runs), readGbs, copyGbs, copyNtGbs, callGbs,
-      readFraction, copyFraction, callGflops, peakGflops, peakFraction;
+      readFraction, copyFraction, bestReadGbs, bestReadFraction, callGflops,
+      peakGflops, peakFraction;
   for (int i = 0; i < runs; ++i) {
     if (failed(
             inv.call(c.fn, nullptr, &ms[i], roofline ? roof.get() : nullptr)))
@@ -60,7 +61,8 @@ FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
       continue;
     double read = roof->readSeconds(),
            copy = roof->copySeconds(/*nonTemporal=*/false),
-           copyNt = roof->copySeconds(/*nonTemporal=*/true);
+           copyNt = roof->copySeconds(/*nonTemporal=*/true),
+           bestRead = roof->bestReadSeconds();
     // The roofs move the bytes rounded up to whole pairs of cache lines.
     double gb = double(roof->bytes()) * 1e-9;
     readGbs.push_back(gb / read);
@@ -69,6 +71,8 @@ FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
     callGbs.push_back(double(inv.tensorBytes()) * 1e-9 / call);
     readFraction.push_back(read / call);
     copyFraction.push_back(std::min(copy, copyNt) / call);
+    bestReadGbs.push_back(gb / bestRead);
+    bestReadFraction.push_back(bestRead / call);
   }
   Timing t;
   t.minMs = *std::min_element(ms.begin(), ms.end());
@@ -88,6 +92,9 @@ FailureOr<Timing> timeCalls(Invocation &inv, const Compiled &c, int runs,
                                  medianOf(callGbs), medianOf(readGbs),
                                  medianOf(copyGbs), medianOf(copyNtGbs),
                                  medianOf(readFraction), medianOf(copyFraction))
+                 << llvm::format(" best_read_gbs=%.2f best_read_fraction=%.3f",
+                                 medianOf(bestReadGbs),
+                                 medianOf(bestReadFraction))
                  << "\n";
   if (flops > 0)
     llvm::outs() << "pe-run: flops pipeline=" << c.pipeline

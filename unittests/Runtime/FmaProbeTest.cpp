@@ -66,4 +66,28 @@ TEST(FmaProbeTest, LoopRunsItsIterations) {
   EXPECT_LT(expected(lanes, 100000, 1.5f), 0.95 * expected(lanes, 0, 1.5f));
 }
 
+TEST(FmaProbeTest, NamedProbes) {
+  // The generic probe runs everywhere; the host's is one of the named ones,
+  // with the same loop; unknown names give no probe.
+  FmaProbe generic = fmaProbe("generic");
+  ASSERT_NE(generic.loop, nullptr);
+  EXPECT_EQ(generic.flopsPerIteration, 12.0 * 4 * 2);
+  FmaProbe host = hostFmaProbe();
+  FmaProbe same = fmaProbe(host.isa);
+  EXPECT_EQ(same.loop, host.loop);
+  EXPECT_EQ(same.flopsPerIteration, host.flopsPerIteration);
+  EXPECT_EQ(fmaProbe("sse9").loop, nullptr);
+  EXPECT_EQ(fmaProbe(nullptr).loop, nullptr);
+  // A named probe that the host has computes what its width says.
+  for (const char *isa : {"avx512", "avx2"}) {
+    FmaProbe p = fmaProbe(isa);
+    if (!p.loop)
+      continue;
+    EXPECT_STREQ(p.isa, isa);
+    int lanes = lanesOf(p);
+    double want = expected(lanes, 1000, 1.5f);
+    EXPECT_NEAR(p.loop(1000, 1.5f), want, std::abs(want) * 1e-2);
+  }
+}
+
 } // namespace

@@ -32,8 +32,14 @@ struct FmaProbe {
   const char *isa = "";
 };
 
-/// The probe for the CPU this process runs on.
+/// The probe for the CPU this process runs on: the widest vectors it has.
 FmaProbe hostFmaProbe();
+
+/// The probe in the vectors of `isa` ("avx512", "avx2" or "generic"), for
+/// the peak of code compiled for a narrower target than the host (an AVX2
+/// target on an AVX-512 machine); an empty `loop` when this CPU cannot run
+/// it or `isa` is unknown.
+FmaProbe fmaProbe(const char *isa);
 
 } // namespace pe::rt
 

@@ -6,6 +6,8 @@
 
 #include "pe/Runtime/FmaProbe.h"
 
+#include <string_view>
+
 using namespace pe::rt;
 
 namespace {
@@ -73,13 +75,24 @@ PE_FMA_LOOP(loopAvx512, V16, 16, true, __attribute__((target("avx512f"))))
 #endif
 } // namespace
 
-FmaProbe pe::rt::hostFmaProbe() {
+FmaProbe pe::rt::fmaProbe(const char *isa) {
+  std::string_view name(isa ? isa : "");
 #if defined(__x86_64__) && defined(__clang__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
+  if (name == "avx512" && __builtin_cpu_supports("avx512f"))
     return {loopAvx512, double(kChains) * 16 * 2, "avx512"};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+  if (name == "avx2" && __builtin_cpu_supports("avx2") &&
+      __builtin_cpu_supports("fma"))
     return {loopAvx2, double(kChains) * 8 * 2, "avx2"};
 #endif
-  return {loopGeneric, double(kChains) * 4 * 2, "generic"};
+  if (name == "generic")
+    return {loopGeneric, double(kChains) * 4 * 2, "generic"};
+  return {};
+}
+
+FmaProbe pe::rt::hostFmaProbe() {
+  for (const char *isa : {"avx512", "avx2"})
+    if (FmaProbe p = fmaProbe(isa); p.loop)
+      return p;
+  return fmaProbe("generic");
 }

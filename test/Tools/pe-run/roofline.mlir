@@ -21,11 +21,11 @@
 // RUN:   --repeat=2 --roofline | FileCheck %s --check-prefix=CHECKED
 
 // MIXED:      {{^}}pe-run: time pipeline=reference runs=3 min_ms={{[0-9.]+}} median_ms={{[0-9.]+$}}
-// MIXED-NEXT: {{^}}pe-run: roofline pipeline=reference bytes=784 threads=3 team=pool call_gbs={{[0-9.]+}} read_gbs={{[0-9.]+}} copy_gbs={{[0-9.]+}} copy_nt_gbs={{[0-9.]+}} read_fraction={{[0-9.]+}} copy_fraction={{[0-9.]+$}}
+// MIXED-NEXT: {{^}}pe-run: roofline pipeline=reference bytes=784 threads=3 team=pool call_gbs={{[0-9.]+}} read_gbs={{[0-9.]+}} copy_gbs={{[0-9.]+}} copy_nt_gbs={{[0-9.]+}} read_fraction={{[0-9.]+}} copy_fraction={{[0-9.]+}} best_read_gbs={{[0-9.]+}} best_read_fraction={{[0-9.]+$}}
 // MIXED-NOT:  pe-run:
 
 // ROPE:      {{^}}pe-run: time pipeline=cpu runs=2
-// ROPE-NEXT: {{^}}pe-run: roofline pipeline=cpu bytes=2304 threads=2 team=libomp call_gbs={{[0-9.]+}} read_gbs={{[0-9.]+}} copy_gbs={{[0-9.]+}} copy_nt_gbs={{[0-9.]+}} read_fraction={{[0-9.]+}} copy_fraction={{[0-9.]+$}}
+// ROPE-NEXT: {{^}}pe-run: roofline pipeline=cpu bytes=2304 threads=2 team=libomp call_gbs={{[0-9.]+}} read_gbs={{[0-9.]+}} copy_gbs={{[0-9.]+}} copy_nt_gbs={{[0-9.]+}} read_fraction={{[0-9.]+}} copy_fraction={{[0-9.]+}} best_read_gbs={{[0-9.]+}} best_read_fraction={{[0-9.]+$}}
 
 // ONE: {{^}}pe-run: roofline pipeline=cpu bytes=2304 threads=1 team=libomp
 
