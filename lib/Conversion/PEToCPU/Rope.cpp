@@ -1,0 +1,144 @@
+//===- Rope.cpp - the pe.rope kernel --------------------------------------===//
+//
+// Part of the pe-mlir project.
+//
+// The kernel of a standalone pe.rope on f32 with offset positions: a
+// parallel loop over (64-token block, chunk of the leading rows), each task
+// computing its block's cos/sin rows and rotating the rows of its chunk.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::pe;
+using namespace mlir::pe::cpu;
+
+Value KernelBuilder::buildRope() {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  Value x = bufferization::ToBufferOp::create(
+      b, MemRefType::get(type.getShape(), f32), input, /*readOnly=*/true);
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < rank; ++i)
+    if (type.isDynamicDim(i))
+      dynamicSizes.push_back(dim(x, i));
+  Value out = memref::AllocOp::create(b, MemRefType::get(type.getShape(), f32),
+                                      dynamicSizes, b.getI64IntegerAttr(64));
+  Value x3 = view3d(x), out3 = view3d(out);
+  Value offset = offsetValue(qOff);
+  // Tasks of (64-token block, chunk of the leading rows): the cos/sin rows
+  // of a block are computed once per task, in parallel, and serve every row
+  // of its chunk. The chunk is all leading rows (every head) unless there
+  // are too few token blocks to keep the threads busy.
+  Value lead = dim(x3, 0), tokens = dim(x3, 1);
+  auto ceilDiv = [&](Value n, Value d) {
+    return arith::DivUIOp::create(
+        b, addi(n, arith::SubIOp::create(b, d, idx(1))), d);
+  };
+  Value tBlocks = ceilDiv(tokens, idx(kBlock));
+  Value chunks = arith::MinSIOp::create(
+      b, lead,
+      arith::MaxSIOp::create(
+          b, idx(1),
+          ceilDiv(idx(kMinTasks), arith::MaxSIOp::create(b, tBlocks, idx(1)))));
+  Value perChunk = ceilDiv(lead, arith::MaxSIOp::create(b, chunks, idx(1)));
+  chunks = ceilDiv(lead, arith::MaxSIOp::create(b, perChunk, idx(1)));
+  // Streaming stores need rows of whole vectors (aligned vector stores).
+  Value large = headDim % lanes == 0
+                    ? isLarge(out)
+                    : Value(arith::ConstantOp::create(b, b.getBoolAttr(false)));
+  scf::ParallelOp::create(
+      b, ValueRange{idx(0), idx(0)}, ValueRange{tBlocks, chunks},
+      ValueRange{idx(1), idx(1)},
+      [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+        Scope scope(b, ob);
+        Value t0 = muli(ivs[0], idx(kBlock));
+        Value rows = arith::MinSIOp::create(
+            b, idx(kBlock), arith::SubIOp::create(b, tokens, t0));
+        Value cosT;
+        Value sinT = buildTables(rows, saturatingAdd(t0, offset), cosT);
+        Value n0 = muli(ivs[1], perChunk);
+        Value n1 = arith::MinSIOp::create(b, addi(n0, perChunk), lead);
+        // Groups of kRopeHeadGroup leading rows; per token, the table row
+        // is loaded once and rotates the group's rows.
+        withStreaming(large, [&](bool streaming) {
+          scf::ForOp::create(
+              b, n0, n1, idx(kRopeHeadGroup), ValueRange{},
+              [&](OpBuilder &gb, Location l1, Value g0, ValueRange) {
+                Scope groupScope(b, gb);
+                Value g1 = arith::MinSIOp::create(
+                    b, addi(g0, idx(kRopeHeadGroup)), n1);
+                scf::ForOp::create(
+                    b, idx(0), rows, idx(1), ValueRange{},
+                    [&](OpBuilder &ib, Location l2, Value r, ValueRange) {
+                      Scope rowScope(b, ib);
+                      Value t = addi(t0, r);
+                      RopeRow row = loadRopeRow(r, cosT, sinT);
+                      scf::ForOp::create(
+                          b, g0, g1, idx(1), ValueRange{},
+                          [&](OpBuilder &nb, Location l3, Value n, ValueRange) {
+                            Scope inner(b, nb);
+                            rotateRow(x3, ValueRange{n, t}, out3,
+                                      ValueRange{n, t}, row, 1.0, streaming);
+                            scf::YieldOp::create(b);
+                          });
+                      scf::YieldOp::create(b);
+                    });
+                scf::YieldOp::create(b);
+              });
+        });
+        scf::ReduceOp::create(b);
+      });
+  return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
+namespace {
+
+/// Why a pe.rope cannot use the generated kernel (empty if it can; any head
+/// dimension and any even rotary dimension can).
+std::string unsupportedRopeReason(RopeOp op) {
+  auto type = op.getInput().getType();
+  if (!type.getElementType().isF32())
+    return "element type is not f32";
+  if (op.getPositions())
+    return "explicit positions tensor";
+  if (op.hasPerTokenCaches())
+    return "per-token cos/sin caches";
+  if (op.getSequenceDimOrDefault() != type.getRank() - 2)
+    return "tokens along a dimension other than -2 (sequence_dim)";
+  return unsupportedRotationReason(op.getRotation());
+}
+
+/// Replaces a standalone pe.rope by the RoPE kernel; refuses one it does not
+/// support with a missed remark naming the reason.
+struct RopePattern : OpRewritePattern<RopeOp> {
+  RopePattern(MLIRContext *context, const PEToVectorOptions &options)
+      : OpRewritePattern(context), options(options) {}
+
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    std::string reason = unsupportedRopeReason(op);
+    if (!reason.empty()) {
+      emitMissedRemark(op, kRemarkCategory, "rope-kernel",
+                       "no generated RoPE kernel (the reference lowering "
+                       "is used): " +
+                           reason);
+      return rewriter.notifyMatchFailure(op, reason);
+    }
+    rewriter.setInsertionPoint(op);
+    KernelBuilder kernel(op, rewriter, options.target.f32Lanes());
+    rewriter.replaceOp(op, kernel.buildRope());
+    return success();
+  }
+
+  PEToVectorOptions options;
+};
+
+} // namespace
+
+void cpu::populateRopePattern(RewritePatternSet &patterns,
+                              const PEToVectorOptions &options) {
+  patterns.add<RopePattern>(patterns.getContext(), options);
+}

@@ -1,0 +1,262 @@
+//===- RopeTables.cpp - RoPE tables and rotation of the CPU kernels -------===//
+//
+// Part of the pe-mlir project.
+//
+// The cos/sin tables of RoPE positions and the rotation of one row by a
+// table row, shared by the attention kernels and the pe.rope kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::pe;
+using namespace mlir::pe::cpu;
+
+std::string cpu::unsupportedRotationReason(const Rotation &r) {
+  if (r.cosCache &&
+      !cast<RankedTensorType>(r.cosCache.getType()).getElementType().isF32())
+    return "cos/sin caches must be f32";
+  return "";
+}
+
+/// Computes the cos and sin of every position `offset + t`, t < rows, for
+/// each rotated pair, into two [rows, R/2] buffers (times the attention
+/// scaling). Returns the sin table and sets `cosT`.
+Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT) {
+  int64_t pairs = rotary / 2;
+  cosT = alloc({ShapedType::kDynamic, pairs}, rows);
+  Value sinT = alloc({ShapedType::kDynamic, pairs}, rows);
+  Value scaling = rot->attentionScaling;
+  // The widest vector of pairs that divides them (the tables are computed
+  // in whole vectors of this width).
+  int64_t width = lanes;
+  while (pairs % width != 0)
+    width /= 2;
+  auto vw = VectorType::get({width}, f32);
+  auto vw64 = VectorType::get({width}, f64);
+  // Rounds f64 cos/sin once to f32, times the attention scaling, into row t.
+  auto storeRow = [&](Value t, Value i, Value c, Value s) {
+    if (cast<VectorType>(c.getType()).getElementType().isF64()) {
+      c = arith::TruncFOp::create(b, vw, c);
+      s = arith::TruncFOp::create(b, vw, s);
+    }
+    if (scaling) {
+      Value m = vector::BroadcastOp::create(b, vw, scaling);
+      c = arith::MulFOp::create(b, c, m);
+      s = arith::MulFOp::create(b, s, m);
+    }
+    vector::StoreOp::create(b, c, cosT, ValueRange{t, i});
+    vector::StoreOp::create(b, s, sinT, ValueRange{t, i});
+  };
+  auto forRows = [&](Value from, function_ref<void(Value t)> body) {
+    scf::ForOp::create(b, from, rows, idx(1), ValueRange{},
+                       [&](OpBuilder &ob, Location loc, Value t, ValueRange) {
+                         Scope scope(b, ob);
+                         body(t);
+                         scf::YieldOp::create(b);
+                       });
+  };
+  auto forPairs = [&](function_ref<void(Value i)> body) {
+    scf::ForOp::create(b, idx(0), idx(pairs), idx(width), ValueRange{},
+                       [&](OpBuilder &ib, Location l2, Value i, ValueRange) {
+                         Scope scope(b, ib);
+                         body(i);
+                         scf::YieldOp::create(b);
+                       });
+  };
+  if (rot->cosCache) {
+    // Rows gathered from the caches (positions clamped to the last row).
+    auto type = cast<RankedTensorType>(rot->cosCache.getType());
+    auto mtype = MemRefType::get(type.getShape(), f32);
+    Value cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
+                                                       /*readOnly=*/true);
+    Value sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
+                                                       /*readOnly=*/true);
+    Value last = arith::SubIOp::create(b, dim(cosCache, 0), idx(1));
+    forRows(idx(0), [&](Value t) {
+      Value pos = saturatingAdd(t, offset);
+      Value row = arith::MinSIOp::create(
+          b, arith::MaxSIOp::create(b, pos, idx(0)), last);
+      forPairs([&](Value i) {
+        storeRow(t, i,
+                 vector::LoadOp::create(b, vw, cosCache, ValueRange{row, i}),
+                 vector::LoadOp::create(b, vw, sinCache, ValueRange{row, i}));
+      });
+    });
+    return sinT;
+  }
+  auto type = cast<RankedTensorType>(rot->invFreq.getType());
+  Value invFreq = bufferization::ToBufferOp::create(
+      b, MemRefType::get(type.getShape(), type.getElementType()), rot->invFreq,
+      /*readOnly=*/true);
+  auto positionF64 = [&](Value t) -> Value {
+    return arith::SIToFPOp::create(
+        b, f64,
+        arith::IndexCastOp::create(b, b.getI64Type(),
+                                   saturatingAdd(t, offset)));
+  };
+  auto c64 = [&](double v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vw64, b.getFloatAttr(f64, v)));
+  };
+  // Per vector of pairs, column by column: angle = p * f in f64 and its
+  // cos/sin (sinCos64), rounded once to f32. When every angle of the column
+  // is at most 2^20, only row 0 is evaluated so and each next row follows
+  // from the previous one by the angle-addition formulas (four f64
+  // operations instead of a reduction and two polynomials; the difference
+  // from the direct evaluation is the rounding of fl(p f), at most 2^20
+  // 2^-53, and a few f64 ulps per step, far below the f32 rounding).
+  forPairs([&](Value i) {
+    Value f = vector::LoadOp::create(
+        b,
+        VectorType::get({width},
+                        cast<MemRefType>(invFreq.getType()).getElementType()),
+        invFreq, ValueRange{i});
+    if (!cast<VectorType>(f.getType()).getElementType().isF64())
+      f = arith::ExtFOp::create(b, vw64, f);
+    Value p0 = positionF64(idx(0));
+    Value rowsF = arith::SIToFPOp::create(
+        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), rows));
+    Value reach = arith::MulFOp::create(
+        b,
+        vector::BroadcastOp::create(
+            b, vw64,
+            arith::AddFOp::create(b, math::AbsFOp::create(b, p0), rowsF)),
+        math::AbsFOp::create(b, f));
+    Value small = vector::ReductionOp::create(
+        b, vector::CombiningKind::AND,
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, reach,
+                              c64(kRecurrenceMaxAngle)));
+    auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
+    {
+      auto [s0, c0] = sinCos64(
+          arith::MulFOp::create(b, vector::BroadcastOp::create(b, vw64, p0), f),
+          Value());
+      auto [sw, cw] = sinCos64(f, Value());
+      scf::ForOp::create(
+          b, idx(0), rows, idx(1), ValueRange{s0, c0},
+          [&](OpBuilder &ob, Location loc, Value t, ValueRange sc) {
+            Scope scope(b, ob);
+            Value s = sc[0], c = sc[1];
+            storeRow(t, i, c, s);
+            Value sn =
+                math::FmaOp::create(b, c, sw, arith::MulFOp::create(b, s, cw));
+            Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
+                                           arith::MulFOp::create(b, c, cw));
+            scf::YieldOp::create(b, ValueRange{sn, cs});
+          });
+    }
+    b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
+    forRows(idx(0), [&](Value t) {
+      Value angle = arith::MulFOp::create(
+          b, vector::BroadcastOp::create(b, vw64, positionF64(t)), f);
+      auto [sin64, cos64] = sinCos64(angle, Value());
+      storeRow(t, i, cos64, sin64);
+    });
+  });
+  return sinT;
+}
+
+/// Loads table row `pos` of cosT / sinT as rotateRow applies it: for the
+/// half layout one cos and one sin vector per 16 pairs; for interleaved
+/// pairs, per 16 channels, cos expanded to [c0 c0 c1 c1 ...] and sin to
+/// [-s0 s0 -s1 s1 ...].
+KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
+                                                  Value sinT) {
+  RopeRow row;
+  if (!rotary)
+    return row;
+  // A last, partial vector of pairs reads zeros past the table row.
+  if (rot->layout == RopeLayout::Half) {
+    for (int64_t i = 0; i < rotary / 2; i += lanes) {
+      Value mask = rowMask(i, rotary / 2);
+      row.cos.push_back(loadF32(cosT, ValueRange{pos, idx(i)}, mask));
+      row.sin.push_back(loadF32(sinT, ValueRange{pos, idx(i)}, mask));
+    }
+    return row;
+  }
+  auto half = VectorType::get({lanes / 2}, f32);
+  SmallVector<int64_t> dup;
+  for (int64_t i = 0; i < lanes; ++i)
+    dup.push_back(i / 2);
+  SmallVector<float> signs;
+  for (int64_t i = 0; i < lanes; ++i)
+    signs.push_back(i % 2 ? 1.0f : -1.0f);
+  Value sign = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vf, ArrayRef<float>(signs)));
+  auto loadHalf = [&](Value table, int64_t ch) -> Value {
+    return loadVector(half, table, ValueRange{pos, idx(ch / 2)},
+                      tailMask((rotary - ch) / 2, lanes / 2));
+  };
+  for (int64_t ch = 0; ch < rotary; ch += lanes) {
+    Value c8 = loadHalf(cosT, ch);
+    Value s8 = loadHalf(sinT, ch);
+    row.cos.push_back(vector::ShuffleOp::create(b, c8, c8, dup));
+    row.sin.push_back(arith::MulFOp::create(
+        b, vector::ShuffleOp::create(b, s8, s8, dup), sign));
+  }
+  return row;
+}
+
+/// Rotates one row of `src` (prefix indices + channel) by the table row
+/// `row`, multiplies it by `mul`, and stores it into `dst` (prefix +
+/// channel). Channels beyond the rotary dimension are copied (times `mul`).
+/// `streaming`: non-temporal stores (see storeVector). A pair count or a
+/// head dimension that is not a whole number of vectors ends each of its
+/// runs of channels with a masked vector: only the row's own channels are
+/// read and written (the padding of a scratch row is left as it was).
+void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
+                              ValueRange dstPrefix, const RopeRow &row,
+                              double mul, bool streaming) {
+  auto at = [&](ValueRange prefix, int64_t c) {
+    SmallVector<Value> ix(prefix.begin(), prefix.end());
+    ix.push_back(idx(c));
+    return ix;
+  };
+  Value factor = mul == 1.0 ? Value() : vsplat(mul);
+  auto load = [&](int64_t c, Value mask) -> Value {
+    return loadF32(src, at(srcPrefix, c), mask);
+  };
+  auto store = [&](Value v, int64_t c, Value mask) {
+    if (factor)
+      v = arith::MulFOp::create(b, v, factor);
+    storeVector(v, dst, at(dstPrefix, c), streaming, mask);
+  };
+  int64_t pairs = rotary / 2;
+  if (rotary) {
+    if (rot->layout == RopeLayout::Half) {
+      // (x[i], x[i + R/2]) -> (x_lo c - x_hi s, x_hi c + x_lo s).
+      for (int64_t i = 0; i < pairs; i += lanes) {
+        Value c = row.cos[i / lanes], s = row.sin[i / lanes];
+        Value mask = rowMask(i, pairs);
+        Value lo = load(i, mask), hi = load(i + pairs, mask);
+        Value newLo = arith::SubFOp::create(b, arith::MulFOp::create(b, lo, c),
+                                            arith::MulFOp::create(b, hi, s));
+        Value newHi =
+            math::FmaOp::create(b, lo, s, arith::MulFOp::create(b, hi, c));
+        store(newLo, i, mask);
+        store(newHi, i + pairs, mask);
+      }
+    } else {
+      // (x[2i], x[2i+1]): per 16 channels, 8 pairs; swap neighbours of x.
+      SmallVector<int64_t> swap;
+      for (int64_t i = 0; i < lanes; ++i)
+        swap.push_back(i ^ 1);
+      for (int64_t ch = 0; ch < rotary; ch += lanes) {
+        Value c = row.cos[ch / lanes], s = row.sin[ch / lanes];
+        Value mask = rowMask(ch, rotary);
+        Value x = load(ch, mask);
+        Value xs = vector::ShuffleOp::create(b, x, x, swap);
+        Value y = math::FmaOp::create(b, xs, s, arith::MulFOp::create(b, x, c));
+        store(y, ch, mask);
+      }
+    }
+  }
+  for (int64_t ch = rotary; ch < headDim; ch += lanes) {
+    Value mask = rowMask(ch, headDim);
+    store(load(ch, mask), ch, mask);
+  }
+}

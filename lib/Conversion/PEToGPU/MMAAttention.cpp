@@ -1,0 +1,656 @@
+//===- MMAAttention.cpp - the tensor-core attention kernel ----------------===//
+//
+// Part of the pe-mlir project.
+//
+// Tensor-core attention (f16/bf16 prefill, head dimensions multiples of 16,
+// chip sm_80 and above, or tensor-cores=emulate; docs/CodegenGPU.md): the
+// host part, grid, key tiles, staging, masks and score modifications of the
+// SIMT kernel, but 4 warps of 16 rows per block; per lane Q's mma.sync A
+// fragments (rotated as loaded), S's and O's f32 accumulators in registers;
+// S = Q K^T and O += P V with m16n8k16 mma.sync (P reused from S's
+// accumulators as A fragments), the score modifications per accumulator
+// element from its (row, key), and the row max/sum over the 4 lanes of a
+// fragment row with gpu.shuffle xor. Emulated, each mma.sync and shuffle
+// goes through workgroup memory in the exact PTX fragment layouts, so the
+// kernel runs on targets without tensor cores (SPIR-V on lavapipe).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "PatternsInternal.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::pe;
+using namespace mlir::pe::gpu_kernels;
+
+namespace {
+
+/// Builds the tensor-core kernel of one op.
+class MMAAttentionBuilder : public KernelBuilder {
+public:
+  MMAAttentionBuilder(PatternRewriter &rewriter, AttentionOp op,
+                      const GPUKernelOptions &options, bool emulate)
+      : KernelBuilder(rewriter, op, op.getRotation(), options), op(op),
+        emulate(emulate), in(op.getQuery().getType().getElementType()) {}
+
+  /// Replaces the op (and its lse result) by the kernel.
+  void build();
+
+private:
+  /// The lanes of the kernel and how its mma.sync run.
+  struct MmaLanes {
+    bool emulate;
+    Type input;                   // f16 or bf16
+    Value tid, warp, group, quad; // quad: lane % 4, group: lane / 4
+    Value ea, eb, ex;             // emulation scratch (workgroup)
+  };
+  /// One of the lane's two query rows (fragment rows g and g + 8 of its
+  /// warp).
+  struct QueryRow {
+    Value active, h, i, qPos, slope, limit;
+  };
+  /// What the kernel body knows of its lane.
+  struct Lane {
+    MmaLanes lanes;
+    Value tq, tkAll, ks, vs, qf, sf, of, stat, gq, t2, bIdx, kvh, tk;
+    QueryRow rows[2];
+    Value negInf, zero;
+  };
+  /// The online softmax state of one tile: per row half, m_new, the rescale
+  /// factor and the exponent base.
+  struct TileSoftmax {
+    Value mNew[2], alpha[2], safeM[2];
+  };
+
+  /// The kernel body of `launch`.
+  void emitKernel(const AttentionHost &host, gpu::LaunchOp launch);
+  /// The lane's (head, token) rows and their per-row values.
+  void initRows(const AttentionHost &host, Lane &l, Value r0, Value rowsTotal,
+                Value shift, Value alibiBase);
+  /// Q's A fragments, rotated as they are loaded, into `qf`.
+  void emitQueryFragments(const AttentionHost &host, const Lane &l);
+  /// One key tile: returns the new (m, l) of both rows.
+  std::array<Value, 4> emitKeyTile(const AttentionHost &host, const Lane &l,
+                                   Value tile, ValueRange state);
+  /// S = Q K^T into `sf`, then the score modifications and the lane's row
+  /// maxima.
+  void emitScores(const AttentionHost &host, const Lane &l, Value j0);
+  /// m_new, the rescale factors, P = exp(S - m_new) in place and the lane's
+  /// row sums; returns the softmax state.
+  TileSoftmax emitSoftmax(const Lane &l, ValueRange state);
+  /// O = O alpha + P V.
+  void emitPV(const AttentionHost &host, const Lane &l,
+              const TileSoftmax &softmax);
+  /// l summed over the 4 lanes of each row; O / l, lse = m + log l.
+  void emitEpilogue(const AttentionHost &host, const Lane &l, scf::ForOp tiles);
+
+  /// One m16n8k16 mma.sync of this warp, C (4 f32 at acc[accBase + 2 i +
+  /// j], the lane's c_{2i+j}) += A B: `a(i, j)` gives the lane's A fragment
+  /// element {a_{2i+j}} (vector<4x2>), `bOp(i, j)` its B element (vector<2x2>),
+  /// both as values of the input type (or f32 holding such values when
+  /// emulated).
+  void mma(const MmaLanes &lanes, function_ref<Value(int64_t, int64_t)> a,
+           function_ref<Value(int64_t, int64_t)> bOp, Value acc, Value accBase);
+  /// mma through workgroup memory, in the PTX fragment layouts.
+  void emulatedMma(const MmaLanes &lanes,
+                   function_ref<Value(int64_t, int64_t)> a,
+                   function_ref<Value(int64_t, int64_t)> bOp, Value acc,
+                   Value accBase);
+  /// `v` of the lane `lane ^ mask` of the same warp (mask < 32).
+  Value shuffleXor(const MmaLanes &lanes, Value v, int64_t mask);
+  /// `body(i)` for i < n: unrolled into straight-line code (so that
+  /// fragments indexed by i stay in registers), or an scf.for when `rolled`.
+  void fragLoop(bool rolled, int64_t n, function_ref<void(Value)> body) {
+    if (rolled) {
+      forLoop(idx(0), idx(n), idx(1), body);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      body(idx(i));
+  }
+  /// The input type rounding of an A fragment element: the input type, or
+  /// f32 holding exactly such a value when emulated (the emulation needs no
+  /// 16-bit arithmetic on the target).
+  Value round(Value x) {
+    Value r = arith::TruncFOp::create(b, in, x);
+    return emulate ? Value(arith::ExtFOp::create(b, f32, r)) : r;
+  }
+
+  AttentionOp op;
+  bool emulate;
+  /// The input type (f16 or bf16).
+  Type in;
+};
+
+void MMAAttentionBuilder::emulatedMma(const MmaLanes &lanes,
+                                      function_ref<Value(int64_t, int64_t)> a,
+                                      function_ref<Value(int64_t, int64_t)> bOp,
+                                      Value acc, Value accBase) {
+  auto accAt = [&](int64_t i, int64_t j) {
+    return addi(accBase, idx(2 * i + j));
+  };
+  // The PTX fragment layouts of m16n8k16 (g = lane / 4, t = lane % 4):
+  //   A (16 x 16, row major)  a_{2i+j}: row g + 8 (i % 2), col 2t + 8 (i / 2)
+  //   + j B (16 x 8, k x n)       b_{2i+j}: row 2t + 8 i + j,   col g C, D
+  //   (16 x 8)           c_{2i+j}: row g + 8 i,        col 2t + j
+  // Each lane writes its A and B elements to its warp's tiles in workgroup
+  // memory and computes its own C elements from them.
+  Value g = lanes.group, t = lanes.quad, w = lanes.warp;
+  auto toF32 = [&](Value x) -> Value {
+    return x.getType() == f32 ? x : arith::ExtFOp::create(b, f32, x);
+  };
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      memref::StoreOp::create(
+          b, toF32(a(i, j)), lanes.ea,
+          ValueRange{w, addi(g, idx(8 * (i % 2))),
+                     addi(muli(t, idx(2)), idx(8 * (i / 2) + j))});
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      memref::StoreOp::create(
+          b, toF32(bOp(i, j)), lanes.eb,
+          ValueRange{w, addi(muli(t, idx(2)), idx(8 * i + j)), g});
+  gpu::BarrierOp::create(b);
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      Value row = addi(g, idx(8 * i)), col = addi(muli(t, idx(2)), idx(j));
+      Value c = memref::LoadOp::create(b, acc, ValueRange{accAt(i, j)});
+      auto dot = scf::ForOp::create(
+          b, idx(0), idx(16), idx(1), ValueRange{c},
+          [&](OpBuilder &ob, Location, Value k, ValueRange sum) {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+            Value x =
+                memref::LoadOp::create(b, lanes.ea, ValueRange{w, row, k});
+            Value y =
+                memref::LoadOp::create(b, lanes.eb, ValueRange{w, k, col});
+            scf::YieldOp::create(
+                b, ValueRange{math::FmaOp::create(b, x, y, sum[0])});
+          });
+      memref::StoreOp::create(b, dot.getResult(0), acc,
+                              ValueRange{accAt(i, j)});
+    }
+  // Nobody writes the next operands before every lane has read these.
+  gpu::BarrierOp::create(b);
+}
+
+void MMAAttentionBuilder::mma(const MmaLanes &lanes,
+                              function_ref<Value(int64_t, int64_t)> a,
+                              function_ref<Value(int64_t, int64_t)> bOp,
+                              Value acc, Value accBase) {
+  if (lanes.emulate)
+    return emulatedMma(lanes, a, bOp, acc, accBase);
+  auto accAt = [&](int64_t i, int64_t j) {
+    return addi(accBase, idx(2 * i + j));
+  };
+  Type in = lanes.input;
+  SmallVector<Value> cs;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      cs.push_back(memref::LoadOp::create(b, acc, ValueRange{accAt(i, j)}));
+  SmallVector<Value> ds;
+  if (in.isF16()) {
+    // nvgpu.mma.sync on the fragment vectors.
+    SmallVector<Value> as, bs;
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        as.push_back(a(i, j));
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        bs.push_back(bOp(i, j));
+    Value av =
+        vector::FromElementsOp::create(b, VectorType::get({4, 2}, in), as);
+    Value bv =
+        vector::FromElementsOp::create(b, VectorType::get({2, 2}, in), bs);
+    Value cv =
+        vector::FromElementsOp::create(b, VectorType::get({2, 2}, f32), cs);
+    Value dv =
+        nvgpu::MmaSyncOp::create(b, av, bv, cv, ArrayRef<int64_t>{16, 8, 16});
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        ds.push_back(vector::ExtractOp::create(b, dv, ArrayRef<int64_t>{i, j}));
+  } else {
+    // bf16: MLIR 22's nvgpu.mma.sync lowering cannot type bf16 operands
+    // ("failed to deduce operand PTX types"), so nvvm.mma.sync directly,
+    // each pair of bf16 packed into an i32 register.
+    auto pack = [&](Value x, Value y) -> Value {
+      Value pair =
+          vector::FromElementsOp::create(b, VectorType::get({2}, in), {x, y});
+      return LLVM::BitcastOp::create(b, b.getI32Type(), pair);
+    };
+    SmallVector<Value> as, bs;
+    for (int64_t i = 0; i < 4; ++i)
+      as.push_back(pack(a(i, 0), a(i, 1)));
+    for (int64_t i = 0; i < 2; ++i)
+      bs.push_back(pack(bOp(i, 0), bOp(i, 1)));
+    Type result = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                   SmallVector<Type>(4, f32));
+    Value d =
+        NVVM::MmaOp::create(b, result, as, bs, cs, ArrayRef<int64_t>{16, 8, 16},
+                            std::nullopt, std::nullopt,
+                            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                          NVVM::MMATypes::bf16},
+                            std::array<NVVM::MMALayout, 2>{
+                                NVVM::MMALayout::row, NVVM::MMALayout::col});
+    for (int64_t e = 0; e < 4; ++e)
+      ds.push_back(LLVM::ExtractValueOp::create(b, d, ArrayRef<int64_t>{e}));
+  }
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      memref::StoreOp::create(b, ds[2 * i + j], acc, ValueRange{accAt(i, j)});
+}
+
+Value MMAAttentionBuilder::shuffleXor(const MmaLanes &lanes, Value v,
+                                      int64_t mask) {
+  if (!lanes.emulate) {
+    Value offset = arith::ConstantOp::create(b, b.getI32IntegerAttr(mask));
+    Value width = arith::ConstantOp::create(b, b.getI32IntegerAttr(kWarpLanes));
+    return gpu::ShuffleOp::create(b, v, offset, width, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  // Through workgroup memory, with the warp's lanes as the block's threads
+  // 32 w .. 32 w + 31 (whatever the target's subgroup size).
+  memref::StoreOp::create(b, v, lanes.ex, ValueRange{lanes.tid});
+  gpu::BarrierOp::create(b);
+  Value other = arith::XOrIOp::create(b, lanes.tid, idx(mask));
+  Value r = memref::LoadOp::create(b, lanes.ex, ValueRange{other});
+  gpu::BarrierOp::create(b);
+  return r;
+}
+
+void MMAAttentionBuilder::build() {
+  AttentionHost host = prepareAttention(op);
+  int64_t kvHeads = host.kvHeads, group = host.group;
+  int64_t d = host.d, dv = host.dv, bk = options.keyTile;
+  int64_t bq = kMmaWarps * 16, threads = kMmaWarps * kWarpLanes;
+  // The K/V tiles hold the input type; the A fragments too, or f32 holding
+  // exactly those values when emulated.
+  Type ft = emulate ? f32 : in;
+  auto wg =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto priv =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Private);
+  auto mem = [&](ArrayRef<int64_t> shape, Type t, Attribute space) -> Type {
+    return MemRefType::get(shape, t, MemRefLayoutAttrInterface(), space);
+  };
+  SmallVector<Type> wgTypes = {mem({bk, d}, in, wg), mem({bk, dv}, in, wg)};
+  if (emulate) {
+    wgTypes.push_back(mem({kMmaWarps, 16, 16}, f32, wg));
+    wgTypes.push_back(mem({kMmaWarps, 16, 8}, f32, wg));
+    wgTypes.push_back(mem({threads}, f32, wg));
+  }
+  assert(staticBytes(wgTypes) ==
+             static_cast<int64_t>(mmaWorkgroupBytes(d, dv, emulate)(bk)) &&
+         staticBytes(wgTypes) <= options.sharedMemoryBytes &&
+         "the key tile's workgroup memory is not what fitKeyTile counted");
+  // Per lane: Q's A fragments (8 per 16 channels), S's accumulators (4 per
+  // 8 keys), O's accumulators (4 per 8 channels), 4 row statistics.
+  SmallVector<Type> privTypes = {
+      mem({d / 16 * 8}, ft, priv), mem({bk / 8 * 4}, f32, priv),
+      mem({dv / 8 * 4}, f32, priv), mem({4}, f32, priv)};
+
+  Value gridX = ceilDiv(muli(idx(group), host.tq), bq);
+  scf::IfOp guard = guardLaunch(arith::AndIOp::create(
+      b, cmpi(arith::CmpIPredicate::ugt, gridX, idx(0)),
+      cmpi(arith::CmpIPredicate::ugt, host.batch, idx(0))));
+  auto launch = gpu::LaunchOp::create(
+      b, gridX, idx(kvHeads), host.batch, idx(threads), idx(1), idx(1),
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange{}, wgTypes, privTypes);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    emitKernel(host, launch);
+  }
+  b.setInsertionPointAfter(guard);
+  finishAttention(op, host);
+}
+
+void MMAAttentionBuilder::emitKernel(const AttentionHost &host,
+                                     gpu::LaunchOp launch) {
+  int64_t group = host.group, dv = host.dv, bk = options.keyTile;
+  int64_t bq = kMmaWarps * 16;
+  Lane l;
+  std::array<Value, 4> scalars = unpackAttentionScalars(host);
+  l.tq = scalars[0];
+  l.tkAll = scalars[1];
+  Value causalOffset = scalars[2], alibiBase = scalars[3];
+  Value rowsTotal = muli(idx(group), l.tq);
+  ValueRange wgMem = launch.getWorkgroupAttributions();
+  ValueRange privMem = launch.getPrivateAttributions();
+  l.ks = wgMem[0];
+  l.vs = wgMem[1];
+  l.qf = privMem[0];
+  l.sf = privMem[1];
+  l.of = privMem[2];
+  l.stat = privMem[3];
+  MmaLanes &lanes = l.lanes;
+  lanes.emulate = emulate;
+  lanes.input = in;
+  lanes.tid = launch.getThreadIds().x;
+  Value lane = remui(lanes.tid, idx(kWarpLanes));
+  lanes.warp = divui(lanes.tid, idx(kWarpLanes));
+  lanes.group = divui(lane, idx(4));
+  lanes.quad = remui(lane, idx(4));
+  if (emulate) {
+    lanes.ea = wgMem[2];
+    lanes.eb = wgMem[3];
+    lanes.ex = wgMem[4];
+  }
+  l.gq = lanes.group;
+  l.t2 = muli(lanes.quad, idx(2));
+  l.bIdx = launch.getBlockIds().z;
+  l.kvh = launch.getBlockIds().y;
+  Value r0 = muli(launch.getBlockIds().x, idx(bq));
+  l.tk = validKeys(op, host, l.bIdx, l.tkAll);
+  Value shift = causalShift(op, l.tk, l.tq, causalOffset);
+  Value tileBegin, tileEnd;
+  std::tie(tileBegin, tileEnd) =
+      keyTileRange(op, r0, bq, rowsTotal, l.tq, l.tk, shift, bk);
+  initRows(host, l, r0, rowsTotal, shift, alibiBase);
+  emitQueryFragments(host, l);
+  fragLoop(emulate, dv / 8 * 4, [&](Value e) {
+    memref::StoreOp::create(b, cf(0.0), l.of, ValueRange{e});
+  });
+
+  l.negInf = cf(-std::numeric_limits<double>::infinity());
+  l.zero = cf(0.0);
+  // Loop-carried: the running max m and the lane's partial sum l of its
+  // two rows (the sum over the 4 lanes of a row is taken at the end).
+  auto tiles = scf::ForOp::create(
+      b, tileBegin, tileEnd, idx(1),
+      ValueRange{l.negInf, l.negInf, l.zero, l.zero},
+      [&](OpBuilder &ob, Location, Value tile, ValueRange state) {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        std::array<Value, 4> next = emitKeyTile(host, l, tile, state);
+        scf::YieldOp::create(b, ValueRange(ArrayRef<Value>(next)));
+      });
+  emitEpilogue(host, l, tiles);
+  gpu::TerminatorOp::create(b);
+}
+
+void MMAAttentionBuilder::initRows(const AttentionHost &host, Lane &l, Value r0,
+                                   Value rowsTotal, Value shift,
+                                   Value alibiBase) {
+  // (head, token) as in the SIMT kernel; rows past the last one work on row
+  // 0 and store nothing.
+  Value warpRow = addi(r0, muli(l.lanes.warp, idx(16)));
+  for (int64_t half = 0; half < 2; ++half) {
+    QueryRow &qr = l.rows[half];
+    Value r = addi(warpRow, addi(l.gq, idx(8 * half)));
+    qr.active = cmpi(arith::CmpIPredicate::ult, r, rowsTotal);
+    Value row = select(qr.active, r, idx(0));
+    qr.i = remui(row, l.tq);
+    qr.h = addi(muli(l.kvh, idx(host.group)), divui(row, l.tq));
+    if (host.slopes)
+      qr.slope = loadF32(host.slopes, qr.h);
+    if (alibiBase)
+      qr.qPos = indexToF32(addi(alibiBase, qr.i));
+    qr.limit = addi(qr.i, shift);
+  }
+}
+
+void MMAAttentionBuilder::emitQueryFragments(const AttentionHost &host,
+                                             const Lane &l) {
+  // a_{2i+j} of k-step ks is channel 16 ks + 2t + 8 (i / 2) + j of row
+  // g + 8 (i % 2).
+  fragLoop(emulate, host.d / 16, [&](Value kStep) {
+    for (int64_t i = 0; i < 4; ++i) {
+      const QueryRow &qr = l.rows[i % 2];
+      Value qRow = rowStart(host, l.bIdx, qr.h, qr.i, host.heads, l.tq, host.d);
+      auto loadQ = [&](Value c) { return loadF32(host.q, addi(qRow, c)); };
+      for (int64_t j = 0; j < 2; ++j) {
+        Value c = addi(addi(muli(kStep, idx(16)), l.t2), idx(8 * (i / 2) + j));
+        Value x = loadQ(c);
+        if (rotary) {
+          // Channel c's pair and whether it is the pair's first channel.
+          Value inRot = cmpi(arith::CmpIPredicate::ult, c, idx(rotary));
+          Value p, first;
+          if (rot->layout == RopeLayout::Half) {
+            first = cmpi(arith::CmpIPredicate::ult, c, idx(rotary / 2));
+            p = select(first, c, subi(c, idx(rotary / 2)));
+          } else {
+            p = divui(c, idx(2));
+            first = cmpi(arith::CmpIPredicate::eq, remui(c, idx(2)), idx(0));
+          }
+          p = select(inRot, p, idx(0));
+          rotatePair(loadQ, qr.i, p, host.qCos, host.qSin,
+                     [&](Value y0, Value y1) {
+                       x = select(inRot, select(first, y0, y1), x);
+                     });
+        }
+        memref::StoreOp::create(
+            b, round(x), l.qf,
+            ValueRange{addi(muli(kStep, idx(8)), idx(2 * i + j))});
+      }
+    }
+  });
+}
+
+std::array<Value, 4> MMAAttentionBuilder::emitKeyTile(const AttentionHost &host,
+                                                      const Lane &l, Value tile,
+                                                      ValueRange state) {
+  Value j0 = muli(tile, idx(options.keyTile));
+  stageKeyTile(op, host, l.ks, l.vs, l.bIdx, l.kvh, j0, l.tk, l.tkAll,
+               l.lanes.tid, kMmaWarps * kWarpLanes, [&](Value x) -> Value {
+                 return arith::TruncFOp::create(b, in, x);
+               });
+  gpu::BarrierOp::create(b);
+  emitScores(host, l, j0);
+  TileSoftmax softmax = emitSoftmax(l, state);
+  Value lNew[2];
+  for (int64_t half = 0; half < 2; ++half)
+    lNew[half] =
+        addf(mulf(state[2 + half], softmax.alpha[half]),
+             memref::LoadOp::create(b, l.stat, ValueRange{idx(2 + half)}));
+  emitPV(host, l, softmax);
+  // Every lane is done with the tile before the next one is staged.
+  gpu::BarrierOp::create(b);
+  return {softmax.mNew[0], softmax.mNew[1], lNew[0], lNew[1]};
+}
+
+void MMAAttentionBuilder::emitScores(const AttentionHost &host, const Lane &l,
+                                     Value j0) {
+  int64_t bk = options.keyTile;
+  // S = Q K^T: n-tile nt covers keys 8 nt .. 8 nt + 7; B's b_{2i+j} is
+  // channel 16 ks + 2t + 8 i + j of key 8 nt + g.
+  fragLoop(emulate, bk / 8, [&](Value nt) {
+    Value base = muli(nt, idx(4));
+    for (int64_t e = 0; e < 4; ++e)
+      memref::StoreOp::create(b, l.zero, l.sf, ValueRange{addi(base, idx(e))});
+    Value key = addi(muli(nt, idx(8)), l.gq);
+    fragLoop(emulate, host.d / 16, [&](Value kStep) {
+      Value c0 = addi(muli(kStep, idx(16)), l.t2);
+      mma(
+          l.lanes,
+          [&](int64_t i, int64_t j) -> Value {
+            return memref::LoadOp::create(
+                b, l.qf, ValueRange{addi(muli(kStep, idx(8)), idx(2 * i + j))});
+          },
+          [&](int64_t i, int64_t j) -> Value {
+            return memref::LoadOp::create(
+                b, l.ks, ValueRange{key, addi(c0, idx(8 * i + j))});
+          },
+          l.sf, base);
+    });
+  });
+
+  // Scores: c_{2i+j} of n-tile nt is row g + 8 i, key j0 + 8 nt + 2t + j;
+  // the op's modifications and masks, and the row maxima of the lane.
+  for (int64_t half = 0; half < 2; ++half)
+    memref::StoreOp::create(b, l.negInf, l.stat, ValueRange{idx(half)});
+  Value scaleV = cf(op.getScaleOrDefault());
+  fragLoop(emulate, bk / 8, [&](Value nt) {
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t j = 0; j < 2; ++j) {
+        const QueryRow &qr = l.rows[half];
+        Value at = addi(muli(nt, idx(4)), idx(2 * half + j));
+        Value key = addi(j0, addi(muli(nt, idx(8)), addi(l.t2, idx(j))));
+        Value s = memref::LoadOp::create(b, l.sf, ValueRange{at});
+        s = finalScore(op, host, mulf(s, scaleV), qr.qPos, qr.slope, l.bIdx,
+                       qr.h, qr.i, key, l.tk, l.tq, l.tkAll, qr.limit);
+        memref::StoreOp::create(b, s, l.sf, ValueRange{at});
+        Value mx = memref::LoadOp::create(b, l.stat, ValueRange{idx(half)});
+        memref::StoreOp::create(b, arith::MaximumFOp::create(b, mx, s), l.stat,
+                                ValueRange{idx(half)});
+      }
+  });
+}
+
+MMAAttentionBuilder::TileSoftmax
+MMAAttentionBuilder::emitSoftmax(const Lane &l, ValueRange state) {
+  // Online softmax per row: the max over the 4 lanes of the row (lanes
+  // 4g .. 4g + 3: xor 1, 2), m_new, the rescale factor.
+  TileSoftmax sm;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value mx = memref::LoadOp::create(b, l.stat, ValueRange{idx(half)});
+    for (int64_t mask : {1, 2})
+      mx = arith::MaximumFOp::create(b, mx, shuffleXor(l.lanes, mx, mask));
+    sm.mNew[half] = arith::MaximumFOp::create(b, state[half], mx);
+    // exp(-inf) = 0 against 0 while a row has no allowed key.
+    sm.safeM[half] = select(arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
+                                                  sm.mNew[half], l.negInf),
+                            l.zero, sm.mNew[half]);
+    sm.alpha[half] = math::ExpOp::create(
+        b, arith::SubFOp::create(b, state[half], sm.safeM[half]));
+    memref::StoreOp::create(b, l.zero, l.stat, ValueRange{idx(2 + half)});
+  }
+  // P = exp(S - m_new) in place, and the lane's row sums.
+  fragLoop(emulate, options.keyTile / 8, [&](Value nt) {
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t j = 0; j < 2; ++j) {
+        Value at = addi(muli(nt, idx(4)), idx(2 * half + j));
+        Value s = memref::LoadOp::create(b, l.sf, ValueRange{at});
+        Value p =
+            math::ExpOp::create(b, arith::SubFOp::create(b, s, sm.safeM[half]));
+        memref::StoreOp::create(b, p, l.sf, ValueRange{at});
+        Value sum =
+            memref::LoadOp::create(b, l.stat, ValueRange{idx(2 + half)});
+        memref::StoreOp::create(b, addf(sum, p), l.stat,
+                                ValueRange{idx(2 + half)});
+      }
+  });
+  return sm;
+}
+
+void MMAAttentionBuilder::emitPV(const AttentionHost &host, const Lane &l,
+                                 const TileSoftmax &softmax) {
+  // O = O alpha + P V: P's A fragment of k-step kk is n-tiles 2 kk and
+  // 2 kk + 1 of S (a_{2i+j} = c_{2 (i % 2) + j} of n-tile 2 kk + i / 2),
+  // rounded to the input type; V's b_{2i+j} is channel 8 nd + g of key
+  // 16 kk + 2t + 8 i + j.
+  fragLoop(emulate, host.dv / 8, [&](Value nd) {
+    Value base = muli(nd, idx(4));
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t j = 0; j < 2; ++j) {
+        Value at = addi(base, idx(2 * half + j));
+        Value o = memref::LoadOp::create(b, l.of, ValueRange{at});
+        memref::StoreOp::create(b, mulf(o, softmax.alpha[half]), l.of,
+                                ValueRange{at});
+      }
+    Value channel = addi(muli(nd, idx(8)), l.gq);
+    fragLoop(emulate, options.keyTile / 16, [&](Value kk) {
+      mma(
+          l.lanes,
+          [&](int64_t i, int64_t j) -> Value {
+            Value at =
+                addi(muli(kk, idx(8)), idx(4 * (i / 2) + 2 * (i % 2) + j));
+            return round(memref::LoadOp::create(b, l.sf, ValueRange{at}));
+          },
+          [&](int64_t i, int64_t j) -> Value {
+            Value key = addi(addi(muli(kk, idx(16)), l.t2), idx(8 * i + j));
+            return memref::LoadOp::create(b, l.vs, ValueRange{key, channel});
+          },
+          l.of, base);
+    });
+  });
+}
+
+void MMAAttentionBuilder::emitEpilogue(const AttentionHost &host, const Lane &l,
+                                       scf::ForOp tiles) {
+  // l summed over the 4 lanes of each row; O / l (0 for a row without
+  // allowed keys), lse = m + log l (from the row's lane t = 0).
+  int64_t heads = host.heads;
+  for (int64_t half = 0; half < 2; ++half) {
+    const QueryRow &qr = l.rows[half];
+    Value m = tiles.getResult(half), sum = tiles.getResult(2 + half);
+    for (int64_t mask : {1, 2})
+      sum = addf(sum, shuffleXor(l.lanes, sum, mask));
+    Value empty =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, sum, l.zero);
+    Value inv = select(empty, l.zero, arith::DivFOp::create(b, cf(1.0), sum));
+    ifThen(qr.active, [&] {
+      Value oRow = rowStart(host, l.bIdx, qr.h, qr.i, heads, l.tq, host.dv);
+      fragLoop(emulate, host.dv / 8, [&](Value nd) {
+        for (int64_t j = 0; j < 2; ++j) {
+          Value at = addi(muli(nd, idx(4)), idx(2 * half + j));
+          Value o = memref::LoadOp::create(b, l.of, ValueRange{at});
+          Value c = addi(addi(muli(nd, idx(8)), l.t2), idx(j));
+          storeFromF32(mulf(o, inv), host.out, addi(oRow, c));
+        }
+      });
+      if (host.lse)
+        ifThen(cmpi(arith::CmpIPredicate::eq, l.lanes.quad, idx(0)), [&] {
+          Value at =
+              addi(muli(addi(muli(l.bIdx, idx(heads)), qr.h), l.tq), qr.i);
+          memref::StoreOp::create(b, addf(m, math::LogOp::create(b, sum)),
+                                  host.lse, ValueRange{at});
+        });
+    });
+  }
+}
+
+/// pe.attention (f16/bf16 prefill) -> the tensor-core kernel. Refuses
+/// silently an attention without a GPU kernel (the SIMT pattern reports it)
+/// and, with the `tensor-core-kernel` remark, an f16/bf16 one that does not
+/// get the kernel.
+struct MMAAttentionPattern : public OpRewritePattern<AttentionOp> {
+  MMAAttentionPattern(MLIRContext *ctx, const GPUKernelOptions &options,
+                      PatternBenefit benefit)
+      : OpRewritePattern(ctx, benefit), options(options) {}
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!unsupportedReason(op, options).empty())
+      return rewriter.notifyMatchFailure(op, "no GPU attention kernel");
+    if (std::optional<std::string> noMma = noTensorCoreReason(op, options)) {
+      if (!noMma->empty())
+        emitMissedRemark(op, kRemarkCategory, "tensor-core-kernel",
+                         "no tensor-core attention kernel (the SIMT kernel "
+                         "runs): " +
+                             *noMma);
+      return rewriter.notifyMatchFailure(op, "no tensor-core kernel");
+    }
+    // The key tile: the largest up to key-tile, a multiple of 16, whose K/V
+    // tiles fit in shared-memory-bytes (noTensorCoreReason leaves only ops
+    // with one).
+    bool emulate = options.tensorCores == GPUTensorCores::Emulate;
+    WorkgroupBytes bytes =
+        mmaWorkgroupBytes(op.getQuery().getType().getDimSize(3),
+                          op.getValue().getType().getDimSize(3), emulate);
+    GPUKernelOptions opOptions = options;
+    opOptions.keyTile = fitKeyTile(options, 16, bytes);
+    assert(opOptions.keyTile > 0 && "no key tile fits");
+    emitKeyTileRemark(op, "the tensor-core", opOptions.keyTile, bytes, options);
+    MMAAttentionBuilder(rewriter, op, opOptions, emulate).build();
+    return success();
+  }
+
+  GPUKernelOptions options;
+};
+
+} // namespace
+
+void gpu_kernels::populateMMAAttentionPattern(RewritePatternSet &patterns,
+                                              const GPUKernelOptions &options,
+                                              PatternBenefit benefit) {
+  patterns.add<MMAAttentionPattern>(patterns.getContext(), options, benefit);
+}
