@@ -173,7 +173,7 @@ Value KernelBuilder::buildDecode() {
           Value h = addi(muli(kvh, idx(group)), idx(g));
           if (rotary)
             rotateRow(qMem, ValueRange{bIdx, h, idx(0)}, qs, ValueRange{idx(g)},
-                      idx(0), qCos, qSin, scale);
+                      tableRow(qPos, bIdx, idx(0)), qCos, qSin, scale);
           else
             for (int64_t c = 0; c < headDim; c += lanes)
               vector::StoreOp::create(
@@ -234,7 +234,8 @@ Value KernelBuilder::buildDecode() {
                 for (int64_t r = 0; r < lanes; ++r) {
                   Value j = addi(j0, idx(r));
                   rotateRow(kMem, ValueRange{bIdx, kvh, j}, kBlk,
-                            ValueRange{idx(r)}, j, kCos, kSin, 1.0);
+                            ValueRange{idx(r)}, tableRow(kPos, bIdx, j), kCos,
+                            kSin, 1.0);
                 }
               auto keyVec = [&](int64_t r, int64_t c) -> Value {
                 if (kBlk)
@@ -308,7 +309,8 @@ Value KernelBuilder::buildDecode() {
               Value src = kMem;
               SmallVector<Value> prefix = {bIdx, kvh, j};
               if (rotary && attn.rotatesKey()) {
-                rotateRow(kMem, prefix, krow, ValueRange{}, j, kCos, kSin, 1.0);
+                rotateRow(kMem, prefix, krow, ValueRange{},
+                          tableRow(kPos, bIdx, j), kCos, kSin, 1.0);
                 src = krow;
                 prefix.clear();
               }

@@ -130,6 +130,8 @@ public:
     attn = op;
     qOff = op.getRopeQueryOffset();
     kOff = op.getRopeKeyOffset();
+    qPosTensor = op.getQueryPositions();
+    kPosTensor = op.getKeyPositions();
     auto q = op.getQuery().getType();
     heads = q.getDimSize(op.getHeadsAxis());
     group = heads / op.getKey().getType().getDimSize(op.getHeadsAxis());
@@ -146,6 +148,7 @@ public:
   KernelBuilder(RopeOp op, OpBuilder &builder, int64_t lanes)
       : KernelBuilder(op, builder, op.getInput(), op.getRotation(), lanes) {
     qOff = {static_cast<int64_t>(op.getStaticOffset()), op.getOffset()};
+    qPosTensor = op.getPositions();
   }
   /// A standalone sinusoidal encoding (buildSinusoidal).
   KernelBuilder(AddSinusoidalOp op, OpBuilder &builder, int64_t lanes)
@@ -482,7 +485,11 @@ private:
     else
       vector::StoreOp::create(b, v, mem, indices);
   }
-  Value buildTables(Value rows, Value offset, Value &cosT);
+  /// The cos/sin tables [rows, R/2] of the positions `offset + t`, or, with
+  /// `positions` (a 1-D memref of i32/i64), `positions[first + t]`: one f64
+  /// angle and one rounding to f32 per entry either way.
+  Value buildTables(Value rows, Value offset, Value &cosT,
+                    Value positions = Value(), Value first = Value());
   /// sin(a + shift * pi/2) and cos(a + shift * pi/2) of an f64 vector, to
   /// about 1 ulp of f64: Cody-Waite reduction to [-pi/4, pi/4] (two FMAs with
   /// a two-term pi/2), fdlibm's kernel polynomials, quadrant selection.
@@ -598,6 +605,35 @@ private:
   Value input;      // the query, or the standalone kernel's input
   std::optional<Rotation> rot;
   PositionOffset qOff, kOff; // RoPE positions of the first query and key
+  /// RoPE positions tensors ([T] or [B, T]) of the queries (the standalone
+  /// kernel's tokens) and the keys, or null for the offsets above.
+  Value qPosTensor, kPosTensor;
+  /// A positions tensor as the kernels read it: `mem`, a 1-D memref of the
+  /// positions (a [B, T] tensor flattened to [B * T]), and `rowsPerBatch`,
+  /// T for a [B, T] tensor (null for [T]): table row of token t of batch b
+  /// is `b * rowsPerBatch + t`, or `t`.
+  struct PositionsMem {
+    Value mem, rowsPerBatch;
+  };
+  PositionsMem qPos, kPos; // set by buildPrologue / buildRope
+  PositionsMem positionsMem(Value positions) {
+    if (!positions)
+      return {};
+    auto type = cast<RankedTensorType>(positions.getType());
+    Value mem = bufferization::ToBufferOp::create(
+        b, MemRefType::get(type.getShape(), type.getElementType()), positions,
+        /*readOnly=*/true);
+    if (type.getRank() == 1)
+      return {mem, Value()};
+    Value rowsPerBatch = dim(mem, 1);
+    return {memref::CollapseShapeOp::create(
+                b, mem, ArrayRef<ReassociationIndices>{{0, 1}}),
+            rowsPerBatch};
+  }
+  /// The table row of token `t` of batch `bIdx` (see PositionsMem).
+  Value tableRow(const PositionsMem &p, Value bIdx, Value t) {
+    return p.rowsPerBatch ? addi(muli(bIdx, p.rowsPerBatch), t) : t;
+  }
   RankedTensorType resultType;
   ImplicitLocOpBuilder b;
   Type f32, f64;
