@@ -20,9 +20,10 @@ std::string cpu::unsupportedRotationReason(const Rotation &r) {
   return "";
 }
 
-/// Computes the cos and sin of every position `offset + t`, t < rows, for
-/// each rotated pair, into two [rows, R/2] buffers (times the attention
-/// scaling). Returns the sin table and sets `cosT`.
+/// Computes the cos and sin of every position `offset + t`, or
+/// `positions[first + t]` with a positions buffer, t < rows, for each rotated
+/// pair, into two [rows, R/2] buffers (times the attention scaling). Returns
+/// the sin table and sets `cosT`.
 Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
                                  Value positions, Value first) {
   int64_t pairs = rotary / 2;
