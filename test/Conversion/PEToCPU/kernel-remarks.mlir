@@ -30,8 +30,8 @@ func.func @rope(%h: tensor<8x16xf64>, %y: tensor<8x16xf32>, %f: tensor<8xf32>,
                 %p: tensor<8xi64>, %t: tensor<1x8x16xf32>, %c: tensor<1x8x8xf32>) {
   // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-vector | Reason="no generated RoPE kernel (the reference lowering is used): element type is not f32"}}
   %0 = pe.rope interleaved %h inv_freq(%f : tensor<8xf32>) : tensor<8x16xf64>
-  // expected-remark@+1 {{explicit positions tensor}}
-  %2 = pe.rope interleaved %y inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<8x16xf32>
+  // expected-remark@+1 {{tokens along a dimension other than -2 (sequence_dim)}}
+  %2 = pe.rope interleaved %t inv_freq(%f : tensor<8xf32>) {sequence_dim = 0 : i64} : tensor<1x8x16xf32>
   // expected-remark@+1 {{per-token cos/sin caches}}
   %4 = pe.rope interleaved %t cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x8x16xf32>
   return
