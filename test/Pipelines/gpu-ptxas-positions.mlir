@@ -1,8 +1,8 @@
-// PTX of the attention kernels with RoPE positions tensors (the tables get a
-// row per position; [B, T] positions are read at row b T + t): the SIMT
-// prefill kernel ([T] i32 query and key positions), the decode kernel ([B, 1]
-// query and [B, Tk] key positions) and the tensor-core kernel ([B, T] i64),
-// for sm_80. Every kernel assembles with ptxas, without spills. Semantics:
+// PTX of the kernels with RoPE positions tensors (the tables get a row per
+// position; [B, T] positions are read at row b T + t): the SIMT prefill
+// attention kernel ([T] i32 query and key positions), the decode kernel
+// ([B, 1] query and [B, Tk] key positions), the tensor-core kernel ([B, T]
+// i64) and the standalone RoPE kernel ([B, T] i32), for sm_80. Every kernel assembles with ptxas, without spills. Semantics:
 // the execution tests under --param pe_pipeline=vulkan (and
 // test/Integration/GPU/tc_rope_positions_gqa_d64.mlir).
 // REQUIRES: ptxas
@@ -13,6 +13,7 @@
 
 // FILES-DAG: decode_positions_kernel.ptx
 // FILES-DAG: prefill_positions_kernel.ptx
+// FILES-DAG: rope_positions_kernel.ptx
 // FILES-DAG: tc_positions_kernel.ptx
 
 // PTXAS: Compiling entry function 'decode_positions_kernel' for 'sm_80'
@@ -20,6 +21,9 @@
 // PTXAS-NEXT: {{[0-9]+}} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'prefill_positions_kernel' for 'sm_80'
 // PTXAS-NEXT: Function properties for prefill_positions_kernel
+// PTXAS-NEXT: {{[0-9]+}} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'rope_positions_kernel' for 'sm_80'
+// PTXAS-NEXT: Function properties for rope_positions_kernel
 // PTXAS-NEXT: {{[0-9]+}} bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'tc_positions_kernel' for 'sm_80'
 // PTXAS-NEXT: Function properties for tc_positions_kernel
@@ -41,4 +45,9 @@ func.func @tc_positions(%q: tensor<2x4x40x64xf16>, %k: tensor<2x2x70x64xf16>, %v
   %init = tensor.empty() : tensor<2x4x40x64xf16>
   %0 = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<32xf64>) query_positions(%pq : tensor<2x40xi64>) key_positions(%pk : tensor<2x70xi64>) outs(%init : tensor<2x4x40x64xf16>) {causal} : tensor<2x4x40x64xf16>, tensor<2x2x70x64xf16>, tensor<2x2x70x64xf16> -> tensor<2x4x40x64xf16>
   return %0 : tensor<2x4x40x64xf16>
+}
+
+func.func @rope_positions(%x: tensor<2x4x8x64xf32>, %f: tensor<32xf32>, %p: tensor<2x8xi32>) -> tensor<2x4x8x64xf32> {
+  %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) positions(%p : tensor<2x8xi32>) : tensor<2x4x8x64xf32>
+  return %0 : tensor<2x4x8x64xf32>
 }
