@@ -12,6 +12,9 @@
 #include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/Dialect/PE/Transforms/ShardingInterfaceImpl.h"
 #include "pe/Pipelines/Pipelines.h"
+#include "pe/Transforms/GPU/Passes.h"
+#include "pe/Transforms/MPI/Passes.h"
+#include "pe/Transforms/Math/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 
@@ -29,6 +32,9 @@ inline void registerAllDialects(DialectRegistry &registry) {
 inline void registerAllPasses() {
   registerPEConversionPasses();
   registerPEPasses();
+  registerPEGPUTransformsPasses();
+  registerPEMathTransformsPasses();
+  registerPEMPITransformsPasses();
   registerPipelines();
 }
 

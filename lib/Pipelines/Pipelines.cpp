@@ -10,11 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/Pipelines/Pipelines.h"
-#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/Conversion/Passes.h"
 #include "pe/Dialect/PE/IR/PEDialect.h"
 #include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/Support/OptionRanges.h"
+#include "pe/Transforms/GPU/Passes.h"
+#include "pe/Transforms/Math/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

@@ -12,6 +12,7 @@
 #include "pe/Dialect/PE/Transforms/Passes.h"
 #include "pe/Dialect/PE/Transforms/ShardingInterfaceImpl.h"
 #include "pe/Pipelines/Pipelines.h"
+#include "pe/Transforms/MPI/Passes.h"
 
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/MPIToLLVM/MPIToLLVM.h"

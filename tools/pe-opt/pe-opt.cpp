@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/Conversion/PEToCPU/CPUTarget.h"
-#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
+#include "pe/Transforms/GPU/Passes.h"
 #include "pe/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"

@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "pe/Conversion/PEToCPU/CPUTarget.h"
-#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
+#include "pe/Transforms/GPU/Passes.h"
 
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"

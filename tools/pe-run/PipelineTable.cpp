@@ -10,7 +10,6 @@
 
 #include "PipelineTable.h"
 
-#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/Pipelines/Pipelines.h"
 
 #include "llvm/ADT/SmallString.h"

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Conversion/PEToGPU/PEToGPU.h"
 #include "pe/InitAllPE.h"
+#include "pe/Transforms/GPU/Passes.h"
 
 #include "EmitExecutable.h"
 #include "Harness.h"

@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Conversion/PEToGPU/PEToGPU.h"
+#include "pe/Transforms/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -29,7 +29,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "convert-pe-to-gpu"
@@ -142,34 +141,3 @@ struct ConvertPEToGPUPass
 };
 
 } // namespace
-
-namespace {
-struct LaunchFuncMemoryEffects
-    : public MemoryEffectOpInterface::ExternalModel<LaunchFuncMemoryEffects,
-                                                    gpu::LaunchFuncOp> {
-  void
-  getEffects(Operation *op,
-             SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-                 &effects) const {
-    // A launch always has an effect (also once its operands are LLVM
-    // pointers): it must never be erased as dead.
-    effects.emplace_back(MemoryEffects::Write::get(),
-                         SideEffects::DefaultResource::get());
-    for (OpOperand &operand :
-         cast<gpu::LaunchFuncOp>(op).getKernelOperandsMutable()) {
-      if (!isa<BaseMemRefType>(operand.get().getType()))
-        continue;
-      effects.emplace_back(MemoryEffects::Read::get(), &operand,
-                           SideEffects::DefaultResource::get());
-      effects.emplace_back(MemoryEffects::Write::get(), &operand,
-                           SideEffects::DefaultResource::get());
-    }
-  }
-};
-} // namespace
-
-void mlir::pe::registerLaunchFuncMemoryEffectsModel(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *ctx, gpu::GPUDialect *) {
-    gpu::LaunchFuncOp::attachInterface<LaunchFuncMemoryEffects>(*ctx);
-  });
-}

@@ -11,8 +11,8 @@
 // its current iteration, silently. The kernel, one query row per invocation,
 // runs about 2 * Tk * D loop iterations, so the last key tiles are cut short
 // and the epilogue's store loop runs once. vulkan-loop-limit.mlir reproduces
-// the limiter with two plain loops; docs/CodegenGPU.md ("Wrong on lavapipe
-// past 65535 loop iterations per invocation") has the measurements. The CPU
+// the limiter with two plain loops; bench/NOTES.md ("GPU: lavapipe's loop
+// limiter") has the measurements. The CPU
 // and reference pipelines are right on the same IR.
 //
 // The decode step of the same shape (one query token) runs through the decode

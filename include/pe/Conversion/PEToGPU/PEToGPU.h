@@ -11,7 +11,6 @@
 #include <string>
 
 namespace mlir {
-class DialectRegistry;
 class RewritePatternSet;
 namespace pe {
 
@@ -51,24 +50,6 @@ struct GPUKernelOptions {
 /// pe ops, and a refused op keeps its reference lowering.
 void populatePEToGPUPatterns(RewritePatternSet &patterns,
                              const GPUKernelOptions &options);
-
-/// Patterns that route the bf16 <-> f64 conversions through f32:
-/// `arith.extf` bf16 -> f64 as two exact steps, `arith.truncf` f64 -> bf16
-/// as a round-to-odd step into f32 (integer operations on the bits of the
-/// nearest f32) followed by the usual round-to-nearest-even into bf16, which
-/// equals one correct rounding. With them, `arith-expand{include-bf16}`
-/// covers every conversion a bf16 kernel makes (used by
-/// pe-gpu-bf16-storage).
-void populateBF16ThroughF32Patterns(RewritePatternSet &patterns);
-
-/// Registers a MemoryEffectOpInterface model for `gpu.launch_func`, which
-/// MLIR 22 does not declare: a launch reads and writes its memref kernel
-/// operands (and has a write effect of its own, so that it is never erased
-/// as dead, also once its operands are LLVM pointers). Ownership-based buffer
-/// deallocation rejects ops with unknown effects; with this model it places the
-/// deallocations of host buffers after the launches that use them (launches
-/// without an async token are synchronous).
-void registerLaunchFuncMemoryEffectsModel(DialectRegistry &registry);
 
 } // namespace pe
 } // namespace mlir

@@ -20,7 +20,7 @@
 // pe.attention's description) and differs from the reference by up to about
 // 3e-3 here, so the test is not run through those targets.
 // UNSUPPORTED: pe-pipeline-cpu && !host-avx512bf16
-// UNSUPPORTED: pe-pipeline-cpu-avx2, pe-pipeline-cpu-sse2
+// UNSUPPORTED: pe-pipeline-cpu-avx2, pe-pipeline-cpu-sse2, pe-pipeline-cpu-aarch64
 // RUN: rm -rf %t
 // RUN: %python %pe_ref_lib/cases.py attn_bf16_rope %t
 // RUN: pe-run %s -e attn_bf16_rope --input=%t/q.npy --input=%t/k.npy --input=%t/v.npy --input=%t/f.npy --output=%t/out.npy

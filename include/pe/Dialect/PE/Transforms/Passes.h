@@ -13,7 +13,6 @@ namespace mlir {
 class OpBuilder;
 class RewritePatternSet;
 class RewriterBase;
-class SymbolTableCollection;
 namespace pe {
 
 #define GEN_PASS_DECL
@@ -66,13 +65,6 @@ unsigned insertRuntimeChecks(OpBuilder &builder, Operation *op);
 /// check of the pe passes.
 void createRuntimeCheck(OpBuilder &builder, Operation *op, Value condition,
                         const Twine &what);
-
-/// The rewrites behind pe-lower-shard-collectives: shard.all_gather,
-/// shard.all_to_all and shard.reduce_scatter on static shapes in terms of
-/// shard.all_reduce and tensor slices (shard.all_slice is upstream's
-/// populateAllSliceOpLoweringPatterns).
-void populateLowerShardCollectivesPatterns(RewritePatternSet &patterns,
-                                           SymbolTableCollection &symbolTable);
 
 } // namespace pe
 } // namespace mlir

@@ -2,9 +2,13 @@
 //
 // Part of the pe-mlir project.
 //
+// Upstream gap: MLIR 22 has the polynomial approximations of f32 math ops
+// only as patterns (populateMathPolynomialApproximationPatterns, and a test
+// pass); pe-approximate-math applies them as a pass.
+//
 //===----------------------------------------------------------------------===//
 
-#include "pe/Conversion/Passes.h"
+#include "pe/Transforms/Math/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -16,7 +20,7 @@
 namespace mlir {
 namespace pe {
 #define GEN_PASS_DEF_APPROXIMATEMATH
-#include "pe/Conversion/Passes.h.inc"
+#include "pe/Transforms/Math/Passes.h.inc"
 } // namespace pe
 } // namespace mlir
 

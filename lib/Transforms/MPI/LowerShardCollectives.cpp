@@ -2,15 +2,16 @@
 //
 // Part of the pe-mlir project.
 //
-// MLIR 22's convert-shard-to-mpi lowers shard.all_reduce but leaves
-// all_gather, all_to_all, reduce_scatter and all_slice in place (and still
-// succeeds). These patterns express them with shard.all_reduce and tensor
-// slices, exactly: a gather is a sum of zero tensors each holding one
-// process's block.
+// Upstream gap: MLIR 22's convert-shard-to-mpi lowers shard.all_reduce but
+// leaves all_gather, all_to_all, reduce_scatter and all_slice in place (and
+// still succeeds). pe-lower-shard-collectives expresses them with
+// shard.all_reduce and tensor slices, exactly: a gather is a sum of zero
+// tensors each holding one process's block. pe-finalize-shard-to-mpi, after
+// the conversion, reports any shard op it left and drops the grids.
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Transforms/MPI/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -30,7 +31,7 @@ namespace mlir {
 namespace pe {
 #define GEN_PASS_DEF_LOWERSHARDCOLLECTIVES
 #define GEN_PASS_DEF_FINALIZESHARDTOMPI
-#include "pe/Dialect/PE/Transforms/Passes.h.inc"
+#include "pe/Transforms/MPI/Passes.h.inc"
 } // namespace pe
 } // namespace mlir
 

@@ -1,11 +1,14 @@
-//===- SetMPIImplementation.cpp - name the MPI library of a module
-//---------===//
+//===- SetMPIImplementation.cpp - name the MPI library of a module --------===//
 //
 // Part of the pe-mlir project.
 //
+// Upstream gap: MLIR 22's lowering of the mpi dialect to LLVM needs the
+// module's DLTI entry "MPI:Implementation" (the ABI of MPICH or Open MPI) and
+// fails without one; nothing upstream adds it.
+//
 //===----------------------------------------------------------------------===//
 
-#include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Transforms/MPI/Passes.h"
 
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -15,7 +18,7 @@
 namespace mlir {
 namespace pe {
 #define GEN_PASS_DEF_SETMPIIMPLEMENTATION
-#include "pe/Dialect/PE/Transforms/Passes.h.inc"
+#include "pe/Transforms/MPI/Passes.h.inc"
 } // namespace pe
 } // namespace mlir
 

@@ -2,8 +2,8 @@
 //
 // Part of the pe-mlir project.
 //
-// MLIR 22's GPU -> SPIR-V conversion does not take every form the gpu
-// dialect allows, and leaves its result beside the gpu.module, where
+// Upstream gap: MLIR 22's GPU -> SPIR-V conversion does not take every form the
+// gpu dialect allows, and leaves its result beside the gpu.module, where
 // gpu-module-to-binary cannot serialize it. Two small passes bridge that:
 //
 //   pe-prepare-gpu-for-spirv   workgroup / private attributions of each
@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Conversion/Passes.h"
+#include "pe/Transforms/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,7 +30,7 @@ namespace mlir {
 namespace pe {
 #define GEN_PASS_DEF_PREPAREGPUFORSPIRV
 #define GEN_PASS_DEF_NESTSPIRVMODULES
-#include "pe/Conversion/Passes.h.inc"
+#include "pe/Transforms/GPU/Passes.h.inc"
 } // namespace pe
 } // namespace mlir
 

@@ -2,14 +2,14 @@
 //
 // Part of the pe-mlir project.
 //
-// convert-shard-to-mpi creates a communicator (mpi.comm_split) for every
-// collective and MLIR 22's mpi dialect cannot free one. After the mpi
+// Upstream gap: convert-shard-to-mpi creates a communicator (mpi.comm_split)
+// for every collective and MLIR 22's mpi dialect cannot free one. After the mpi
 // dialect is lowered to calls, this pass frees each split communicator in
 // its block, after its last use.
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Dialect/PE/Transforms/Passes.h"
+#include "pe/Transforms/MPI/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -21,7 +21,7 @@
 namespace mlir {
 namespace pe {
 #define GEN_PASS_DEF_FREEMPICOMMUNICATORS
-#include "pe/Dialect/PE/Transforms/Passes.h.inc"
+#include "pe/Transforms/MPI/Passes.h.inc"
 } // namespace pe
 } // namespace mlir
 

@@ -2,6 +2,10 @@
 //
 // Part of the pe-mlir project.
 //
+// Upstream gaps: MLIR 22's gpu-to-llvm{intersperse-sizes-for-kernels} gives
+// buffer sizes for static shapes only, and no MLIR 22 pass moves the host
+// buffers of a launch into device memory.
+//
 // pe-gpu-intersperse-buffer-sizes: after the kernels are serialized, each
 // memref operand of a launch is followed by its size in bytes (an i64), for
 // any shape: the calling convention of the Vulkan runtime, which
@@ -15,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pe/Conversion/Passes.h"
+#include "pe/Transforms/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,7 +31,7 @@ namespace mlir {
 namespace pe {
 #define GEN_PASS_DEF_GPUDEVICEBUFFERS
 #define GEN_PASS_DEF_GPUINTERSPERSEBUFFERSIZES
-#include "pe/Conversion/Passes.h.inc"
+#include "pe/Transforms/GPU/Passes.h.inc"
 } // namespace pe
 } // namespace mlir
 
