@@ -18,6 +18,7 @@
 #include "pe/Transforms/Math/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -207,6 +208,18 @@ void mlir::pe::buildRaisePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+void mlir::pe::buildTosaToLinalgPipeline(OpPassManager &pm) {
+  // Upstream tosa-to-linalg-pipeline's passes without its tosa-validate,
+  // which rejects casts outside the TOSA profiles (i1 -> f32, i64 -> f32)
+  // that frontends emit and tosa-to-linalg lowers; then the reshapes,
+  // slices and concats (tosa-to-tensor) and the constants (tosa-to-arith).
+  tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
+                              TosaToLinalgNamedOptions(),
+                              /*validationOptions=*/std::nullopt);
+  pm.addPass(createTosaToTensorPass());
+  pm.addPass(createTosaToArithPass());
+}
+
 void mlir::pe::registerPipelineDialects(DialectRegistry &registry) {
   registerShardPipelineDialects(registry);
   registry
@@ -328,6 +341,13 @@ void mlir::pe::registerPipelines() {
       "linalg (convert-elementwise-to-linalg), then pe-raise, canonicalize "
       "and cse",
       buildRaisePipeline);
+  PassPipelineRegistration<>(
+      "pe-tosa-to-linalg-pipeline",
+      "Lower TOSA as frontends emit it to linalg, tensor and arith for "
+      "pe-raise-pipeline: upstream tosa-to-linalg-pipeline's passes without "
+      "tosa-validate (which rejects the i1 and i64 -> f32 casts that "
+      "tosa-to-linalg lowers), then tosa-to-tensor and tosa-to-arith",
+      buildTosaToLinalgPipeline);
   registerCheckedPipeline<ShardPipelineOptions>(
       "pe-shard-pipeline",
       "Partition a sharded program (shard dialect) into the program of each "

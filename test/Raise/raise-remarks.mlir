@@ -126,3 +126,92 @@ func.func @mixed_types(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x4x16xf32>, %v: t
   } -> tensor<1x2x4x16xf32>
   return %o : tensor<1x2x4x16xf32>
 }
+
+// One [H, T, D] value tensor shared by both batch entries (the contraction
+// reads it at [h, j, e] for every b): a rank-4 attention of batch 2 needs a
+// value read at [b, h / g, j, e], so nothing is raised and the remark names
+// the value.
+#q5 = affine_map<(b, h, i, j, d) -> (b, h, i, d)>
+#k5 = affine_map<(b, h, i, j, d) -> (b, h, j, d)>
+#s5 = affine_map<(b, h, i, j, d) -> (b, h, i, j)>
+#p5 = affine_map<(b, h, i, e, j) -> (b, h, i, j)>
+#v5 = affine_map<(b, h, i, e, j) -> (h, j, e)>
+#o5 = affine_map<(b, h, i, e, j) -> (b, h, i, e)>
+#r5 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @value_shared_across_batch(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %es = tensor.empty() : tensor<2x2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %s = linalg.generic {indexing_maps = [#q5, #k5, #s5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x2x4x8xf32>, tensor<2x2x4x8xf32>) outs(%fs : tensor<2x2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x4xf32>
+  %er = tensor.empty() : tensor<2x2x4xf32>
+  %fm = linalg.fill ins(%lowest : f32) outs(%er : tensor<2x2x4xf32>) -> tensor<2x2x4xf32>
+  %mx = linalg.reduce ins(%s : tensor<2x2x4x4xf32>) outs(%fm : tensor<2x2x4xf32>) dimensions = [3]
+    (%in: f32, %init: f32) {
+      %r = arith.maximumf %in, %init : f32
+      linalg.yield %r : f32
+    }
+  %ex = linalg.generic {indexing_maps = [#id4, #r5, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s, %mx : tensor<2x2x4x4xf32>, tensor<2x2x4xf32>) outs(%es : tensor<2x2x4x4xf32>) {
+  ^bb0(%a: f32, %m: f32, %out: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<2x2x4x4xf32>
+  %fz = linalg.fill ins(%zero : f32) outs(%er : tensor<2x2x4xf32>) -> tensor<2x2x4xf32>
+  %sum = linalg.reduce ins(%ex : tensor<2x2x4x4xf32>) outs(%fz : tensor<2x2x4xf32>) dimensions = [3]
+    (%in: f32, %init: f32) {
+      %r = arith.addf %in, %init : f32
+      linalg.yield %r : f32
+    }
+  %p = linalg.generic {indexing_maps = [#id4, #r5, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %sum : tensor<2x2x4x4xf32>, tensor<2x2x4xf32>) outs(%es : tensor<2x2x4x4xf32>) {
+  ^bb0(%a: f32, %z: f32, %out: f32):
+    %r = arith.divf %a, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x4xf32>
+  %eo = tensor.empty() : tensor<2x2x4x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  // expected-remark@+1 {{attention-not-raised | Category:pe-raise | Reason="no factor of the product summed over the keys is a value tensor read at [b, h / g, j, e] (or [h / g, j, e] for one batch), through transposes and reshapes"}}
+  %o = linalg.generic {indexing_maps = [#p5, #v5, #o5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x2x4x4xf32>, tensor<2x4x8xf32>) outs(%fo : tensor<2x2x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// A SwiGLU down-projection, sum_j silu(g)[j] * u[j] * w[j, e]: an
+// exponential lies in the product's cone (silu(g) = g / (1 + exp(-g))), but
+// no factor is a softmax, so it is no near miss and reports nothing.
+#g3 = affine_map<(b, i, e, j) -> (b, i, j)>
+#w3 = affine_map<(b, i, e, j) -> (j, e)>
+#o3 = affine_map<(b, i, e, j) -> (b, i, e)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @swiglu_down_projection(%g: tensor<1x4x16xf32>, %u: tensor<1x4x16xf32>, %w: tensor<16x8xf32>) -> tensor<1x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %eh = tensor.empty() : tensor<1x4x16xf32>
+  %h = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%g, %u : tensor<1x4x16xf32>, tensor<1x4x16xf32>) outs(%eh : tensor<1x4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %n = arith.negf %a : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %s = arith.divf %a, %d : f32
+    %r = arith.mulf %s, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x16xf32>
+  %eo = tensor.empty() : tensor<1x4x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  %o = linalg.generic {indexing_maps = [#g3, #w3, #o3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%h, %w : tensor<1x4x16xf32>, tensor<16x8xf32>) outs(%fo : tensor<1x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x8xf32>
+  return %o : tensor<1x4x8xf32>
+}

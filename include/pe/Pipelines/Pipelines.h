@@ -281,6 +281,13 @@ void buildReferencePipeline(OpPassManager &pm);
 /// `pe-raise-pipeline`.
 void buildRaisePipeline(OpPassManager &pm, const RaisePipelineOptions &options);
 
+/// TOSA as frontends emit it (Buddy's DynamoCompiler, MIGraphX's rocMLIR
+/// tests) to linalg, tensor and arith: upstream tosa-to-linalg-pipeline's
+/// passes without tosa-validate, whose profile check rejects the i1 and i64
+/// -> f32 casts that tosa-to-linalg lowers, then tosa-to-tensor and
+/// tosa-to-arith. Registered as `pe-tosa-to-linalg-pipeline`.
+void buildTosaToLinalgPipeline(OpPassManager &pm);
+
 /// The first pass of the lowering pipelines: arith and math ops on whole
 /// tensors (as TOSA and Buddy frontends leave them) to linalg.generic
 /// (convert-elementwise-to-linalg).

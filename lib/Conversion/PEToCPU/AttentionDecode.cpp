@@ -10,25 +10,43 @@
 
 #include "KernelBuilder.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::pe;
 using namespace mlir::pe::cpu;
 
+/// One task of the decode kernel (batch bIdx, KV head kvh): its scratch
+/// buffers, key range and prefetch plan, filled in by buildDecode and
+/// decodeScratch; the softmax state by decodeSoftmaxPV.
+struct KernelBuilder::DecodeTask {
+  const Prologue *pr = nullptr;
+  Value alibiQ;          // ALiBi: the query position as f32, or null
+  int64_t chunkVecs = 1; // vectors of value columns per P V pass
+  Value bIdx, kvh;       // batch, KV head
+  Value jLo, jHi;        // the keys the query sees
+  Value qs, krow;        // [group, D] queries, one rotated key row
+  Value mBuf, lBuf;      // per head: running maximum, sum (16 lanes)
+  Value dots;            // [group * 16, 16] products of a key block
+  Value kBlk;            // [16, D] rotated keys, or null
+  Value oBuf;            // [group, Dv] accumulators with chunks, or null
+  Value sBuf;            // [group, Tk + 16] scores, then P
+  Value lastRow;         // Tk - 1 (the last row prefetched)
+  std::optional<int64_t> prefetchK, prefetchV; // locality, or none
+  Value iota32;                                // lane indices, i32
+  SmallVector<Value> maxOf, maxVec;            // per head: max, and broadcast
+};
+
 Value KernelBuilder::buildDecode() {
-  auto kType = attn.getKey().getType();
   Prologue pr = buildPrologue(/*singleQuery=*/true);
-  Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
-  Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
-  Value slopes = pr.slopes;
-  Value batch = dim(qMem, 0), tkAll = dim(kMem, 2);
+  Value batch = dim(pr.qMem, 0), tkAll = dim(pr.kMem, 2);
   // The one query sees keys [jLo, jHi): below L[b], up to o[b] when causal
   // (bottom-right: every valid key), above o[b] - W with a window. ALiBi puts
   // the query at alibi_offset (+ row 0).
   Value alibiQ;
   if (attn.getAlibiAttr())
     alibiQ = indexToF32(offsetValue(attn.getAlibiQueryOffset()));
-  int64_t kvHeads = kType.getDimSize(attn.getHeadsAxis());
-  int64_t dVecs = headPad / lanes;
+  int64_t kvHeads = attn.getKey().getType().getDimSize(attn.getHeadsAxis());
   // P V accumulates a chunk of value columns for the group's heads: up to
   // 32 accumulators (a group of 4 with D = 128 in one pass). LLVM spills a
   // few of them, but one pass over each V row in order is faster than
@@ -45,473 +63,27 @@ Value KernelBuilder::buildDecode() {
       [&](OpBuilder &ob, Location loc, ValueRange ivs) {
         Scope scope(b, ob);
         beginTask();
-        Value bIdx = ivs[0], kvh = ivs[1];
-        Value tk = validKeys(pr, bIdx, tkAll);
+        DecodeTask t;
+        t.pr = &pr;
+        t.alibiQ = alibiQ;
+        t.chunkVecs = chunkVecs;
+        t.bIdx = ivs[0];
+        t.kvh = ivs[1];
+        Value tk = validKeys(pr, t.bIdx, tkAll);
         Value shift;
         if (attn.getCausal())
           shift = causalShift(pr, tk, idx(1));
-        auto [jLo, jHi] = kernels::AttentionPlan(attn).buildKeyRange(
+        std::tie(t.jLo, t.jHi) = kernels::AttentionPlan(attn).buildKeyRange(
             b, b.getLoc(), idx(0), idx(0), shift, tk);
-        // The small buffers first, so that a long cache's scores are the
-        // ones left to the heap when the stack budget runs out.
-        // Rows padded to whole vectors: the score products read whole
-        // vectors of qs and of the rotated keys, so their padding is zeroed
-        // once (rotateRow writes only the head's channels).
-        Value qs = scratch({group, headPad}, {});
-        Value krow = scratch({headPad}, {});
-        // Each head's running maximum score, 16 lanes (the softmax's max
-        // taken in the score pass, not in a pass of its own).
-        Value mBuf = scratch({group, lanes}, {});
-        Value lBuf = scratch({group, lanes}, {});
-        Value dots = scratch({group * lanes, lanes}, {});
-        Value kBlk = rotary && attn.rotatesKey() ? scratch({lanes, headPad}, {})
-                                                 : Value();
-        if (headPad != headDim) {
-          Value last = idx(headPad - lanes);
-          for (int64_t g = 0; g < group; ++g)
-            vector::StoreOp::create(b, vsplat(0.0), qs,
-                                    ValueRange{idx(g), last});
-          vector::StoreOp::create(b, vsplat(0.0), krow, ValueRange{last});
-          if (kBlk)
-            for (int64_t r = 0; r < lanes; ++r)
-              vector::StoreOp::create(b, vsplat(0.0), kBlk,
-                                      ValueRange{idx(r), last});
-        }
-        int64_t chunkWidth = chunkVecs * lanes;
-        Value oBuf =
-            valuePad == chunkWidth ? Value() : scratch({group, valuePad}, {});
-        // 16 columns of padding: the softmax loads whole vectors. Static
-        // when the cache length is.
-        int64_t tkStatic = cast<MemRefType>(kMem.getType()).getDimSize(2);
-        Value sBuf = ShapedType::isDynamic(tkStatic)
-                         ? scratch({group, ShapedType::kDynamic},
-                                   addi(tkAll, idx(lanes)))
-                         : scratch({group, tkStatic + lanes}, {});
-        for (int64_t g = 0; g < group; ++g)
-          vector::StoreOp::create(
-              b, vsplat(-std::numeric_limits<double>::infinity()), mBuf,
-              ValueRange{idx(g), idx(0)});
-        // Head g's maximum raised to at least each lane of `sc`.
-        auto raiseMax = [&](int64_t g, Value sc) {
-          Value mx =
-              vector::LoadOp::create(b, vf, mBuf, ValueRange{idx(g), idx(0)});
-          vector::StoreOp::create(b, arith::MaxNumFOp::create(b, mx, sc, kFast),
-                                  mBuf, ValueRange{idx(g), idx(0)});
-        };
-        Value lastRow = arith::SubIOp::create(b, tkAll, idx(1));
-        // Software prefetch of the cache rows decodePrefetchBytes ahead of
-        // the row in use: the rows that many bytes span, and one prefetch
-        // per 64-byte line of a row, with the pass's locality hint.
-        auto rowsAhead = [&](Value mem, int64_t width) {
-          int64_t rowBytes =
-              width * cast<MemRefType>(mem.getType()).getElementTypeBitWidth() /
-              8;
-          return std::max<int64_t>(1, (decodePrefetchBytes + rowBytes - 1) /
-                                          rowBytes);
-        };
-        auto prefetchLines = [&](Value mem, Value row, int64_t width,
-                                 int64_t locality) {
-          int64_t bits =
-              cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
-          for (int64_t c = 0; c < width; c += 512 / bits)
-            prefetchRead(mem, ValueRange{bIdx, kvh, row, idx(c)}, locality);
-        };
-        // Whether the pass over `mem` prefetches: only if it runs at least
-        // decodePrefetchMinOps vector operations per 64-byte line it reads
-        // (per 16-lane vector a multiply-add for each query head of the
-        // group, a conversion from f16/bf16, and the multiply and
-        // multiply-add of rotating a key). With one multiply-add per line
-        // (f32 rows, one query head per KV head) the out-of-order window
-        // alone keeps the lines in flight, and one prefetch instruction per
-        // load made the pass slower (W4 f32 on Zen 5: 0.74-0.85 of the read
-        // roof with the prefetch, 1.02-1.15 without; see
-        // docs/CodegenCPU.md).
-        auto opsPerLine = [&](Value mem, bool rotated) {
-          int64_t bits =
-              cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
-          int64_t perVector = group + (bits < 32 ? 1 : 0) + (rotated ? 2 : 0);
-          return perVector * std::max<int64_t>(1, 512 / bits / lanes);
-        };
-        int64_t kOps = opsPerLine(kMem, static_cast<bool>(kBlk)),
-                vOps = opsPerLine(vMem, false);
-        // Each pass's prefetch: none (above), else into the L2 (locality 2)
-        // for a pass with at least decodePrefetchL2MinOps operations per
-        // line and into the L1 (locality 3) for a lighter one: the f32 GQA
-        // step (four multiply-adds per line) read at 0.76-0.97 of the roof
-        // prefetching into the L1 against 0.56-0.84 into the L2, faster in
-        // 14 of 15 rounds on Zen 5, while the f16 GQA step (ten per line)
-        // was slower into the L1 in 9 of 11 rounds (docs/CodegenCPU.md).
-        auto prefetchOf = [&](int64_t ops) -> std::optional<int64_t> {
-          if (decodePrefetchBytes <= 0 || ops < decodePrefetchMinOps)
-            return std::nullopt;
-          return ops >= decodePrefetchL2MinOps ? 2 : 3;
-        };
-        std::optional<int64_t> prefetchK = prefetchOf(kOps),
-                               prefetchV = prefetchOf(vOps);
-        // The first decodePrefetchBytes of the K rows, then (after the
-        // scores) of the V rows, prefetched before each pass starts: the
-        // passes' own prefetch runs that far ahead of the row in use, so
-        // the memory does not wait for the hardware prefetchers to find
-        // the new stream.
-        auto primeRows = [&](Value mem, int64_t width,
-                             std::optional<int64_t> locality) {
-          if (!locality)
-            return;
-          Value end = arith::MinSIOp::create(
-              b, addi(jLo, idx(rowsAhead(mem, width))), jHi);
-          scf::ForOp::create(
-              b, jLo, end, idx(1), ValueRange{},
-              [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
-                Scope inner(b, ib);
-                prefetchLines(mem, j, width, *locality);
-                scf::YieldOp::create(b);
-              });
-        };
-        primeRows(kMem, headDim, prefetchK);
-        // The group's queries, rotated and scaled.
-        for (int64_t g = 0; g < group; ++g) {
-          Value h = addi(muli(kvh, idx(group)), idx(g));
-          if (rotary)
-            rotateRow(qMem, ValueRange{bIdx, h, idx(0)}, qs, ValueRange{idx(g)},
-                      tableRow(qPos, bIdx, idx(0)), qCos, qSin, scale);
-          else
-            for (int64_t c = 0; c < headDim; c += lanes)
-              vector::StoreOp::create(
-                  b,
-                  arith::MulFOp::create(
-                      b,
-                      loadF32(qMem, ValueRange{bIdx, h, idx(0), idx(c)},
-                              rowMask(c, headDim)),
-                      vsplat(scale)),
-                  qs, ValueRange{idx(g), idx(c)});
-        }
-        // The group's query vectors, loaded where used (see below).
-        auto qAt = [&](int64_t g, int64_t c) -> Value {
-          return vector::LoadOp::create(b, vf, qs,
-                                        ValueRange{idx(g), idx(c * lanes)});
-        };
-        // Scores, 16 keys at a time: per query head, the 16 dot products as
-        // vectors, summed together by a transposing shuffle tree into one
-        // vector of 16 scores (instead of a reduction per key). The keys go
-        // four at a time, channel vector by channel vector: the four keys'
-        // vectors of a channel block are loaded (and converted from
-        // f16/bf16) once into registers and serve up to four query heads,
-        // whose vectors come from memory, each load feeding four products.
-        // That is 16 accumulators and 21 registers whatever D is; a group of
-        // more than four heads goes in chunks of four, each reloading the
-        // keys' vectors from the L1. Whole key rows in pairs (D / 16
-        // vectors per key in registers, each query vector feeding two
-        // products) took up to 15% longer on L2-resident GQA steps (W4g
-        // f16/bf16 7-11%, D = 256 15%), with the same results bit for bit
-        // (docs/CodegenCPU.md). Rotated keys are
-        // first rotated row by row into a [16, D] block.
-        int64_t keysPerStep = 4;
-        int64_t headsPerChunk = std::min<int64_t>(group, 4);
-        Value jMain = addi(
-            jLo, muli(arith::DivUIOp::create(
-                          b, arith::SubIOp::create(b, jHi, jLo), idx(lanes)),
-                      idx(lanes)));
-        auto iv64 = VectorType::get({lanes}, b.getI64Type());
-        Value iota64 = iota(b.getI64Type());
-        // In the loops, the row decodePrefetchBytes ahead of key row j
-        // (clamped to the last row): the hardware prefetchers alone keep
-        // too few lines in flight while the group's products run (see
-        // docs/CodegenCPU.md).
-        auto prefetchRow = [&](Value mem, Value j, int64_t width,
-                               std::optional<int64_t> locality) {
-          if (!locality)
-            return;
-          prefetchLines(mem,
-                        arith::MinSIOp::create(
-                            b, addi(j, idx(rowsAhead(mem, width))), lastRow),
-                        width, *locality);
-        };
-        scf::ForOp::create(
-            b, jLo, jMain, idx(lanes), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
-              Scope inner(b, ib);
-              if (kBlk)
-                for (int64_t r = 0; r < lanes; ++r) {
-                  Value j = addi(j0, idx(r));
-                  rotateRow(kMem, ValueRange{bIdx, kvh, j}, kBlk,
-                            ValueRange{idx(r)}, tableRow(kPos, bIdx, j), kCos,
-                            kSin, 1.0);
-                }
-              auto keyVec = [&](int64_t r, int64_t c) -> Value {
-                if (kBlk)
-                  return vector::LoadOp::create(
-                      b, vf, kBlk, ValueRange{idx(r), idx(c * lanes)});
-                return loadF32(
-                    kMem,
-                    ValueRange{bIdx, kvh, addi(j0, idx(r)), idx(c * lanes)},
-                    rowMask(c * lanes, headDim));
-              };
-              for (int64_t r0 = 0; r0 < lanes; r0 += keysPerStep) {
-                for (int64_t k = 0; k < keysPerStep; ++k)
-                  prefetchRow(kMem, addi(j0, idx(r0 + k)), headDim, prefetchK);
-                for (int64_t g0 = 0; g0 < group; g0 += headsPerChunk) {
-                  int64_t heads = std::min(headsPerChunk, group - g0);
-                  // acc[h][k]: head g0 + h's products with key r0 + k.
-                  SmallVector<SmallVector<Value>> acc(
-                      heads, SmallVector<Value>(keysPerStep));
-                  for (int64_t c = 0; c < dVecs; ++c) {
-                    SmallVector<Value> keys;
-                    for (int64_t k = 0; k < keysPerStep; ++k)
-                      keys.push_back(keyVec(r0 + k, c));
-                    for (int64_t h = 0; h < heads; ++h) {
-                      Value q = qAt(g0 + h, c);
-                      for (int64_t k = 0; k < keysPerStep; ++k)
-                        acc[h][k] =
-                            c == 0 ? Value(arith::MulFOp::create(b, q, keys[k]))
-                                   : Value(vector::FMAOp::create(b, q, keys[k],
-                                                                 acc[h][k]));
-                    }
-                  }
-                  for (int64_t h = 0; h < heads; ++h)
-                    for (int64_t k = 0; k < keysPerStep; ++k)
-                      vector::StoreOp::create(
-                          b, acc[h][k], dots,
-                          ValueRange{idx((g0 + h) * lanes + r0 + k), idx(0)});
-                }
-              }
-              // Key positions as f32, exactly as the per-key conversion.
-              Value jV = arith::SIToFPOp::create(
-                  b, vf,
-                  arith::AddIOp::create(
-                      b,
-                      vector::BroadcastOp::create(
-                          b, iv64,
-                          arith::IndexCastOp::create(b, b.getI64Type(), j0)),
-                      iota64));
-              for (int64_t g = 0; g < group; ++g) {
-                SmallVector<Value> sums;
-                for (int64_t r = 0; r < lanes; ++r)
-                  sums.push_back(vector::LoadOp::create(
-                      b, vf, dots, ValueRange{idx(g * lanes + r), idx(0)}));
-                Value sc = sumLanesOfEach(sums);
-                Value slope, q;
-                if (attn.getAlibiAttr()) {
-                  slope = bcast(
-                      slopeOf(slopes, addi(muli(kvh, idx(group)), idx(g))));
-                  q = bcast(alibiQ);
-                }
-                sc = modifyScore(sc, q, jV, slope);
-                vector::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j0});
-                raiseMax(g, sc);
-              }
-              scf::YieldOp::create(b);
-            });
-        // The last keys one at a time.
-        scf::ForOp::create(
-            b, jMain, jHi, idx(1), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
-              Scope inner(b, ib);
-              Value src = kMem;
-              SmallVector<Value> prefix = {bIdx, kvh, j};
-              if (rotary && attn.rotatesKey()) {
-                rotateRow(kMem, prefix, krow, ValueRange{},
-                          tableRow(kPos, bIdx, j), kCos, kSin, 1.0);
-                src = krow;
-                prefix.clear();
-              }
-              SmallVector<Value> kv;
-              for (int64_t c = 0; c < dVecs; ++c) {
-                SmallVector<Value> ix(prefix);
-                ix.push_back(idx(c * lanes));
-                kv.push_back(loadF32(src, ix,
-                                     src == kMem ? rowMask(c * lanes, headDim)
-                                                 : Value()));
-              }
-              Value jF = indexToF32(j);
-              for (int64_t g = 0; g < group; ++g) {
-                Value acc = arith::MulFOp::create(b, qAt(g, 0), kv[0]);
-                for (int64_t c = 1; c < dVecs; ++c)
-                  acc = vector::FMAOp::create(b, qAt(g, c), kv[c], acc);
-                Value sc = vector::ReductionOp::create(
-                    b, vector::CombiningKind::ADD, acc, kFast);
-                Value slope;
-                if (attn.getAlibiAttr())
-                  slope = slopeOf(slopes, addi(muli(kvh, idx(group)), idx(g)));
-                sc = modifyScore(sc, alibiQ, jF, slope);
-                memref::StoreOp::create(b, sc, sBuf, ValueRange{idx(g), j});
-                raiseMax(g, bcast(sc));
-              }
-              scf::YieldOp::create(b);
-            });
-        primeRows(vMem, valueDim, prefetchV);
-        // Softmax: each head's maximum is known from the score pass; the
-        // exponentials are taken 16 keys at a time in the P V pass, just
-        // before those keys' rows (lanes at or past jHi masked), and summed
-        // per head in lBuf. No pass of its own: the V rows keep streaming
-        // while they are computed.
-        auto iv32 = VectorType::get({lanes}, b.getI32Type());
-        Value iota32 = iota(b.getI32Type());
-        // Lanes j0 + i < jHi.
-        auto validLanes = [&](Value j0) -> Value {
-          Value left = arith::MinSIOp::create(
-              b, arith::SubIOp::create(b, jHi, j0), idx(lanes));
-          return arith::CmpIOp::create(
-              b, arith::CmpIPredicate::slt, iota32,
-              vector::BroadcastOp::create(
-                  b, iv32,
-                  arith::IndexCastOp::create(b, b.getI32Type(), left)));
-        };
-        // Each head's maximum, as a scalar (for lse) and broadcast once
-        // (for the exponentials).
-        SmallVector<Value> maxOf, maxVec;
-        for (int64_t g = 0; g < group; ++g) {
-          maxOf.push_back(vector::ReductionOp::create(
-              b, vector::CombiningKind::MAXNUMF,
-              vector::LoadOp::create(b, vf, mBuf, ValueRange{idx(g), idx(0)}),
-              kFast));
-          maxVec.push_back(bcast(maxOf.back()));
-          vector::StoreOp::create(b, vsplat(0.0), lBuf,
-                                  ValueRange{idx(g), idx(0)});
-        }
-        // P for keys [j0, j0 + 16) of every head, in place of the scores.
-        auto expBlock = [&](Value j0) {
-          Value valid = validLanes(j0);
-          for (int64_t g = 0; g < group; ++g) {
-            Value x = arith::SubFOp::create(
-                b, vector::LoadOp::create(b, vf, sBuf, ValueRange{idx(g), j0}),
-                maxVec[g]);
-            Value e = math::ExpOp::create(b, x);
-            e = arith::SelectOp::create(
-                b,
-                arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
-                                      vsplat(kExpCutoff)),
-                vsplat(0.0), e);
-            e = arith::SelectOp::create(b, valid, e, vsplat(0.0));
-            vector::StoreOp::create(b, e, sBuf, ValueRange{idx(g), j0});
-            Value l =
-                vector::LoadOp::create(b, vf, lBuf, ValueRange{idx(g), idx(0)});
-            vector::StoreOp::create(b, arith::AddFOp::create(b, l, e), lBuf,
-                                    ValueRange{idx(g), idx(0)});
-          }
-        };
-        // 1 / l per head, once P V is done (0 when no key is visible).
-        auto inverseSums = [&]() {
-          SmallVector<Value> inv;
-          for (int64_t g = 0; g < group; ++g) {
-            Value l = vector::ReductionOp::create(
-                b, vector::CombiningKind::ADD,
-                vector::LoadOp::create(b, vf, lBuf, ValueRange{idx(g), idx(0)}),
-                kFast);
-            if (pr.lseBuffer)
-              memref::StoreOp::create(
-                  b,
-                  arith::AddFOp::create(b, maxOf[g], math::LogOp::create(b, l)),
-                  pr.lseBuffer,
-                  ValueRange{bIdx, addi(muli(kvh, idx(group)), idx(g)),
-                             idx(0)});
-            inv.push_back(arith::SelectOp::create(
-                b,
-                arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0)),
-                cf(0.0), arith::DivFOp::create(b, cf(1.0), l)));
-          }
-          return inv;
-        };
-        // O = P V / l, a chunk of value columns at a time (at most 32
-        // accumulators). With one chunk, one loop over the keys takes P for
-        // the next 16 keys at every 16th key (a branch off the loop's path,
-        // where the accumulators can be spilled; an inner loop of 16 keys
-        // inside a loop over blocks carried the 32 accumulators through two
-        // loops, and LLVM spilled more of them in the hot loop). With
-        // several chunks, the keys go in blocks of 64: P for the block, then
-        // every chunk passes over the block while its rows are in the cache,
-        // the accumulators kept in oBuf between blocks: V is read from
-        // memory once, in whole rows, not once per chunk.
-        auto pvLoop = [&](Value j0, Value j1, int64_t e0, ValueRange init,
-                          bool withExp) -> scf::ForOp {
-          return scf::ForOp::create(
-              b, j0, j1, idx(1), init,
-              [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
-                Scope inner(b, ib);
-                if (withExp) {
-                  Value blockStart = arith::CmpIOp::create(
-                      b, arith::CmpIPredicate::eq,
-                      arith::RemUIOp::create(
-                          b, arith::SubIOp::create(b, j, jLo), idx(lanes)),
-                      idx(0));
-                  scf::IfOp::create(b, blockStart,
-                                    [&](OpBuilder &tb, Location l3) {
-                                      Scope then(b, tb);
-                                      expBlock(j);
-                                      scf::YieldOp::create(b);
-                                    });
-                }
-                if (e0 == 0)
-                  prefetchRow(vMem, j, valueDim, prefetchV);
-                SmallVector<Value> vv, next;
-                for (int64_t c = 0; c < chunkVecs; ++c)
-                  vv.push_back(loadF32(
-                      vMem, ValueRange{bIdx, kvh, j, idx(e0 + c * lanes)},
-                      rowMask(e0 + c * lanes, valueDim)));
-                for (int64_t g = 0; g < group; ++g) {
-                  Value pj = bcast(
-                      memref::LoadOp::create(b, sBuf, ValueRange{idx(g), j}));
-                  for (int64_t c = 0; c < chunkVecs; ++c)
-                    next.push_back(vector::FMAOp::create(b, pj, vv[c],
-                                                         a[g * chunkVecs + c]));
-                }
-                scf::YieldOp::create(b, next);
-              });
-        };
-        auto storeOut = [&](int64_t g, int64_t c, Value acc, Value inv) {
-          Value h = addi(muli(kvh, idx(group)), idx(g));
-          storeFromF32(arith::MulFOp::create(b, acc, bcast(inv)), out,
-                       ValueRange{bIdx, h, idx(0), idx(c * lanes)},
-                       rowMask(c * lanes, valueDim));
-        };
-        if (valuePad == chunkWidth) {
-          SmallVector<Value> init(group * chunkVecs, vsplat(0.0));
-          auto pv = pvLoop(jLo, jHi, 0, init, /*withExp=*/true);
-          SmallVector<Value> inv = inverseSums();
-          for (int64_t g = 0; g < group; ++g)
-            for (int64_t c = 0; c < chunkVecs; ++c)
-              storeOut(g, c, pv.getResult(g * chunkVecs + c), inv[g]);
-        } else {
-          for (int64_t g = 0; g < group; ++g)
-            for (int64_t c = 0; c < valuePad; c += lanes)
-              vector::StoreOp::create(b, vsplat(0.0), oBuf,
-                                      ValueRange{idx(g), idx(c)});
-          scf::ForOp::create(
-              b, jLo, jHi, idx(kBlock), ValueRange{},
-              [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
-                Scope inner(b, ib);
-                Value j1 =
-                    arith::MinSIOp::create(b, addi(j0, idx(kBlock)), jHi);
-                scf::ForOp::create(
-                    b, j0, j1, idx(lanes), ValueRange{},
-                    [&](OpBuilder &eb, Location l3, Value e, ValueRange) {
-                      Scope inner2(b, eb);
-                      expBlock(e);
-                      scf::YieldOp::create(b);
-                    });
-                for (int64_t e0 = 0; e0 < valuePad; e0 += chunkWidth) {
-                  SmallVector<Value> init;
-                  for (int64_t g = 0; g < group; ++g)
-                    for (int64_t c = 0; c < chunkVecs; ++c)
-                      init.push_back(vector::LoadOp::create(
-                          b, vf, oBuf,
-                          ValueRange{idx(g), idx(e0 + c * lanes)}));
-                  auto pv = pvLoop(j0, j1, e0, init, /*withExp=*/false);
-                  for (int64_t g = 0; g < group; ++g)
-                    for (int64_t c = 0; c < chunkVecs; ++c)
-                      vector::StoreOp::create(
-                          b, pv.getResult(g * chunkVecs + c), oBuf,
-                          ValueRange{idx(g), idx(e0 + c * lanes)});
-                }
-                scf::YieldOp::create(b);
-              });
-          SmallVector<Value> inv = inverseSums();
-          for (int64_t g = 0; g < group; ++g)
-            for (int64_t c = 0; c < valuePad / lanes; ++c)
-              storeOut(g, c,
-                       vector::LoadOp::create(
-                           b, vf, oBuf, ValueRange{idx(g), idx(c * lanes)}),
-                       inv[g]);
-        }
+        decodeScratch(t, tkAll);
+        t.lastRow = arith::SubIOp::create(b, tkAll, idx(1));
+        t.prefetchK = decodePrefetchOf(decodeOpsPerLine(pr.kMem, bool(t.kBlk)));
+        t.prefetchV = decodePrefetchOf(decodeOpsPerLine(pr.vMem, false));
+        primeRows(t, pr.kMem, headDim, t.prefetchK);
+        decodeQueries(t);
+        decodeScores(t);
+        primeRows(t, pr.vMem, valueDim, t.prefetchV);
+        decodeSoftmaxPV(t);
         endTask();
         scf::ReduceOp::create(b);
       });
@@ -519,6 +91,468 @@ Value KernelBuilder::buildDecode() {
   return bufferization::ToTensorOp::create(b, resultType, pr.outBuffer,
                                            /*restrict=*/true,
                                            /*writable=*/true);
+}
+
+void KernelBuilder::decodeScratch(DecodeTask &t, Value tkAll) {
+  // The small buffers first, so that a long cache's scores are the
+  // ones left to the heap when the stack budget runs out.
+  // Rows padded to whole vectors: the score products read whole
+  // vectors of qs and of the rotated keys, so their padding is zeroed
+  // once (rotateRow writes only the head's channels).
+  t.qs = scratch({group, headPad}, {});
+  t.krow = scratch({headPad}, {});
+  // Each head's running maximum score, 16 lanes (the softmax's max
+  // taken in the score pass, not in a pass of its own).
+  t.mBuf = scratch({group, lanes}, {});
+  t.lBuf = scratch({group, lanes}, {});
+  t.dots = scratch({group * lanes, lanes}, {});
+  t.kBlk =
+      rotary && attn.rotatesKey() ? scratch({lanes, headPad}, {}) : Value();
+  if (headPad != headDim) {
+    Value last = idx(headPad - lanes);
+    for (int64_t g = 0; g < group; ++g)
+      vector::StoreOp::create(b, vsplat(0.0), t.qs, ValueRange{idx(g), last});
+    vector::StoreOp::create(b, vsplat(0.0), t.krow, ValueRange{last});
+    if (t.kBlk)
+      for (int64_t r = 0; r < lanes; ++r)
+        vector::StoreOp::create(b, vsplat(0.0), t.kBlk,
+                                ValueRange{idx(r), last});
+  }
+  t.oBuf = valuePad == t.chunkVecs * lanes ? Value()
+                                           : scratch({group, valuePad}, {});
+  // 16 columns of padding: the softmax loads whole vectors. Static
+  // when the cache length is.
+  int64_t tkStatic = cast<MemRefType>(t.pr->kMem.getType()).getDimSize(2);
+  t.sBuf = ShapedType::isDynamic(tkStatic)
+               ? scratch({group, ShapedType::kDynamic}, addi(tkAll, idx(lanes)))
+               : scratch({group, tkStatic + lanes}, {});
+  for (int64_t g = 0; g < group; ++g)
+    vector::StoreOp::create(b, vsplat(-std::numeric_limits<double>::infinity()),
+                            t.mBuf, ValueRange{idx(g), idx(0)});
+}
+
+void KernelBuilder::raiseMax(const DecodeTask &t, int64_t g, Value sc) {
+  Value mx = vector::LoadOp::create(b, vf, t.mBuf, ValueRange{idx(g), idx(0)});
+  vector::StoreOp::create(b, arith::MaxNumFOp::create(b, mx, sc, kFast), t.mBuf,
+                          ValueRange{idx(g), idx(0)});
+}
+
+int64_t KernelBuilder::decodeRowsAhead(Value mem, int64_t width) const {
+  int64_t rowBytes =
+      width * cast<MemRefType>(mem.getType()).getElementTypeBitWidth() / 8;
+  return std::max<int64_t>(1, (decodePrefetchBytes + rowBytes - 1) / rowBytes);
+}
+
+void KernelBuilder::prefetchLines(const DecodeTask &t, Value mem, Value row,
+                                  int64_t width, int64_t locality) {
+  int64_t bits = cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
+  for (int64_t c = 0; c < width; c += 512 / bits)
+    prefetchRead(mem, ValueRange{t.bIdx, t.kvh, row, idx(c)}, locality);
+}
+
+int64_t KernelBuilder::decodeOpsPerLine(Value mem, bool rotated) const {
+  // Per 16-lane vector a multiply-add for each query head of the group, a
+  // conversion from f16/bf16, and the multiply and multiply-add of rotating
+  // a key. With one multiply-add per line (f32 rows, one query head per KV
+  // head) the out-of-order window alone keeps the lines in flight, and one
+  // prefetch instruction per load made the pass slower (W4 f32 on Zen 5:
+  // 0.74-0.85 of the read roof with the prefetch, 1.02-1.15 without; see
+  // docs/CodegenCPU.md).
+  int64_t bits = cast<MemRefType>(mem.getType()).getElementTypeBitWidth();
+  int64_t perVector = group + (bits < 32 ? 1 : 0) + (rotated ? 2 : 0);
+  return perVector * std::max<int64_t>(1, 512 / bits / lanes);
+}
+
+std::optional<int64_t> KernelBuilder::decodePrefetchOf(int64_t ops) const {
+  // Into the L2 (locality 2) for a pass with at least
+  // decodePrefetchL2MinOps operations per line and into the L1 (locality 3)
+  // for a lighter one: the f32 GQA step (four multiply-adds per line) read
+  // at 0.76-0.97 of the roof prefetching into the L1 against 0.56-0.84 into
+  // the L2, faster in 14 of 15 rounds on Zen 5, while the f16 GQA step (ten
+  // per line) was slower into the L1 in 9 of 11 rounds (docs/CodegenCPU.md).
+  if (decodePrefetchBytes <= 0 || ops < decodePrefetchMinOps)
+    return std::nullopt;
+  return ops >= decodePrefetchL2MinOps ? 2 : 3;
+}
+
+void KernelBuilder::primeRows(const DecodeTask &t, Value mem, int64_t width,
+                              std::optional<int64_t> locality) {
+  if (!locality)
+    return;
+  Value end = arith::MinSIOp::create(
+      b, addi(t.jLo, idx(decodeRowsAhead(mem, width))), t.jHi);
+  scf::ForOp::create(b, t.jLo, end, idx(1), ValueRange{},
+                     [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
+                       Scope inner(b, ib);
+                       prefetchLines(t, mem, j, width, *locality);
+                       scf::YieldOp::create(b);
+                     });
+}
+
+void KernelBuilder::prefetchRow(const DecodeTask &t, Value mem, Value j,
+                                int64_t width,
+                                std::optional<int64_t> locality) {
+  if (!locality)
+    return;
+  prefetchLines(t, mem,
+                arith::MinSIOp::create(
+                    b, addi(j, idx(decodeRowsAhead(mem, width))), t.lastRow),
+                width, *locality);
+}
+
+void KernelBuilder::decodeQueries(const DecodeTask &t) {
+  const Prologue &pr = *t.pr;
+  for (int64_t g = 0; g < group; ++g) {
+    Value h = addi(muli(t.kvh, idx(group)), idx(g));
+    if (rotary)
+      rotateRow(pr.qMem, ValueRange{t.bIdx, h, idx(0)}, t.qs,
+                ValueRange{idx(g)}, tableRow(qPos, t.bIdx, idx(0)), pr.qCos,
+                pr.qSin, scale);
+    else
+      for (int64_t c = 0; c < headDim; c += lanes)
+        vector::StoreOp::create(
+            b,
+            arith::MulFOp::create(b,
+                                  loadF32(pr.qMem,
+                                          ValueRange{t.bIdx, h, idx(0), idx(c)},
+                                          rowMask(c, headDim)),
+                                  vsplat(scale)),
+            t.qs, ValueRange{idx(g), idx(c)});
+  }
+}
+
+Value KernelBuilder::decodeQuery(const DecodeTask &t, int64_t g, int64_t c) {
+  return vector::LoadOp::create(b, vf, t.qs,
+                                ValueRange{idx(g), idx(c * lanes)});
+}
+
+void KernelBuilder::decodeScores(const DecodeTask &t) {
+  Value jMain = addi(
+      t.jLo, muli(arith::DivUIOp::create(
+                      b, arith::SubIOp::create(b, t.jHi, t.jLo), idx(lanes)),
+                  idx(lanes)));
+  Value iota64 = iota(b.getI64Type());
+  scf::ForOp::create(b, t.jLo, jMain, idx(lanes), ValueRange{},
+                     [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
+                       Scope inner(b, ib);
+                       decodeBlockDots(t, j0);
+                       decodeBlockScores(t, j0, iota64);
+                       scf::YieldOp::create(b);
+                     });
+  // The last keys one at a time.
+  scf::ForOp::create(b, jMain, t.jHi, idx(1), ValueRange{},
+                     [&](OpBuilder &ib, Location l2, Value j, ValueRange) {
+                       Scope inner(b, ib);
+                       decodeKeyScore(t, j);
+                       scf::YieldOp::create(b);
+                     });
+}
+
+void KernelBuilder::decodeBlockDots(const DecodeTask &t, Value j0) {
+  // Scores, 16 keys at a time: per query head, the 16 dot products as
+  // vectors, summed together by a transposing shuffle tree into one
+  // vector of 16 scores (instead of a reduction per key). The keys go
+  // four at a time, channel vector by channel vector: the four keys'
+  // vectors of a channel block are loaded (and converted from
+  // f16/bf16) once into registers and serve up to four query heads,
+  // whose vectors come from memory, each load feeding four products.
+  // That is 16 accumulators and 21 registers whatever D is; a group of
+  // more than four heads goes in chunks of four, each reloading the
+  // keys' vectors from the L1. Whole key rows in pairs (D / 16
+  // vectors per key in registers, each query vector feeding two
+  // products) took up to 15% longer on L2-resident GQA steps (W4g
+  // f16/bf16 7-11%, D = 256 15%), with the same results bit for bit
+  // (docs/CodegenCPU.md). Rotated keys are
+  // first rotated row by row into a [16, D] block.
+  const Prologue &pr = *t.pr;
+  int64_t keysPerStep = 4;
+  int64_t headsPerChunk = std::min<int64_t>(group, 4);
+  int64_t dVecs = headPad / lanes;
+  if (t.kBlk)
+    for (int64_t r = 0; r < lanes; ++r) {
+      Value j = addi(j0, idx(r));
+      rotateRow(pr.kMem, ValueRange{t.bIdx, t.kvh, j}, t.kBlk,
+                ValueRange{idx(r)}, tableRow(kPos, t.bIdx, j), pr.kCos, pr.kSin,
+                1.0);
+    }
+  auto keyVec = [&](int64_t r, int64_t c) -> Value {
+    if (t.kBlk)
+      return vector::LoadOp::create(b, vf, t.kBlk,
+                                    ValueRange{idx(r), idx(c * lanes)});
+    return loadF32(pr.kMem,
+                   ValueRange{t.bIdx, t.kvh, addi(j0, idx(r)), idx(c * lanes)},
+                   rowMask(c * lanes, headDim));
+  };
+  for (int64_t r0 = 0; r0 < lanes; r0 += keysPerStep) {
+    // In the loops, the row decodePrefetchBytes ahead of key row j
+    // (clamped to the last row): the hardware prefetchers alone keep
+    // too few lines in flight while the group's products run (see
+    // docs/CodegenCPU.md).
+    for (int64_t k = 0; k < keysPerStep; ++k)
+      prefetchRow(t, pr.kMem, addi(j0, idx(r0 + k)), headDim, t.prefetchK);
+    for (int64_t g0 = 0; g0 < group; g0 += headsPerChunk) {
+      int64_t heads = std::min(headsPerChunk, group - g0);
+      // acc[h][k]: head g0 + h's products with key r0 + k.
+      SmallVector<SmallVector<Value>> acc(heads,
+                                          SmallVector<Value>(keysPerStep));
+      for (int64_t c = 0; c < dVecs; ++c) {
+        SmallVector<Value> keys;
+        for (int64_t k = 0; k < keysPerStep; ++k)
+          keys.push_back(keyVec(r0 + k, c));
+        for (int64_t h = 0; h < heads; ++h) {
+          Value q = decodeQuery(t, g0 + h, c);
+          for (int64_t k = 0; k < keysPerStep; ++k)
+            acc[h][k] =
+                c == 0 ? Value(arith::MulFOp::create(b, q, keys[k]))
+                       : Value(vector::FMAOp::create(b, q, keys[k], acc[h][k]));
+        }
+      }
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t k = 0; k < keysPerStep; ++k)
+          vector::StoreOp::create(
+              b, acc[h][k], t.dots,
+              ValueRange{idx((g0 + h) * lanes + r0 + k), idx(0)});
+    }
+  }
+}
+
+void KernelBuilder::decodeBlockScores(const DecodeTask &t, Value j0,
+                                      Value iota64) {
+  // Key positions as f32, exactly as the per-key conversion.
+  auto iv64 = VectorType::get({lanes}, b.getI64Type());
+  Value jV = arith::SIToFPOp::create(
+      b, vf,
+      arith::AddIOp::create(
+          b,
+          vector::BroadcastOp::create(
+              b, iv64, arith::IndexCastOp::create(b, b.getI64Type(), j0)),
+          iota64));
+  for (int64_t g = 0; g < group; ++g) {
+    SmallVector<Value> sums;
+    for (int64_t r = 0; r < lanes; ++r)
+      sums.push_back(vector::LoadOp::create(
+          b, vf, t.dots, ValueRange{idx(g * lanes + r), idx(0)}));
+    Value sc = sumLanesOfEach(sums);
+    Value slope, q;
+    if (attn.getAlibiAttr()) {
+      slope =
+          bcast(slopeOf(t.pr->slopes, addi(muli(t.kvh, idx(group)), idx(g))));
+      q = bcast(t.alibiQ);
+    }
+    sc = modifyScore(sc, q, jV, slope);
+    vector::StoreOp::create(b, sc, t.sBuf, ValueRange{idx(g), j0});
+    raiseMax(t, g, sc);
+  }
+}
+
+void KernelBuilder::decodeKeyScore(const DecodeTask &t, Value j) {
+  const Prologue &pr = *t.pr;
+  int64_t dVecs = headPad / lanes;
+  Value src = pr.kMem;
+  SmallVector<Value> prefix = {t.bIdx, t.kvh, j};
+  if (rotary && attn.rotatesKey()) {
+    rotateRow(pr.kMem, prefix, t.krow, ValueRange{}, tableRow(kPos, t.bIdx, j),
+              pr.kCos, pr.kSin, 1.0);
+    src = t.krow;
+    prefix.clear();
+  }
+  SmallVector<Value> kv;
+  for (int64_t c = 0; c < dVecs; ++c) {
+    SmallVector<Value> ix(prefix);
+    ix.push_back(idx(c * lanes));
+    kv.push_back(loadF32(
+        src, ix, src == pr.kMem ? rowMask(c * lanes, headDim) : Value()));
+  }
+  Value jF = indexToF32(j);
+  for (int64_t g = 0; g < group; ++g) {
+    Value acc = arith::MulFOp::create(b, decodeQuery(t, g, 0), kv[0]);
+    for (int64_t c = 1; c < dVecs; ++c)
+      acc = vector::FMAOp::create(b, decodeQuery(t, g, c), kv[c], acc);
+    Value sc =
+        vector::ReductionOp::create(b, vector::CombiningKind::ADD, acc, kFast);
+    Value slope;
+    if (attn.getAlibiAttr())
+      slope = slopeOf(pr.slopes, addi(muli(t.kvh, idx(group)), idx(g)));
+    sc = modifyScore(sc, t.alibiQ, jF, slope);
+    memref::StoreOp::create(b, sc, t.sBuf, ValueRange{idx(g), j});
+    raiseMax(t, g, bcast(sc));
+  }
+}
+
+void KernelBuilder::decodeSoftmaxPV(DecodeTask &t) {
+  // Softmax: each head's maximum is known from the score pass; the
+  // exponentials are taken 16 keys at a time in the P V pass, just
+  // before those keys' rows (lanes at or past jHi masked), and summed
+  // per head in lBuf. No pass of its own: the V rows keep streaming
+  // while they are computed.
+  t.iota32 = iota(b.getI32Type());
+  // Each head's maximum, as a scalar (for lse) and broadcast once
+  // (for the exponentials).
+  for (int64_t g = 0; g < group; ++g) {
+    t.maxOf.push_back(vector::ReductionOp::create(
+        b, vector::CombiningKind::MAXNUMF,
+        vector::LoadOp::create(b, vf, t.mBuf, ValueRange{idx(g), idx(0)}),
+        kFast));
+    t.maxVec.push_back(bcast(t.maxOf.back()));
+    vector::StoreOp::create(b, vsplat(0.0), t.lBuf, ValueRange{idx(g), idx(0)});
+  }
+  // O = P V / l, a chunk of value columns at a time (at most 32
+  // accumulators). With one chunk, one loop over the keys takes P for
+  // the next 16 keys at every 16th key (a branch off the loop's path,
+  // where the accumulators can be spilled; an inner loop of 16 keys
+  // inside a loop over blocks carried the 32 accumulators through two
+  // loops, and LLVM spilled more of them in the hot loop). With
+  // several chunks, the keys go in blocks of 64: P for the block, then
+  // every chunk passes over the block while its rows are in the cache,
+  // the accumulators kept in oBuf between blocks: V is read from
+  // memory once, in whole rows, not once per chunk.
+  if (!t.oBuf) {
+    SmallVector<Value> init(group * t.chunkVecs, vsplat(0.0));
+    auto pv = decodePVLoop(t, t.jLo, t.jHi, 0, init, /*withExp=*/true);
+    SmallVector<Value> inv = decodeInverseSums(t);
+    for (int64_t g = 0; g < group; ++g)
+      for (int64_t c = 0; c < t.chunkVecs; ++c)
+        decodeStoreOut(t, g, c, pv.getResult(g * t.chunkVecs + c), inv[g]);
+    return;
+  }
+  decodeChunkedPV(t);
+  SmallVector<Value> inv = decodeInverseSums(t);
+  for (int64_t g = 0; g < group; ++g)
+    for (int64_t c = 0; c < valuePad / lanes; ++c)
+      decodeStoreOut(t, g, c,
+                     vector::LoadOp::create(b, vf, t.oBuf,
+                                            ValueRange{idx(g), idx(c * lanes)}),
+                     inv[g]);
+}
+
+Value KernelBuilder::decodeValidLanes(const DecodeTask &t, Value j0) {
+  auto iv32 = VectorType::get({lanes}, b.getI32Type());
+  Value left = arith::MinSIOp::create(b, arith::SubIOp::create(b, t.jHi, j0),
+                                      idx(lanes));
+  return arith::CmpIOp::create(
+      b, arith::CmpIPredicate::slt, t.iota32,
+      vector::BroadcastOp::create(
+          b, iv32, arith::IndexCastOp::create(b, b.getI32Type(), left)));
+}
+
+void KernelBuilder::decodeExpBlock(const DecodeTask &t, Value j0) {
+  Value valid = decodeValidLanes(t, j0);
+  for (int64_t g = 0; g < group; ++g) {
+    Value x = arith::SubFOp::create(
+        b, vector::LoadOp::create(b, vf, t.sBuf, ValueRange{idx(g), j0}),
+        t.maxVec[g]);
+    Value e = math::ExpOp::create(b, x);
+    e = arith::SelectOp::create(b,
+                                arith::CmpFOp::create(b,
+                                                      arith::CmpFPredicate::OLT,
+                                                      x, vsplat(kExpCutoff)),
+                                vsplat(0.0), e);
+    e = arith::SelectOp::create(b, valid, e, vsplat(0.0));
+    vector::StoreOp::create(b, e, t.sBuf, ValueRange{idx(g), j0});
+    Value l = vector::LoadOp::create(b, vf, t.lBuf, ValueRange{idx(g), idx(0)});
+    vector::StoreOp::create(b, arith::AddFOp::create(b, l, e), t.lBuf,
+                            ValueRange{idx(g), idx(0)});
+  }
+}
+
+SmallVector<Value> KernelBuilder::decodeInverseSums(const DecodeTask &t) {
+  SmallVector<Value> inv;
+  for (int64_t g = 0; g < group; ++g) {
+    Value l = vector::ReductionOp::create(
+        b, vector::CombiningKind::ADD,
+        vector::LoadOp::create(b, vf, t.lBuf, ValueRange{idx(g), idx(0)}),
+        kFast);
+    if (t.pr->lseBuffer)
+      memref::StoreOp::create(
+          b, arith::AddFOp::create(b, t.maxOf[g], math::LogOp::create(b, l)),
+          t.pr->lseBuffer,
+          ValueRange{t.bIdx, addi(muli(t.kvh, idx(group)), idx(g)), idx(0)});
+    inv.push_back(arith::SelectOp::create(
+        b, arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0)),
+        cf(0.0), arith::DivFOp::create(b, cf(1.0), l)));
+  }
+  return inv;
+}
+
+scf::ForOp KernelBuilder::decodePVLoop(const DecodeTask &t, Value j0, Value j1,
+                                       int64_t e0, ValueRange init,
+                                       bool withExp) {
+  Value vMem = t.pr->vMem;
+  return scf::ForOp::create(
+      b, j0, j1, idx(1), init,
+      [&](OpBuilder &ib, Location l2, Value j, ValueRange a) {
+        Scope inner(b, ib);
+        if (withExp) {
+          Value blockStart = arith::CmpIOp::create(
+              b, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(b, arith::SubIOp::create(b, j, t.jLo),
+                                     idx(lanes)),
+              idx(0));
+          scf::IfOp::create(b, blockStart, [&](OpBuilder &tb, Location l3) {
+            Scope then(b, tb);
+            decodeExpBlock(t, j);
+            scf::YieldOp::create(b);
+          });
+        }
+        if (e0 == 0)
+          prefetchRow(t, vMem, j, valueDim, t.prefetchV);
+        SmallVector<Value> vv, next;
+        for (int64_t c = 0; c < t.chunkVecs; ++c)
+          vv.push_back(
+              loadF32(vMem, ValueRange{t.bIdx, t.kvh, j, idx(e0 + c * lanes)},
+                      rowMask(e0 + c * lanes, valueDim)));
+        for (int64_t g = 0; g < group; ++g) {
+          Value pj =
+              bcast(memref::LoadOp::create(b, t.sBuf, ValueRange{idx(g), j}));
+          for (int64_t c = 0; c < t.chunkVecs; ++c)
+            next.push_back(
+                vector::FMAOp::create(b, pj, vv[c], a[g * t.chunkVecs + c]));
+        }
+        scf::YieldOp::create(b, next);
+      });
+}
+
+void KernelBuilder::decodeStoreOut(const DecodeTask &t, int64_t g, int64_t c,
+                                   Value acc, Value inv) {
+  Value h = addi(muli(t.kvh, idx(group)), idx(g));
+  storeFromF32(arith::MulFOp::create(b, acc, bcast(inv)), t.pr->out,
+               ValueRange{t.bIdx, h, idx(0), idx(c * lanes)},
+               rowMask(c * lanes, valueDim));
+}
+
+void KernelBuilder::decodeChunkedPV(const DecodeTask &t) {
+  int64_t chunkWidth = t.chunkVecs * lanes;
+  for (int64_t g = 0; g < group; ++g)
+    for (int64_t c = 0; c < valuePad; c += lanes)
+      vector::StoreOp::create(b, vsplat(0.0), t.oBuf,
+                              ValueRange{idx(g), idx(c)});
+  scf::ForOp::create(
+      b, t.jLo, t.jHi, idx(kBlock), ValueRange{},
+      [&](OpBuilder &ib, Location l2, Value j0, ValueRange) {
+        Scope inner(b, ib);
+        Value j1 = arith::MinSIOp::create(b, addi(j0, idx(kBlock)), t.jHi);
+        scf::ForOp::create(
+            b, j0, j1, idx(lanes), ValueRange{},
+            [&](OpBuilder &eb, Location l3, Value e, ValueRange) {
+              Scope inner2(b, eb);
+              decodeExpBlock(t, e);
+              scf::YieldOp::create(b);
+            });
+        for (int64_t e0 = 0; e0 < valuePad; e0 += chunkWidth) {
+          SmallVector<Value> init;
+          for (int64_t g = 0; g < group; ++g)
+            for (int64_t c = 0; c < t.chunkVecs; ++c)
+              init.push_back(vector::LoadOp::create(
+                  b, vf, t.oBuf, ValueRange{idx(g), idx(e0 + c * lanes)}));
+          auto pv = decodePVLoop(t, j0, j1, e0, init, /*withExp=*/false);
+          for (int64_t g = 0; g < group; ++g)
+            for (int64_t c = 0; c < t.chunkVecs; ++c)
+              vector::StoreOp::create(b, pv.getResult(g * t.chunkVecs + c),
+                                      t.oBuf,
+                                      ValueRange{idx(g), idx(e0 + c * lanes)});
+        }
+        scf::YieldOp::create(b);
+      });
 }
 
 namespace {

@@ -129,33 +129,39 @@ void KernelBuilder::pvPairStep(Value vp, Value pBuf, Value vRow, Value jj,
   scf::YieldOp::create(b, next);
 }
 
+/// One key block of one query block of the prefill kernel (blockStep):
+/// the operands, then what blockStep derives once per block.
+struct KernelBuilder::BlockStep {
+  Value qs, kt, vMem, os;       // Qs (or pairs), packed keys, values, O
+  Value sBuf, pBuf, mBuf, lBuf; // scores, P, running max and sum
+  Value bIdx, hIdx, q0, kb;     // batch, head, first query row, key block
+  Value tq, tk;                 // query rows, valid keys
+  Value shift;                  // causal: o[b] (causalShift)
+  Value alibiBase, slope;       // ALiBi: query position base, head slope
+  Value kvHead, j0, keys;       // KV head, first key, keys that exist
+  Value negInf, laneIndex;      // -inf, the lane indices as f32
+  Value j0f, tkF;               // j0 and tk as f32
+};
+
 /// One key block for one query block, in two passes over its 16 groups of 4
-/// rows: first S = Qs Kt of every group into sBuf, then per group the
-/// masks, the online softmax and O = alpha O + P V.
-void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
-                              Value sBuf, Value pBuf, Value mBuf, Value lBuf,
-                              Value bIdx, Value hIdx, Value q0, Value kb,
-                              Value tq, Value tk, Value shift, Value alibiBase,
-                              Value slope) {
-  Value kvHead = arith::DivUIOp::create(b, hIdx, idx(group));
-  Value j0 = muli(kb, idx(kBlock));
-  // i + o for the last row of the group at row r0: the last key it may see
-  // when causal; minus W, the highest first key of the group's windows.
-  auto lastRowLimit = [&](Value r0) {
-    return addi(addi(q0, addi(r0, idx(kRows - 1))), shift);
-  };
+/// rows: first S = Qs Kt of every group into sBuf (storeGroupScores), then
+/// per group the masks, the online softmax and O = alpha O + P V
+/// (finishGroup).
+void KernelBuilder::blockStep(BlockStep &s) {
+  s.kvHead = arith::DivUIOp::create(b, s.hIdx, idx(group));
+  s.j0 = muli(s.kb, idx(kBlock));
   // Keys of this block that exist: min(64, Tk - j0).
-  Value keys =
-      arith::MinSIOp::create(b, idx(kBlock), arith::SubIOp::create(b, tk, j0));
+  s.keys = arith::MinSIOp::create(b, idx(kBlock),
+                                  arith::SubIOp::create(b, s.tk, s.j0));
   // Query rows of this block that exist, rounded up to groups of 4.
-  Value rows =
-      arith::MinSIOp::create(b, idx(kQBlock), arith::SubIOp::create(b, tq, q0));
+  Value rows = arith::MinSIOp::create(b, idx(kQBlock),
+                                      arith::SubIOp::create(b, s.tq, s.q0));
   Value groups =
       arith::DivUIOp::create(b, addi(rows, idx(kRows - 1)), idx(kRows));
-  Value negInf = cf(-std::numeric_limits<double>::infinity());
-  Value laneIndex = iota();
-  Value j0f = indexToF32(j0);
-  Value tkF = indexToF32(tk);
+  s.negInf = cf(-std::numeric_limits<double>::infinity());
+  s.laneIndex = iota();
+  s.j0f = indexToF32(s.j0);
+  s.tkF = indexToF32(s.tk);
 
   // The scores of all groups first, then the softmax and P V of each: the
   // S loops then read the key block (D x 64 keys) from the L1 cache, and
@@ -163,342 +169,364 @@ void KernelBuilder::blockStep(Value qs, Value kt, Value vMem, Value os,
   // per group made each evict the other's block and read it from the L2
   // (at D = Dv = 128 in f32 the two take 64 KiB, more than the 32-48 KiB L1
   // of current x86 cores).
-  int64_t tileVecs = kRows * blockVecs;
-  scf::ForOp::create(
-      b, idx(0), groups, idx(1), ValueRange{},
-      [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
-        Scope scope_nb(b, ob);
-        Value r0 = muli(g, idx(kRows));
-        auto storeTile = [&](int64_t vecs) {
-          SmallVector<Value> tile = scoreTile(qs, kt, kb, r0, vecs);
-          for (int64_t r = 0; r < kRows; ++r)
-            for (int64_t c = 0; c < vecs; ++c)
-              vector::StoreOp::create(
-                  b, tile[r * vecs + c], sBuf,
-                  ValueRange{g, idx(r * blockVecs + c), idx(0)});
-        };
-        if (!attn.getCausal()) {
-          storeTile(blockVecs);
-          scf::YieldOp::create(b);
-          return;
-        }
-        // Causal: the 16-key vectors past the causal limit of the group's
-        // last row are masked in all 4 rows (the mask path, which such a
-        // group always takes, puts -inf there whatever sBuf holds), so only
-        // the first `vecs` are computed: on a diagonal block 2.5 of 4 in the
-        // mean, none where the diagonal crosses the block at an offset and
-        // the group's rows end before it.
-        Value lastLimit = lastRowLimit(r0);
-        Value need = arith::SubIOp::create(b, addi(lastLimit, idx(lanes)), j0);
-        Value vecs = arith::MinSIOp::create(
-            b, idx(blockVecs),
-            arith::MaxSIOp::create(
-                b, idx(0), arith::FloorDivSIOp::create(b, need, idx(lanes))));
-        SmallVector<int64_t> cases;
-        for (int64_t v = 0; v < blockVecs; ++v)
-          cases.push_back(v);
-        auto sw = scf::IndexSwitchOp::create(b, TypeRange{}, vecs, cases,
-                                             cases.size());
-        for (auto [i, region] : llvm::enumerate(sw.getCaseRegions())) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(&region.emplaceBlock());
-          if (i > 0)
-            storeTile(i);
-          scf::YieldOp::create(b);
-        }
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
-          storeTile(blockVecs);
-          scf::YieldOp::create(b);
-        }
-        scf::YieldOp::create(b);
-      });
-  scf::ForOp::create(
-      b, idx(0), groups, idx(1), ValueRange{},
-      [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
-        Scope scope_nb(b, ob);
-        Value r0 = muli(g, idx(kRows));
-        // S[4][64].
-        SmallVector<Value> scores;
-        for (int64_t v = 0; v < tileVecs; ++v)
-          scores.push_back(vector::LoadOp::create(
-              b, vf, sBuf, ValueRange{g, idx(v), idx(0)}));
-        // Softcap and ALiBi on every score; causal and tail masks only where
-        // some key of the block may be masked for some row of the group (the
-        // first row is the most restricted), so interior blocks skip them.
-        SmallVector<Value> raw;
-        SmallVector<Value> jFs;
-        for (int64_t c = 0; c < blockVecs; ++c)
-          jFs.push_back(arith::AddFOp::create(
-              b, bcast(arith::AddFOp::create(b, j0f, cf(double(c * lanes)))),
-              laneIndex));
-        bool biasFirst = attn.getSoftcapOrder() == SoftcapOrder::AfterBias;
-        for (int64_t r = 0; r < kRows; ++r) {
-          Value i = addi(q0, addi(r0, idx(r)));
-          Value qPosF =
-              attn.getAlibiAttr() ? indexToF32(addi(alibiBase, i)) : Value();
-          // Rows past Tq (the group's padding) read the last row's bias.
-          Value biasRow = biasMem
-                              ? Value(arith::MinSIOp::create(
-                                    b, i, arith::SubIOp::create(b, tq, idx(1))))
-                              : Value();
-          for (int64_t c = 0; c < blockVecs; ++c) {
-            Value v = scores[r * blockVecs + c];
-            Value jF = jFs[c];
-            // The explicit bias sits where ALiBi would (they are
-            // exclusive): after a before_bias softcap, before an
-            // after_bias one; modifyScore applies the softcap.
-            Value bias =
-                biasMem
-                    ? loadBias(biasMem, bIdx, hIdx, biasRow,
-                               addi(j0, idx(c * lanes)),
-                               arith::SubIOp::create(b, keys, idx(c * lanes)))
-                    : Value();
-            // In base 2 the bias joins as bias * log2(e) (one rounding).
-            auto addBias = [&](Value v) -> Value {
-              if (!base2)
-                return arith::AddFOp::create(b, v, bias);
-              return math::FmaOp::create(b, bias, vsplat(kLog2E), v);
-            };
-            if (bias && biasFirst)
-              v = addBias(v);
-            v = modifyScore(v, attn.getAlibiAttr() ? bcast(qPosF) : Value(), jF,
-                            attn.getAlibiAttr() ? bcast(slope) : Value());
-            if (bias && !biasFirst)
-              v = addBias(v);
-            raw.push_back(v);
-          }
-        }
-        Value blockEnd = addi(j0, idx(kBlock));
-        Value needMask =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, blockEnd, tk);
-        // A bias may disallow any key (-inf): every block then takes the
-        // path that keeps the value rows of weight-0 keys out of P V.
-        if (biasMem || maskMem)
-          needMask = arith::ConstantIntOp::create(b, 1, 1);
-        std::optional<uint64_t> window = attn.getWindow();
-        if (attn.getCausal()) {
-          Value firstLimit = addi(addi(q0, r0), shift);
-          needMask = arith::OrIOp::create(
-              b, needMask,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
-                                    arith::SubIOp::create(b, blockEnd, idx(1)),
-                                    addi(firstLimit, idx(1))));
-        }
-        if (window) {
-          // The last row of the group has the highest window start.
-          Value lastLimit = lastRowLimit(r0);
-          needMask = arith::OrIOp::create(
-              b, needMask,
-              arith::CmpIOp::create(
-                  b, arith::CmpIPredicate::sle, j0,
-                  arith::SubIOp::create(b, lastLimit,
-                                        idx(static_cast<int64_t>(*window)))));
-        }
-        SmallVector<Type> rawTypes(raw.size(), vf);
-        auto masked =
-            scf::IfOp::create(b, rawTypes, needMask, /*withElse=*/true);
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(&masked.getThenRegion().front());
-          SmallVector<Value> out;
-          for (int64_t r = 0; r < kRows; ++r) {
-            Value i = addi(q0, addi(r0, idx(r)));
-            Value limitF = indexToF32(addi(i, shift));
-            // Per row: the causal limit and the window's lower bound.
-            Value limitV = bcast(limitF);
-            Value windowLowV =
-                window ? bcast(arith::SubFOp::create(
-                             b, limitF, cf(static_cast<double>(*window))))
-                       : Value();
-            for (int64_t c = 0; c < blockVecs; ++c) {
-              Value jF = jFs[c];
-              Value ok = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, jF,
-                                               bcast(tkF));
-              if (attn.getCausal())
-                ok = arith::AndIOp::create(
-                    b, ok,
-                    arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, jF,
-                                          limitV));
-              if (window)
-                ok = arith::AndIOp::create(
-                    b, ok,
-                    arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, jF,
-                                          windowLowV));
-              if (maskMem)
-                ok = arith::AndIOp::create(
-                    b, ok,
-                    loadMask(maskMem, bIdx, hIdx,
-                             arith::MinSIOp::create(
-                                 b, i, arith::SubIOp::create(b, tq, idx(1))),
-                             addi(j0, idx(c * lanes)),
-                             arith::SubIOp::create(b, keys, idx(c * lanes))));
-              out.push_back(arith::SelectOp::create(
-                  b, ok, raw[r * blockVecs + c], bcast(negInf)));
-            }
-          }
-          scf::YieldOp::create(b, out);
-          b.setInsertionPointToStart(&masked.getElseRegion().front());
-          scf::YieldOp::create(b, raw);
-        }
-        // The online softmax of the 4 rows. Their maxima and sums are
-        // reduced together (rowsOfLanes): the result holds row r's value in
-        // lanes 4r .. 4r + 3, so one vector carries the running state m, l
-        // and the rescale factor alpha of all 4 rows. Scores may be -inf
-        // (masked) or NaN (a NaN in Q, K or the bias). The block maxima are
-        // x86 max (selectMax), which may pick or drop a NaN: either way the
-        // row's output is NaN, as in the reference: the NaN score gives a
-        // NaN weight exp(NaN - m), hence a NaN l; a NaN m gives NaN weights
-        // and a NaN alpha, and l and O stay NaN once they are.
-        SmallVector<Value> partialMax;
-        for (int64_t r = 0; r < kRows; ++r) {
-          Value maxV = masked.getResult(r * blockVecs);
-          for (int64_t c = 1; c < blockVecs; ++c)
-            maxV = selectMax(maxV, masked.getResult(r * blockVecs + c));
-          partialMax.push_back(maxV);
-        }
-        Value rowMax = rowsOfLanes(
-            partialMax, [&](Value x, Value y) { return selectMax(x, y); });
-        Value mOld = spreadRows(vector::LoadOp::create(
-            b, VectorType::get({kRows}, f32), mBuf, ValueRange{r0}));
-        Value mNew = arith::MaxNumFOp::create(b, mOld, rowMax, kFast);
-        // A row with no allowed key so far keeps m = -inf; subtract 0 then
-        // so that exp gives 0 instead of NaN.
-        Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
-                                            bcast(negInf));
-        Value safeM = arith::SelectOp::create(b, empty, vsplat(0.0), mNew);
-        // The rescale factors exp(m_old - m_new) of the 4 rows (a -inf m_old
-        // gives ~1e-38, harmless: O and l are 0).
-        Value alphaAll = scoreExp(arith::SubFOp::create(b, mOld, safeM));
-        SmallVector<Value> alphas, sums;
-        for (int64_t r = 0; r < kRows; ++r) {
-          Value rowM = laneOf(safeM, r * rowLanes());
-          Value sumV;
-          for (int64_t c = 0; c < blockVecs; ++c) {
-            // exp(x) for x < -64 is below 1.7e-28: dropping it changes no
-            // f32 sum of the row (whose largest term is 1), and keeps
-            // denormals, which cost microcode assists in the P V
-            // multiply-adds, out of P.
-            Value x = arith::SubFOp::create(
-                b, masked.getResult(r * blockVecs + c), rowM);
-            Value e = scoreExp(x);
-            e = arith::SelectOp::create(
-                b,
-                arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
-                                      vsplat(expCutoff())),
-                vsplat(0.0), e);
-            if (bf16Dot)
-              vector::StoreOp::create(b, toBf16Pairs(e), pBuf,
-                                      ValueRange{idx(r), idx(c * lanes / 2)});
-            else
-              vector::StoreOp::create(b, e, pBuf,
-                                      ValueRange{idx(r), idx(c * lanes)});
-            sumV =
-                sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
-          }
-          sums.push_back(sumV);
-          alphas.push_back(laneOf(alphaAll, r * rowLanes()));
-        }
-        Value rowSum = rowsOfLanes(sums, [&](Value x, Value y) -> Value {
-          return arith::AddFOp::create(b, x, y, kFast);
+  scf::ForOp::create(b, idx(0), groups, idx(1), ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
+                       Scope scope_nb(b, ob);
+                       storeGroupScores(s, g);
+                       scf::YieldOp::create(b);
+                     });
+  scf::ForOp::create(b, idx(0), groups, idx(1), ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value g, ValueRange) {
+                       Scope scope_nb(b, ob);
+                       finishGroup(s, g);
+                       scf::YieldOp::create(b);
+                     });
+}
+
+Value KernelBuilder::lastRowLimit(const BlockStep &s, Value r0) {
+  return addi(addi(s.q0, addi(r0, idx(kRows - 1))), s.shift);
+}
+
+void KernelBuilder::storeGroupScores(const BlockStep &s, Value g) {
+  Value r0 = muli(g, idx(kRows));
+  auto storeTile = [&](int64_t vecs) {
+    SmallVector<Value> tile = scoreTile(s.qs, s.kt, s.kb, r0, vecs);
+    for (int64_t r = 0; r < kRows; ++r)
+      for (int64_t c = 0; c < vecs; ++c)
+        vector::StoreOp::create(b, tile[r * vecs + c], s.sBuf,
+                                ValueRange{g, idx(r * blockVecs + c), idx(0)});
+  };
+  if (!attn.getCausal()) {
+    storeTile(blockVecs);
+    return;
+  }
+  // Causal: the 16-key vectors past the causal limit of the group's
+  // last row are masked in all 4 rows (the mask path, which such a
+  // group always takes, puts -inf there whatever sBuf holds), so only
+  // the first `vecs` are computed: on a diagonal block 2.5 of 4 in the
+  // mean, none where the diagonal crosses the block at an offset and
+  // the group's rows end before it.
+  Value lastLimit = lastRowLimit(s, r0);
+  Value need = arith::SubIOp::create(b, addi(lastLimit, idx(lanes)), s.j0);
+  Value vecs = arith::MinSIOp::create(
+      b, idx(blockVecs),
+      arith::MaxSIOp::create(b, idx(0),
+                             arith::FloorDivSIOp::create(b, need, idx(lanes))));
+  SmallVector<int64_t> cases;
+  for (int64_t v = 0; v < blockVecs; ++v)
+    cases.push_back(v);
+  auto sw =
+      scf::IndexSwitchOp::create(b, TypeRange{}, vecs, cases, cases.size());
+  for (auto [i, region] : llvm::enumerate(sw.getCaseRegions())) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&region.emplaceBlock());
+    if (i > 0)
+      storeTile(i);
+    scf::YieldOp::create(b);
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+  storeTile(blockVecs);
+  scf::YieldOp::create(b);
+}
+
+void KernelBuilder::finishGroup(const BlockStep &s, Value g) {
+  Value r0 = muli(g, idx(kRows));
+  // S[4][64].
+  SmallVector<Value> scores;
+  for (int64_t v = 0; v < kRows * blockVecs; ++v)
+    scores.push_back(
+        vector::LoadOp::create(b, vf, s.sBuf, ValueRange{g, idx(v), idx(0)}));
+  // Softcap and ALiBi on every score; causal and tail masks only where
+  // some key of the block may be masked for some row of the group (the
+  // first row is the most restricted), so interior blocks skip them.
+  SmallVector<Value> jFs;
+  for (int64_t c = 0; c < blockVecs; ++c)
+    jFs.push_back(arith::AddFOp::create(
+        b, bcast(arith::AddFOp::create(b, s.j0f, cf(double(c * lanes)))),
+        s.laneIndex));
+  SmallVector<Value> raw = modifiedScores(s, r0, scores, jFs);
+  Value needMask = needsMask(s, r0);
+  scf::IfOp masked = maskScores(s, r0, jFs, raw, needMask);
+  SmallVector<Value> alphas = onlineSoftmax(s, r0, masked.getResults());
+  auto pvIf = scf::IfOp::create(b, TypeRange{}, needMask,
+                                /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&pvIf.getThenRegion().front());
+  groupPV(s, r0, alphas, /*skipZeroWeights=*/true);
+  b.setInsertionPointToStart(&pvIf.getElseRegion().front());
+  groupPV(s, r0, alphas, /*skipZeroWeights=*/false);
+}
+
+SmallVector<Value> KernelBuilder::modifiedScores(const BlockStep &s, Value r0,
+                                                 ArrayRef<Value> scores,
+                                                 ArrayRef<Value> jFs) {
+  SmallVector<Value> raw;
+  bool biasFirst = attn.getSoftcapOrder() == SoftcapOrder::AfterBias;
+  for (int64_t r = 0; r < kRows; ++r) {
+    Value i = addi(s.q0, addi(r0, idx(r)));
+    Value qPosF =
+        attn.getAlibiAttr() ? indexToF32(addi(s.alibiBase, i)) : Value();
+    // Rows past Tq (the group's padding) read the last row's bias.
+    Value biasRow = biasMem ? Value(arith::MinSIOp::create(
+                                  b, i, arith::SubIOp::create(b, s.tq, idx(1))))
+                            : Value();
+    for (int64_t c = 0; c < blockVecs; ++c) {
+      Value v = scores[r * blockVecs + c];
+      Value jF = jFs[c];
+      // The explicit bias sits where ALiBi would (they are
+      // exclusive): after a before_bias softcap, before an
+      // after_bias one; modifyScore applies the softcap.
+      Value bias =
+          biasMem ? loadBias(biasMem, s.bIdx, s.hIdx, biasRow,
+                             addi(s.j0, idx(c * lanes)),
+                             arith::SubIOp::create(b, s.keys, idx(c * lanes)))
+                  : Value();
+      // In base 2 the bias joins as bias * log2(e) (one rounding).
+      auto addBias = [&](Value v) -> Value {
+        if (!base2)
+          return arith::AddFOp::create(b, v, bias);
+        return math::FmaOp::create(b, bias, vsplat(kLog2E), v);
+      };
+      if (bias && biasFirst)
+        v = addBias(v);
+      v = modifyScore(v, attn.getAlibiAttr() ? bcast(qPosF) : Value(), jF,
+                      attn.getAlibiAttr() ? bcast(s.slope) : Value());
+      if (bias && !biasFirst)
+        v = addBias(v);
+      raw.push_back(v);
+    }
+  }
+  return raw;
+}
+
+Value KernelBuilder::needsMask(const BlockStep &s, Value r0) {
+  Value blockEnd = addi(s.j0, idx(kBlock));
+  Value needMask =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, blockEnd, s.tk);
+  // A bias may disallow any key (-inf): every block then takes the
+  // path that keeps the value rows of weight-0 keys out of P V.
+  if (biasMem || maskMem)
+    needMask = arith::ConstantIntOp::create(b, 1, 1);
+  if (attn.getCausal()) {
+    Value firstLimit = addi(addi(s.q0, r0), s.shift);
+    needMask = arith::OrIOp::create(
+        b, needMask,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::sge,
+                              arith::SubIOp::create(b, blockEnd, idx(1)),
+                              addi(firstLimit, idx(1))));
+  }
+  if (std::optional<uint64_t> window = attn.getWindow()) {
+    // The last row of the group has the highest window start.
+    Value lastLimit = lastRowLimit(s, r0);
+    needMask = arith::OrIOp::create(
+        b, needMask,
+        arith::CmpIOp::create(
+            b, arith::CmpIPredicate::sle, s.j0,
+            arith::SubIOp::create(b, lastLimit,
+                                  idx(static_cast<int64_t>(*window)))));
+  }
+  return needMask;
+}
+
+scf::IfOp KernelBuilder::maskScores(const BlockStep &s, Value r0,
+                                    ArrayRef<Value> jFs, ArrayRef<Value> raw,
+                                    Value needMask) {
+  std::optional<uint64_t> window = attn.getWindow();
+  SmallVector<Type> rawTypes(raw.size(), vf);
+  auto masked = scf::IfOp::create(b, rawTypes, needMask, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&masked.getThenRegion().front());
+  SmallVector<Value> out;
+  for (int64_t r = 0; r < kRows; ++r) {
+    Value i = addi(s.q0, addi(r0, idx(r)));
+    Value limitF = indexToF32(addi(i, s.shift));
+    // Per row: the causal limit and the window's lower bound.
+    Value limitV = bcast(limitF);
+    Value windowLowV =
+        window ? bcast(arith::SubFOp::create(b, limitF,
+                                             cf(static_cast<double>(*window))))
+               : Value();
+    for (int64_t c = 0; c < blockVecs; ++c) {
+      Value jF = jFs[c];
+      Value ok =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, jF, bcast(s.tkF));
+      if (attn.getCausal())
+        ok = arith::AndIOp::create(
+            b, ok,
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, jF, limitV));
+      if (window)
+        ok = arith::AndIOp::create(
+            b, ok,
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, jF,
+                                  windowLowV));
+      if (maskMem)
+        ok = arith::AndIOp::create(
+            b, ok,
+            loadMask(maskMem, s.bIdx, s.hIdx,
+                     arith::MinSIOp::create(
+                         b, i, arith::SubIOp::create(b, s.tq, idx(1))),
+                     addi(s.j0, idx(c * lanes)),
+                     arith::SubIOp::create(b, s.keys, idx(c * lanes))));
+      out.push_back(arith::SelectOp::create(b, ok, raw[r * blockVecs + c],
+                                            bcast(s.negInf)));
+    }
+  }
+  scf::YieldOp::create(b, out);
+  b.setInsertionPointToStart(&masked.getElseRegion().front());
+  scf::YieldOp::create(b, raw);
+  return masked;
+}
+
+SmallVector<Value> KernelBuilder::onlineSoftmax(const BlockStep &s, Value r0,
+                                                ValueRange masked) {
+  // The online softmax of the 4 rows. Their maxima and sums are
+  // reduced together (rowsOfLanes): the result holds row r's value in
+  // lanes 4r .. 4r + 3, so one vector carries the running state m, l
+  // and the rescale factor alpha of all 4 rows. Scores may be -inf
+  // (masked) or NaN (a NaN in Q, K or the bias). The block maxima are
+  // x86 max (selectMax), which may pick or drop a NaN: either way the
+  // row's output is NaN, as in the reference: the NaN score gives a
+  // NaN weight exp(NaN - m), hence a NaN l; a NaN m gives NaN weights
+  // and a NaN alpha, and l and O stay NaN once they are.
+  SmallVector<Value> partialMax;
+  for (int64_t r = 0; r < kRows; ++r) {
+    Value maxV = masked[r * blockVecs];
+    for (int64_t c = 1; c < blockVecs; ++c)
+      maxV = selectMax(maxV, masked[r * blockVecs + c]);
+    partialMax.push_back(maxV);
+  }
+  Value rowMax = rowsOfLanes(partialMax,
+                             [&](Value x, Value y) { return selectMax(x, y); });
+  Value mOld = spreadRows(vector::LoadOp::create(
+      b, VectorType::get({kRows}, f32), s.mBuf, ValueRange{r0}));
+  Value mNew = arith::MaxNumFOp::create(b, mOld, rowMax, kFast);
+  // A row with no allowed key so far keeps m = -inf; subtract 0 then
+  // so that exp gives 0 instead of NaN.
+  Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
+                                      bcast(s.negInf));
+  Value safeM = arith::SelectOp::create(b, empty, vsplat(0.0), mNew);
+  // The rescale factors exp(m_old - m_new) of the 4 rows (a -inf m_old
+  // gives ~1e-38, harmless: O and l are 0).
+  Value alphaAll = scoreExp(arith::SubFOp::create(b, mOld, safeM));
+  SmallVector<Value> alphas, sums;
+  for (int64_t r = 0; r < kRows; ++r) {
+    Value rowM = laneOf(safeM, r * rowLanes());
+    Value sumV;
+    for (int64_t c = 0; c < blockVecs; ++c) {
+      // exp(x) for x < -64 is below 1.7e-28: dropping it changes no
+      // f32 sum of the row (whose largest term is 1), and keeps
+      // denormals, which cost microcode assists in the P V
+      // multiply-adds, out of P.
+      Value x = arith::SubFOp::create(b, masked[r * blockVecs + c], rowM);
+      Value e = scoreExp(x);
+      e = arith::SelectOp::create(
+          b,
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
+                                vsplat(expCutoff())),
+          vsplat(0.0), e);
+      if (bf16Dot)
+        vector::StoreOp::create(b, toBf16Pairs(e), s.pBuf,
+                                ValueRange{idx(r), idx(c * lanes / 2)});
+      else
+        vector::StoreOp::create(b, e, s.pBuf,
+                                ValueRange{idx(r), idx(c * lanes)});
+      sumV = sumV ? arith::AddFOp::create(b, sumV, e, kFast).getResult() : e;
+    }
+    sums.push_back(sumV);
+    alphas.push_back(laneOf(alphaAll, r * rowLanes()));
+  }
+  Value rowSum = rowsOfLanes(sums, [&](Value x, Value y) -> Value {
+    return arith::AddFOp::create(b, x, y, kFast);
+  });
+  Value lOld = spreadRows(vector::LoadOp::create(
+      b, VectorType::get({kRows}, f32), s.lBuf, ValueRange{r0}));
+  vector::StoreOp::create(
+      b, firstOfRows(math::FmaOp::create(b, lOld, alphaAll, rowSum)), s.lBuf,
+      ValueRange{r0});
+  vector::StoreOp::create(b, firstOfRows(mNew), s.mBuf, ValueRange{r0});
+  return alphas;
+}
+
+void KernelBuilder::groupPV(const BlockStep &s, Value r0,
+                            ArrayRef<Value> alphas, bool skipZeroWeights) {
+  // O[4 rows, chunk] = alpha O + P V, per chunk of value columns. In a
+  // block with masked keys, a key of weight 0 is skipped rather than
+  // multiplied: a NaN or infinity in the value row of a key that a row
+  // does not see must not reach that row (0 * NaN is NaN). Interior
+  // blocks, which have no masked key, keep the plain multiply-add.
+  int64_t chunkVecs = valueChunk / lanes;
+  for (int64_t e0 = 0; e0 < valuePad; e0 += valueChunk) {
+    SmallVector<Value> acc;
+    for (int64_t r = 0; r < kRows; ++r)
+      for (int64_t c = 0; c < chunkVecs; ++c) {
+        Value o = vector::LoadOp::create(
+            b, vf, s.os, ValueRange{addi(r0, idx(r)), idx(e0 + c * lanes)});
+        acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
+      }
+    // Causal: keys past the group's last row's limit have weight 0
+    // in all 4 rows, so a block with masked keys stops before them
+    // (half of the P V work of a diagonal block).
+    Value used = s.keys;
+    if (skipZeroWeights && attn.getCausal()) {
+      Value lastLimit = lastRowLimit(s, r0);
+      Value seen = arith::MaxSIOp::create(
+          b, idx(0), addi(arith::SubIOp::create(b, lastLimit, s.j0), idx(1)));
+      used = arith::MinSIOp::create(b, s.keys, seen);
+    }
+    // bf16Dot: per step a key pair (the odd tail key's partner has
+    // weight 0 and a zero value row).
+    Value steps =
+        bf16Dot ? Value(arith::DivUIOp::create(b, addi(used, idx(1)), idx(2)))
+                : used;
+    auto pv = scf::ForOp::create(
+        b, idx(0), steps, idx(1), acc,
+        [&](OpBuilder &ib, Location l2, Value jj, ValueRange a) {
+          Scope scope_inner(b, ib);
+          if (bf16Dot)
+            pvPairStep(s.vMem, s.pBuf, addi(muli(s.kb, idx(kBlock / 2)), jj),
+                       jj, e0, a, skipZeroWeights);
+          else
+            pvStep(s, jj, e0, a, skipZeroWeights);
         });
-        Value lOld = spreadRows(vector::LoadOp::create(
-            b, VectorType::get({kRows}, f32), lBuf, ValueRange{r0}));
+    for (int64_t r = 0; r < kRows; ++r)
+      for (int64_t c = 0; c < chunkVecs; ++c)
         vector::StoreOp::create(
-            b, firstOfRows(math::FmaOp::create(b, lOld, alphaAll, rowSum)),
-            lBuf, ValueRange{r0});
-        vector::StoreOp::create(b, firstOfRows(mNew), mBuf, ValueRange{r0});
-        // O[4 rows, chunk] = alpha O + P V, per chunk of value columns. In a
-        // block with masked keys, a key of weight 0 is skipped rather than
-        // multiplied: a NaN or infinity in the value row of a key that a row
-        // does not see must not reach that row (0 * NaN is NaN). Interior
-        // blocks, which have no masked key, keep the plain multiply-add.
-        int64_t chunkVecs = valueChunk / lanes;
-        auto buildPV = [&](bool skipZeroWeights) {
-          for (int64_t e0 = 0; e0 < valuePad; e0 += valueChunk) {
-            SmallVector<Value> acc;
-            for (int64_t r = 0; r < kRows; ++r)
-              for (int64_t c = 0; c < chunkVecs; ++c) {
-                Value o = vector::LoadOp::create(
-                    b, vf, os,
-                    ValueRange{addi(r0, idx(r)), idx(e0 + c * lanes)});
-                acc.push_back(arith::MulFOp::create(b, o, alphas[r]));
-              }
-            // Causal: keys past the group's last row's limit have weight 0
-            // in all 4 rows, so a block with masked keys stops before them
-            // (half of the P V work of a diagonal block).
-            Value used = keys;
-            if (skipZeroWeights && attn.getCausal()) {
-              Value lastLimit = lastRowLimit(r0);
-              Value seen = arith::MaxSIOp::create(
-                  b, idx(0),
-                  addi(arith::SubIOp::create(b, lastLimit, j0), idx(1)));
-              used = arith::MinSIOp::create(b, keys, seen);
-            }
-            // bf16Dot: per step a key pair (the odd tail key's partner has
-            // weight 0 and a zero value row).
-            Value steps = bf16Dot ? Value(arith::DivUIOp::create(
-                                        b, addi(used, idx(1)), idx(2)))
-                                  : used;
-            auto pv = scf::ForOp::create(
-                b, idx(0), steps, idx(1), acc,
-                [&](OpBuilder &ib, Location l2, Value jj, ValueRange a) {
-                  Scope scope_inner(b, ib);
-                  if (bf16Dot) {
-                    pvPairStep(vMem, pBuf, addi(muli(kb, idx(kBlock / 2)), jj),
-                               jj, e0, a, skipZeroWeights);
-                    return;
-                  }
-                  Value j = addi(j0, jj);
-                  SmallVector<Value> vv, next;
-                  for (int64_t c = 0; c < chunkVecs; ++c)
-                    vv.push_back(loadF32(
-                        vMem, ValueRange{bIdx, kvHead, j, idx(e0 + c * lanes)},
-                        rowMask(e0 + c * lanes, valueDim)));
-                  for (int64_t r = 0; r < kRows; ++r) {
-                    Value p =
-                        memref::LoadOp::create(b, pBuf, ValueRange{idx(r), jj});
-                    Value pr = bcast(p);
-                    // The lanes to update (p != 0, or NaN) as a lane mask
-                    // of the broadcast weight, selecting the sum where set:
-                    // x86 then merge-masks the multiply-add. A scalar
-                    // condition was lowered to two branches and a copy per
-                    // multiply-add, and a mask of the lanes to keep to a
-                    // multiply-add into a copy and a masked move.
-                    Value update;
-                    if (skipZeroWeights)
-                      update = arith::CmpFOp::create(
-                          b, arith::CmpFPredicate::UNE, pr, vsplat(0.0));
-                    for (int64_t c = 0; c < chunkVecs; ++c) {
-                      Value sum = vector::FMAOp::create(b, pr, vv[c],
-                                                        a[r * chunkVecs + c]);
-                      if (update)
-                        sum = arith::SelectOp::create(b, update, sum,
-                                                      a[r * chunkVecs + c]);
-                      next.push_back(sum);
-                    }
-                  }
-                  scf::YieldOp::create(b, next);
-                });
-            for (int64_t r = 0; r < kRows; ++r)
-              for (int64_t c = 0; c < chunkVecs; ++c)
-                vector::StoreOp::create(
-                    b, pv.getResult(r * chunkVecs + c), os,
-                    ValueRange{addi(r0, idx(r)), idx(e0 + c * lanes)});
-          }
-        };
-        auto pvIf = scf::IfOp::create(b, TypeRange{}, needMask,
-                                      /*withElse=*/true);
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(&pvIf.getThenRegion().front());
-          buildPV(/*skipZeroWeights=*/true);
-          b.setInsertionPointToStart(&pvIf.getElseRegion().front());
-          buildPV(/*skipZeroWeights=*/false);
-        }
-        scf::YieldOp::create(b);
-      });
+            b, pv.getResult(r * chunkVecs + c), s.os,
+            ValueRange{addi(r0, idx(r)), idx(e0 + c * lanes)});
+  }
+}
+
+void KernelBuilder::pvStep(const BlockStep &s, Value jj, int64_t e0,
+                           ValueRange acc, bool skipZeroWeights) {
+  int64_t chunkVecs = valueChunk / lanes;
+  Value j = addi(s.j0, jj);
+  SmallVector<Value> vv, next;
+  for (int64_t c = 0; c < chunkVecs; ++c)
+    vv.push_back(loadF32(s.vMem,
+                         ValueRange{s.bIdx, s.kvHead, j, idx(e0 + c * lanes)},
+                         rowMask(e0 + c * lanes, valueDim)));
+  for (int64_t r = 0; r < kRows; ++r) {
+    Value p = memref::LoadOp::create(b, s.pBuf, ValueRange{idx(r), jj});
+    Value pr = bcast(p);
+    // The lanes to update (p != 0, or NaN) as a lane mask
+    // of the broadcast weight, selecting the sum where set:
+    // x86 then merge-masks the multiply-add. A scalar
+    // condition was lowered to two branches and a copy per
+    // multiply-add, and a mask of the lanes to keep to a
+    // multiply-add into a copy and a masked move.
+    Value update;
+    if (skipZeroWeights)
+      update =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, pr, vsplat(0.0));
+    for (int64_t c = 0; c < chunkVecs; ++c) {
+      Value sum = vector::FMAOp::create(b, pr, vv[c], acc[r * chunkVecs + c]);
+      if (update)
+        sum = arith::SelectOp::create(b, update, sum, acc[r * chunkVecs + c]);
+      next.push_back(sum);
+    }
+  }
+  scf::YieldOp::create(b, next);
 }
 
 Value KernelBuilder::build() {
@@ -506,7 +534,7 @@ Value KernelBuilder::build() {
   Prologue pr = buildPrologue(/*singleQuery=*/false);
   biasMem = pr.bias;
   maskMem = pr.mask;
-  Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem, out = pr.out;
+  Value qMem = pr.qMem, kMem = pr.kMem, vMem = pr.vMem;
   Value qCos = pr.qCos, qSin = pr.qSin, kCos = pr.kCos, kSin = pr.kSin;
   Value slopes = pr.slopes;
   Value batch = dim(qMem, 0), tq = dim(qMem, 2), tkAll = dim(kMem, 2);
@@ -589,13 +617,30 @@ Value KernelBuilder::build() {
               auto [kbBegin, kbEnd] =
                   kernels::AttentionPlan(attn).buildKeyTileRange(
                       b, b.getLoc(), q0, lastRow, shift, tk, kBlock);
+              BlockStep step{bf16Dot ? qp : qs,
+                             kt,
+                             bf16Dot ? vp : vMem,
+                             os,
+                             sBuf,
+                             pBuf,
+                             mBuf,
+                             lBuf,
+                             bIdx,
+                             hIdx,
+                             q0,
+                             Value(),
+                             tq,
+                             tk,
+                             shift,
+                             alibiBase,
+                             slope};
               scf::ForOp::create(
                   b, kbBegin, kbEnd, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {
                     Scope scope_inner(b, ib);
-                    blockStep(bf16Dot ? qp : qs, kt, bf16Dot ? vp : vMem, os,
-                              sBuf, pBuf, mBuf, lBuf, bIdx, hIdx, q0, kb, tq,
-                              tk, shift, alibiBase, slope);
+                    BlockStep blockState = step;
+                    blockState.kb = kb;
+                    blockStep(blockState);
                     scf::YieldOp::create(b);
                   });
               // O / l, 0 for rows without any allowed key.
@@ -605,32 +650,7 @@ Value KernelBuilder::build() {
                   b, idx(0), rows, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value r, ValueRange) {
                     Scope scope_inner(b, ib);
-                    Value l = memref::LoadOp::create(b, lBuf, ValueRange{r});
-                    if (pr.lseBuffer) {
-                      // log sum exp = m + log l (-inf for an empty row),
-                      // m ln 2 + log l with base-2 scores.
-                      Value m = memref::LoadOp::create(b, mBuf, ValueRange{r});
-                      Value logL = math::LogOp::create(b, l);
-                      memref::StoreOp::create(
-                          b,
-                          base2
-                              ? Value(math::FmaOp::create(b, m, cf(kLn2), logL))
-                              : Value(arith::AddFOp::create(b, m, logL)),
-                          pr.lseBuffer, ValueRange{bIdx, hIdx, addi(q0, r)});
-                    }
-                    Value empty = arith::CmpFOp::create(
-                        b, arith::CmpFPredicate::OEQ, l, cf(0.0));
-                    Value inv = arith::SelectOp::create(
-                        b, empty, cf(0.0),
-                        arith::DivFOp::create(b, cf(1.0), l));
-                    Value invV = bcast(inv);
-                    for (int64_t c = 0; c < valueDim; c += lanes) {
-                      Value o = vector::LoadOp::create(b, vf, os,
-                                                       ValueRange{r, idx(c)});
-                      storeFromF32(arith::MulFOp::create(b, o, invV), out,
-                                   ValueRange{bIdx, hIdx, addi(q0, r), idx(c)},
-                                   rowMask(c, valueDim));
-                    }
+                    finishQueryRow(pr, step, r);
                     scf::YieldOp::create(b);
                   });
               scf::YieldOp::create(b);
@@ -642,6 +662,32 @@ Value KernelBuilder::build() {
   return bufferization::ToTensorOp::create(b, resultType, pr.outBuffer,
                                            /*restrict=*/true,
                                            /*writable=*/true);
+}
+
+void KernelBuilder::finishQueryRow(const Prologue &pr, const BlockStep &s,
+                                   Value r) {
+  Value l = memref::LoadOp::create(b, s.lBuf, ValueRange{r});
+  if (pr.lseBuffer) {
+    // log sum exp = m + log l (-inf for an empty row),
+    // m ln 2 + log l with base-2 scores.
+    Value m = memref::LoadOp::create(b, s.mBuf, ValueRange{r});
+    Value logL = math::LogOp::create(b, l);
+    memref::StoreOp::create(
+        b,
+        base2 ? Value(math::FmaOp::create(b, m, cf(kLn2), logL))
+              : Value(arith::AddFOp::create(b, m, logL)),
+        pr.lseBuffer, ValueRange{s.bIdx, s.hIdx, addi(s.q0, r)});
+  }
+  Value empty = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, l, cf(0.0));
+  Value inv = arith::SelectOp::create(b, empty, cf(0.0),
+                                      arith::DivFOp::create(b, cf(1.0), l));
+  Value invV = bcast(inv);
+  for (int64_t c = 0; c < valueDim; c += lanes) {
+    Value o = vector::LoadOp::create(b, vf, s.os, ValueRange{r, idx(c)});
+    storeFromF32(arith::MulFOp::create(b, o, invV), pr.out,
+                 ValueRange{s.bIdx, s.hIdx, addi(s.q0, r), idx(c)},
+                 rowMask(c, valueDim));
+  }
 }
 
 namespace {

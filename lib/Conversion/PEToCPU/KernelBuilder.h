@@ -237,10 +237,110 @@ public:
   /// score buffer (the maximum kept in the score pass, the exponentials
   /// taken in the P V pass), K and V each read once per KV head.
   Value buildDecode();
+  /// One task of the decode kernel (batch bIdx, KV head kvh): its scratch
+  /// buffers, key range and prefetch plan, filled in by buildDecode and
+  /// decodeScratch; the softmax state by decodeSoftmaxPV.
+  struct DecodeTask;
+  /// The task's scratch buffers, their padding zeroed and the maxima at
+  /// -inf.
+  void decodeScratch(DecodeTask &t, Value tkAll);
+  /// Head g's maximum raised to at least each lane of `sc`.
+  void raiseMax(const DecodeTask &t, int64_t g, Value sc);
+  /// Software prefetch of the cache rows decodePrefetchBytes ahead of the
+  /// row in use: the rows that many bytes span.
+  int64_t decodeRowsAhead(Value mem, int64_t width) const;
+  /// One prefetch per 64-byte line of cache row `row` of `mem`.
+  void prefetchLines(const DecodeTask &t, Value mem, Value row, int64_t width,
+                     int64_t locality);
+  /// The vector operations per 64-byte line that a pass over `mem` runs
+  /// (`rotated`: its rows are rotated first).
+  int64_t decodeOpsPerLine(Value mem, bool rotated) const;
+  /// Whether a pass of `ops` operations per line prefetches (at least
+  /// decodePrefetchMinOps), and the locality hint if it does.
+  std::optional<int64_t> decodePrefetchOf(int64_t ops) const;
+  /// The first decodePrefetchBytes of the rows [jLo, jHi) of `mem`,
+  /// prefetched before a pass starts: the pass's own prefetch runs that far
+  /// ahead, so the memory does not wait for the hardware prefetchers to
+  /// find the new stream.
+  void primeRows(const DecodeTask &t, Value mem, int64_t width,
+                 std::optional<int64_t> locality);
+  /// Prefetches the row decodePrefetchBytes ahead of key row j (clamped to
+  /// the last row).
+  void prefetchRow(const DecodeTask &t, Value mem, Value j, int64_t width,
+                   std::optional<int64_t> locality);
+  /// The group's queries, rotated and scaled, into qs.
+  void decodeQueries(const DecodeTask &t);
+  /// Vector c of head g's query (loaded where used).
+  Value decodeQuery(const DecodeTask &t, int64_t g, int64_t c);
+  /// The scores of keys [jLo, jHi): 16 at a time, then the last ones one at
+  /// a time, each head's maximum kept as they go.
+  void decodeScores(const DecodeTask &t);
+  /// The products of keys [j0, j0 + 16) with the group's queries into dots.
+  void decodeBlockDots(const DecodeTask &t, Value j0);
+  /// The 16 scores per head of the key block at j0 from dots, modified,
+  /// into sBuf.
+  void decodeBlockScores(const DecodeTask &t, Value j0, Value iota64);
+  /// The scores of key j for every head of the group.
+  void decodeKeyScore(const DecodeTask &t, Value j);
+  /// Softmax and O = P V / l of the task.
+  void decodeSoftmaxPV(DecodeTask &t);
+  /// Lanes j0 + i < jHi.
+  Value decodeValidLanes(const DecodeTask &t, Value j0);
+  /// P for keys [j0, j0 + 16) of every head, in place of the scores; their
+  /// sums into lBuf.
+  void decodeExpBlock(const DecodeTask &t, Value j0);
+  /// 1 / l per head, once P V is done (0 when no key is visible); the lse.
+  SmallVector<Value> decodeInverseSums(const DecodeTask &t);
+  /// The P V loop over keys [j0, j1) for the chunk of value columns at e0
+  /// (`withExp`: P for each next 16 keys taken at every 16th key).
+  scf::ForOp decodePVLoop(const DecodeTask &t, Value j0, Value j1, int64_t e0,
+                          ValueRange init, bool withExp);
+  /// Vector c of head g's output row: `acc` times `inv`.
+  void decodeStoreOut(const DecodeTask &t, int64_t g, int64_t c, Value acc,
+                      Value inv);
+  /// P V with several chunks of value columns: blocks of 64 keys, every
+  /// chunk passing over a block, the accumulators kept in oBuf.
+  void decodeChunkedPV(const DecodeTask &t);
   /// A standalone pe.rope: `input` rotated at positions `qOff + t`.
   Value buildRope();
   /// A standalone pe.add_sinusoidal (f32, offset positions).
   Value buildSinusoidal(AddSinusoidalOp op);
+  /// The state of buildSinusoidal (Sinusoidal.cpp).
+  struct SinusoidalPlan;
+  /// A constant tensor `values` as a read-only buffer of `elementType`.
+  Value constBuffer(Type elementType, DenseElementsAttr values);
+  /// `values` as a read-only 1-d f64 buffer.
+  Value f64Table(ArrayRef<double> values);
+  /// The layout and per-channel tables of `op` into `p`; returns each
+  /// pair's frequency.
+  SmallVector<double> sinusoidalTables(AddSinusoidalOp op, SinusoidalPlan &p);
+  /// x + PE of channels c.. of row t in f64, rounded once (the op's
+  /// semantics), stored; with a `mask`, only its lanes.
+  void sinusoidalAddStore(const SinusoidalPlan &p, Value t, Value pe, Value c,
+                          Value mask = {});
+  /// The position of token t as f64.
+  Value sinusoidalPosition(const SinusoidalPlan &p, Value t);
+  /// The f64 vector of one step of pairs: 8 (interleaved) or 16.
+  VectorType sinusoidalPairType(const SinusoidalPlan &p) const;
+  /// `fn(c, k)` for each vector of channels c whose pairs start at k.
+  void forEachPairVector(const SinusoidalPlan &p,
+                         function_ref<void(Value c, Value k)> fn);
+  /// Stores the sin and cos vectors of a pair vector: zipped (interleaved)
+  /// or at c and h + c (concat).
+  void storeSinCosPair(const SinusoidalPlan &p, Value t, Value c, Value sn,
+                       Value cs);
+  /// Row t evaluated directly: sin and cos of the f64 angle p w.
+  void sinusoidalDirectRow(const SinusoidalPlan &p, Value t);
+  /// Rows [from, t1) evaluated directly.
+  void sinusoidalDirectRows(const SinusoidalPlan &p, Value from);
+  /// One token block: by angle addition when its angles are small enough
+  /// (paired layouts), else row by row directly.
+  void sinusoidalBlock(const SinusoidalPlan &p);
+  /// The block's first row directly, the next ones by angle addition.
+  void sinusoidalRecurrence(const SinusoidalPlan &p, Value pos0);
+  /// `rows` rows from t advanced by angle addition from the state.
+  void sinusoidalRecurrenceRows(const SinusoidalPlan &p, Value sState,
+                                Value cState, Value t, int64_t rows);
   /// Views a [..., T, C] memref as [N, T, C] (N = product of the leading
   /// dimensions, 1 for rank 2).
   Value view3d(Value m);
@@ -590,10 +690,47 @@ private:
     rotateRow(src, srcPrefix, dst, dstPrefix, loadRopeRow(pos, cosT, sinT), mul,
               streaming);
   }
-  void blockStep(Value qs, Value kt, Value vMem, Value os, Value sBuf,
-                 Value pBuf, Value mBuf, Value lBuf, Value bIdx, Value hIdx,
-                 Value q0, Value kb, Value tq, Value tk, Value shift,
-                 Value alibiBase, Value slope);
+  /// One key block of one query block of the prefill kernel (blockStep):
+  /// the operands, then what blockStep derives once per block.
+  struct BlockStep;
+  /// Emits the key block `s.kb` for the query block at `s.q0`: the scores
+  /// of every group of 4 rows, then each group's softmax and P V.
+  void blockStep(BlockStep &s);
+  /// i + o for the last row of the group at row r0: the last key it may see
+  /// when causal; minus W, the highest first key of the group's windows.
+  Value lastRowLimit(const BlockStep &s, Value r0);
+  /// S = Qs Kt of group `g` into sBuf; causal: only the 16-key vectors up
+  /// to the group's last row's limit.
+  void storeGroupScores(const BlockStep &s, Value g);
+  /// Masks, online softmax and O = alpha O + P V of group `g`.
+  void finishGroup(const BlockStep &s, Value g);
+  /// The 4 rows' scores with softcap, ALiBi and explicit bias applied
+  /// (`jFs`: the key positions of each vector as f32).
+  SmallVector<Value> modifiedScores(const BlockStep &s, Value r0,
+                                    ArrayRef<Value> scores,
+                                    ArrayRef<Value> jFs);
+  /// An i1: whether some key of the block may be masked for some row of the
+  /// group at r0 (tail, causal, window, explicit bias or mask).
+  Value needsMask(const BlockStep &s, Value r0);
+  /// The scores `raw` with the tail, causal, window and explicit masks
+  /// applied (-inf) where `needMask`, else unchanged.
+  scf::IfOp maskScores(const BlockStep &s, Value r0, ArrayRef<Value> jFs,
+                       ArrayRef<Value> raw, Value needMask);
+  /// The online softmax of the 4 rows: P into pBuf, m and l updated; returns
+  /// each row's rescale factor alpha.
+  SmallVector<Value> onlineSoftmax(const BlockStep &s, Value r0,
+                                   ValueRange masked);
+  /// O[4 rows] = alpha O + P V over the block's keys, per chunk of value
+  /// columns; `skipZeroWeights` in blocks with masked keys.
+  void groupPV(const BlockStep &s, Value r0, ArrayRef<Value> alphas,
+               bool skipZeroWeights);
+  /// One key `jj` of the f32 P V loop: `acc` plus its weight times its
+  /// value row chunk at e0; yields the sums.
+  void pvStep(const BlockStep &s, Value jj, int64_t e0, ValueRange acc,
+              bool skipZeroWeights);
+  /// Row r of the query block at q0: O / l (0 for a row without any allowed
+  /// key) into `out`, and the lse.
+  void finishQueryRow(const Prologue &pr, const BlockStep &s, Value r);
 
   /// f32 lanes per vector (the target's vector width / 32; a power of two
   /// from 4 to 16), and the vectors of one 64-key row of a block.

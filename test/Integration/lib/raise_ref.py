@@ -313,6 +313,42 @@ def tosa_attention3d(out):
             (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64))
 
 
+def tosa_attention3d_kt(out, case):
+    """Inputs/tosa_attention3d_kt.mlir. `kt`: softmax(Q Kt / 4) V with the key
+    stored transposed, Kt [4, 16, 6]. `shared_v`: softmax(Q K^T) V on batch 2
+    with one [4, 6, 16] V for both batch entries. `cast_mask`: softmax(Q K^T
+    - 1e9 * (j > i)) V on [4, 8, 16]. `constant_terms`: softmax(Q K^T / 4 +
+    2) V on [4, T, 16], the mask a select on false."""
+    rng = np.random.default_rng(
+        {"kt": 82, "shared_v": 83, "cast_mask": 84, "constant_terms": 85}[case])
+    f = lambda a: a.astype(np.float64)
+    if case == "kt":
+        q = rng.uniform(-1, 1, (4, 8, 16)).astype(F32)
+        kt = rng.uniform(-1, 1, (4, 16, 6)).astype(F32)
+        v = rng.uniform(-1, 1, (4, 6, 16)).astype(F32)
+        save(out, q=q, k=kt, v=v)
+        s = f(q) @ f(kt) / 4.0
+    elif case == "shared_v":
+        q = rng.uniform(-1, 1, (2, 4, 8, 16)).astype(F32)
+        k = rng.uniform(-1, 1, (2, 4, 6, 16)).astype(F32)
+        v = rng.uniform(-1, 1, (4, 6, 16)).astype(F32)
+        save(out, q=q, k=k, v=v)
+        s = f(q) @ f(k).transpose(0, 1, 3, 2)
+    elif case == "constant_terms":
+        q = rng.uniform(-1, 1, (4, 8, 16)).astype(F32)
+        k, v = (rng.uniform(-1, 1, (4, 6, 16)).astype(F32) for _ in range(2))
+        save(out, q=q, k=k, v=v)
+        s = f(q) @ f(k).transpose(0, 2, 1) / 4.0 + 2.0
+    else:
+        q, k, v = (rng.uniform(-1, 1, (4, 8, 16)).astype(F32) for _ in range(3))
+        save(out, q=q, k=k, v=v)
+        t = np.arange(8)
+        s = f(q) @ f(k).transpose(0, 2, 1) - 1e9 * (t[None, :] > t[:, None])
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.save(os.path.join(out, "expected.npy"),
+            (p / p.sum(axis=-1, keepdims=True)) @ f(v))
+
+
 def rope_table_args(out, duplicated):
     """Inputs/rope_table_args.mlir: x [1, 2, 4, 16], cos/sin [1, 4, 16] tables
     of position * inv_freq (positions 3..6). With `duplicated` both halves of
@@ -361,6 +397,10 @@ def default_inv_freq(base, rotary):
 
 CASES = {
     "tosa_attention3d": tosa_attention3d,
+    "tosa_attention3d_kt": lambda out: tosa_attention3d_kt(out, "kt"),
+    "tosa_shared_v": lambda out: tosa_attention3d_kt(out, "shared_v"),
+    "tosa_cast_mask": lambda out: tosa_attention3d_kt(out, "cast_mask"),
+    "tosa_constant_terms": lambda out: tosa_attention3d_kt(out, "constant_terms"),
     "rope_tensor_level": rope_tensor_level,
     "rope_table_args": lambda out: rope_table_args(out, True),
     "rope_table_args_bad": lambda out: rope_table_args(out, False),

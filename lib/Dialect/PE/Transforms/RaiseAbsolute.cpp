@@ -216,16 +216,16 @@ bool ambiguousRows(const AbsoluteMatch &m) {
   return m.gatheredRows && !m.inputIsLookup;
 }
 
-struct RaiseAbsoluteEncoding : RewritePattern {
+/// An absolute encoding whose root is the elementwise linalg op adding the
+/// table's rows.
+struct RaiseAbsoluteEncoding : OpInterfaceRewritePattern<linalg::LinalgOp> {
   RaiseAbsoluteEncoding(MLIRContext *ctx, const RaiseOptions &options)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx),
-        options(options) {}
+      : OpInterfaceRewritePattern(ctx), options(options) {}
 
-  LogicalResult matchAndRewrite(Operation *op,
+  LogicalResult matchAndRewrite(linalg::LinalgOp linalgOp,
                                 PatternRewriter &rewriter) const override {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || op->getNumResults() != 1 ||
-        linalgOp.getNumReductionLoops() != 0 ||
+    Operation *op = linalgOp;
+    if (op->getNumResults() != 1 || linalgOp.getNumReductionLoops() != 0 ||
         !linalgOp.hasPureTensorSemantics())
       return failure();
     Value root = op->getResult(0);

@@ -78,12 +78,20 @@ private:
     /// Dimension k of the [B, H, T, D] view of the operand.
     int64_t dim(unsigned k) const {
       auto t = cast<RankedTensorType>(value.getType());
-      if (expand)
-        return k == 0 ? 1 : t.getDimSize(k - 1);
-      return t.getDimSize(permutation.empty() ? k : permutation[k]);
+      if (expand && k == 0)
+        return 1;
+      unsigned at = expand ? k - 1 : k;
+      return t.getDimSize(permutation.empty() ? at : permutation[at]);
     }
   };
-  std::optional<Operand> operandAt(const Expr *e, ArrayRef<AffineExpr> want);
+  /// The permutation taking the dimensions of the tensor `a` reads to
+  /// `want`'s (empty: in order), if `a` reads it at `want` in some order.
+  std::optional<SmallVector<int64_t>> permutationOf(const Access &a,
+                                                    ArrayRef<AffineExpr> want);
+  /// A tensor read at `want` (maybe in another order, or as [H, T, D]) with
+  /// `heads` heads in its [B, H, T, D] view.
+  std::optional<Operand> operandAt(const Expr *e, ArrayRef<AffineExpr> want,
+                                   int64_t heads);
   /// K or V: [B, H / g, Tk, last] read at head h / g, for some g.
   std::optional<Operand> groupedOperandAt(const Expr *e, AffineExpr last);
 
@@ -116,35 +124,58 @@ static AffineExpr varExpr(Tracer &t, unsigned var) {
 }
 
 std::optional<AttentionMatcher::Operand>
-AttentionMatcher::operandAt(const Expr *x, ArrayRef<AffineExpr> want) {
-  if (std::optional<Access> a = accessAt(x, want))
-    return Operand{a->value, {}};
-  // The same elements in another dimension order: transposed at rewrite.
-  for (const Access &a : tracer.origins(x)) {
-    auto t = dyn_cast<RankedTensorType>(a.value.getType());
-    if (!t || t.getRank() != static_cast<int64_t>(want.size()))
-      continue;
-    // A permutation: each dimension of the tensor used once (several may
-    // read index 0 where the extent is 1).
-    SmallVector<int64_t> perm;
-    llvm::SmallBitVector used(want.size());
-    for (AffineExpr w : want) {
-      AffineExpr sw = tracer.simplify(w);
-      for (auto [k, index] : llvm::enumerate(a.indices))
-        if (!used.test(k) && tracer.simplify(index) == sw) {
-          perm.push_back(k);
-          used.set(k);
-          break;
-        }
-    }
-    if (perm.size() == want.size())
-      return Operand{a.value, perm};
-  }
-  // A rank-3 attention reads [H, T, D] tensors (the batch index is 0).
-  if (rank3)
-    if (std::optional<Access> a = accessAt(x, want.drop_front()))
-      return Operand{a->value, {}, /*expand=*/true};
+AttentionMatcher::operandAt(const Expr *x, ArrayRef<AffineExpr> want,
+                            int64_t heads) {
+  // The origins read at `want`, in order, then in another dimension order
+  // (transposed at rewrite); for a rank-3 attention, or one of batch 1, also
+  // [H, T, D] tensors (the batch index is 0), maybe in another order ([H, D,
+  // T]: a key stored transposed, as old Hugging Face and ONNX past_key caches
+  // are). Several origins may read the same elements (a slice at offset 0 of
+  // a packed QKV tensor reads it at the slice's indices): the first of
+  // `heads` heads is taken.
+  SmallVector<ArrayRef<AffineExpr>> forms = {want};
+  if (rank3 || type.getDimSize(0) == 1)
+    forms.push_back(want.drop_front());
+  for (auto [f, form] : llvm::enumerate(forms))
+    for (bool permuted : {false, true})
+      for (const Access &a : tracer.origins(x)) {
+        std::optional<SmallVector<int64_t>> perm = permutationOf(a, form);
+        if (!perm || perm->empty() == permuted)
+          continue;
+        Operand o{a.value, *perm, /*expand=*/f == 1};
+        if (o.dim(1) == heads)
+          return o;
+      }
   return std::nullopt;
+}
+
+std::optional<SmallVector<int64_t>>
+AttentionMatcher::permutationOf(const Access &a, ArrayRef<AffineExpr> want) {
+  auto t = dyn_cast<RankedTensorType>(a.value.getType());
+  if (!t || t.getRank() != static_cast<int64_t>(want.size()))
+    return std::nullopt;
+  // In order: no permutation.
+  if (llvm::all_of(llvm::zip(a.indices, want), [&](auto pair) {
+        return tracer.simplify(std::get<0>(pair)) ==
+               tracer.simplify(std::get<1>(pair));
+      }))
+    return SmallVector<int64_t>();
+  // A permutation: each dimension of the tensor used once (several may read
+  // index 0 where the extent is 1).
+  SmallVector<int64_t> perm;
+  llvm::SmallBitVector used(want.size());
+  for (AffineExpr w : want) {
+    AffineExpr sw = tracer.simplify(w);
+    for (auto [k, index] : llvm::enumerate(a.indices))
+      if (!used.test(k) && tracer.simplify(index) == sw) {
+        perm.push_back(k);
+        used.set(k);
+        break;
+      }
+  }
+  if (perm.size() != want.size())
+    return std::nullopt;
+  return perm;
 }
 
 std::optional<AttentionMatcher::Operand>
@@ -158,8 +189,7 @@ AttentionMatcher::groupedOperandAt(const Expr *x, AffineExpr last) {
     if (heads % g != 0)
       continue;
     SmallVector<AffineExpr> want = {b, g == 1 ? h : h.floorDiv(g), j, last};
-    std::optional<Operand> o = operandAt(x, want);
-    if (o && o->dim(1) == heads / g)
+    if (std::optional<Operand> o = operandAt(x, want, heads / g))
       return o;
   }
   return std::nullopt;
@@ -335,6 +365,9 @@ bool AttentionMatcher::matchScores(const Expr *s) {
   }
   bool haveDot = false;
   for (const Term &term : terms) {
+    // A constant added to every score does not change the softmax.
+    if (term.factors.empty())
+      continue;
     // The dot product term: coefficient * sum_d (c * Q * K).
     if (term.factors.size() == 1 &&
         stripCasts(term.factors[0])->kind == ExprKind::Reduce &&
@@ -354,7 +387,8 @@ bool AttentionMatcher::matchScores(const Expr *s) {
       scale = term.coefficient * body.coefficient;
       const Expr *qf = body.factors[0], *kf = body.factors[1];
       for (int attempt = 0; attempt < 2; ++attempt, std::swap(qf, kf)) {
-        std::optional<Operand> q = operandAt(stripCasts(qf), {b, h, i, d});
+        std::optional<Operand> q =
+            operandAt(stripCasts(qf), {b, h, i, d}, type.getDimSize(1));
         if (!q)
           continue;
         // K: [B, Hkv, Tk, D] read at head h / g.
@@ -463,8 +497,21 @@ bool AttentionMatcher::match() {
     }
     rest.push_back(s);
   }
-  if (!value.value)
+  if (!value.value) {
+    // Said only next to a softmax-shaped factor (exp(x), or exp(x) / z),
+    // not for every product with an exponential in its cone (a SwiGLU
+    // down-projection: silu(g) = g / (1 + exp(-g))).
+    auto softmaxLike = [](const Expr *r) {
+      return r->kind == ExprKind::Exp ||
+             (r->kind == ExprKind::Div &&
+              stripCasts(r->operands[0])->kind == ExprKind::Exp);
+    };
+    if (llvm::any_of(rest, softmaxLike))
+      reason = "no factor of the product summed over the keys is a value "
+               "tensor read at [b, h / g, j, e] (or [h / g, j, e] for one "
+               "batch), through transposes and reshapes";
     return false;
+  }
   // P = E / Z, or E * (1 / Z).
   if (rest.size() == 1 && rest[0]->kind == ExprKind::Div) {
     numerator = stripCasts(rest[0]->operands[0]);
@@ -547,24 +594,25 @@ LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
   auto ordered = [&](const Operand &o) -> Value {
     Value v = o.value;
     ArrayRef<int64_t> perm = o.permutation;
-    auto t = cast<RankedTensorType>(v.getType());
-    if (o.expand) {
-      SmallVector<int64_t> shape = {1};
-      llvm::append_range(shape, t.getShape());
-      SmallVector<ReassociationIndices> groups = {{0, 1}, {2}, {3}};
-      return tensor::ExpandShapeOp::create(
-          rewriter, loc, RankedTensorType::get(shape, t.getElementType()), v,
-          groups);
+    if (!perm.empty()) {
+      auto t = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape;
+      for (int64_t p : perm)
+        shape.push_back(t.getDimSize(p));
+      Value init =
+          tensor::EmptyOp::create(rewriter, loc, shape, t.getElementType());
+      v = linalg::TransposeOp::create(rewriter, loc, v, init, perm)
+              .getResult()[0];
     }
-    if (perm.empty())
+    if (!o.expand)
       return v;
-    SmallVector<int64_t> shape;
-    for (int64_t p : perm)
-      shape.push_back(t.getDimSize(p));
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, shape, t.getElementType());
-    return linalg::TransposeOp::create(rewriter, loc, v, init, perm)
-        .getResult()[0];
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape = {1};
+    llvm::append_range(shape, t.getShape());
+    SmallVector<ReassociationIndices> groups = {{0, 1}, {2}, {3}};
+    return tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(shape, t.getElementType()), v,
+        groups);
   };
   Value q = ordered(query), k = ordered(key), v = ordered(value);
   auto qt = cast<RankedTensorType>(q.getType());
@@ -719,11 +767,11 @@ static Value attentionRoot(Operation *op) {
   return v;
 }
 
-struct RaiseAttention : RewritePattern {
-  RaiseAttention(MLIRContext *ctx)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+/// An attention whose root is its product with V (a contraction).
+struct RaiseAttention : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
-  LogicalResult matchAndRewrite(Operation *op,
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
     Value root = attentionRoot(op);
     if (!root)
@@ -731,7 +779,7 @@ struct RaiseAttention : RewritePattern {
     AttentionMatcher matcher(root);
     if (!matcher.match())
       return rewriter.notifyMatchFailure(op, "not softmax attention");
-    if (Operation *def = root.getDefiningOp(); def != op)
+    if (Operation *def = root.getDefiningOp(); def != op.getOperation())
       rewriter.setInsertionPoint(def);
     return matcher.rewrite(rewriter);
   }

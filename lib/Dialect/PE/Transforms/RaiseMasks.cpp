@@ -143,7 +143,18 @@ std::optional<int64_t>
 mlir::pe::raise::causalOffsetOfMaskTerm(const Tracer &tracer, const Term &term,
                                         AffineExpr i, AffineExpr j,
                                         double maskedScore) {
-  if (term.coefficient != 1 || term.factors.empty() || term.factors.size() > 2)
+  if (term.factors.empty() || term.factors.size() > 2)
+    return std::nullopt;
+  // -big * cast<float>(c): a 0 / 1 indicator of the masked keys scaled to
+  // -big (TOSA and ONNX exports multiply the cast comparison; unsigned, i1).
+  if (term.coefficient <= maskedScore && term.factors.size() == 1) {
+    const Expr *f = stripCasts(term.factors[0]);
+    if (f->kind == ExprKind::IntToFp && f->predicate == 1 &&
+        f->operands[0]->kind == ExprKind::CmpI)
+      return causalOffsetOfCondition(tracer, f->operands[0], i, j, true);
+    return std::nullopt;
+  }
+  if (term.coefficient != 1)
     return std::nullopt;
   const Expr *mask = nullptr, *indicator = nullptr;
   for (const Expr *f : term.factors) {
