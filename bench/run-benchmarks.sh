@@ -16,8 +16,8 @@
 #
 #   --no-reference  skip the reference pipeline (W2/W3 take seconds per call)
 #   --repeat N      timed runs per variant after one warm-up (default 5)
-#   --workloads L   comma-separated subset of w1 w1b w2 w2d80 w2d96 w3 w2b w3b w4 w4g w4h w4b
-#                   w4gh w4gb w5
+#   --workloads L   comma-separated subset of w1 w1b w1p w2 w2d80 w2d96 w3
+#                   w2b w3b w4 w4g w4h w4b w4gh w4gb w5
 #   --no-memory     skip the peak-memory sweep
 #   --keep-inputs   keep the temporary directory (inputs and outputs)
 #   --target-cpu C  compile the cpu pipeline for x86-64 CPU C (pe-run
@@ -55,7 +55,7 @@ import npycmp  # noqa: E402
 ap = argparse.ArgumentParser(prog="run-benchmarks.sh")
 ap.add_argument("--no-reference", action="store_true")
 ap.add_argument("--repeat", type=int, default=5)
-ap.add_argument("--workloads", default="w1,w1b,w2,w2d80,w2d96,w3,w2b,w3b,w4,w4g,w4h,w4b,w4gh,w4gb,w5")
+ap.add_argument("--workloads", default="w1,w1b,w1p,w2,w2d80,w2d96,w3,w2b,w3b,w4,w4g,w4h,w4b,w4gh,w4gb,w5")
 ap.add_argument("--no-memory", action="store_true")
 ap.add_argument("--keep-inputs", action="store_true")
 ap.add_argument("--target-cpu", default="")
@@ -86,6 +86,9 @@ WORKLOADS = [
     ("w1b", "w1b_rope_bf16.mlir", "w1b_rope_bf16",
      {"q": (1, 32, 4096, 128), "k": (1, 32, 4096, 128)}, 2,
      None, 4 * 32 * 4096 * 128 * F16, "byte"),
+    ("w1p", "w1p_rope_positions.mlir", "w1p_rope_positions",
+     {"q": (1, 32, 4096, 128), "k": (1, 32, 4096, 128), "p": (4096,)}, 2,
+     None, 4 * 32 * 4096 * 128 * F32, "byte"),
     ("w2", "w2_llama3_attention.mlir", "w2_llama3_attention",
      {"q": (1, 8, 2048, 128), "k": (1, 8, 2048, 128), "v": (1, 8, 2048, 128)}, 1,
      2 * 8 * 2048 ** 2 * 128, None, "flop"),
@@ -126,7 +129,7 @@ WORKLOADS = [
      {"x": (8192, 4096)}, 1,
      None, 2 * 8192 * 4096 * F32, "byte"),
 ]
-LABEL = {"w1": "W1 rope", "w1b": "W1b rope bf16", "w2": "W2 llama3+attn", "w3": "W3 alibi+attn",
+LABEL = {"w1": "W1 rope", "w1b": "W1b rope bf16", "w1p": "W1 positions", "w2": "W2 llama3+attn", "w3": "W3 alibi+attn",
          "w2d80": "W2 D=80", "w2d96": "W2 D=96",
          "w2b": "W2b bf16", "w3b": "W3b bf16",
          "w4": "W4 decode", "w4g": "W4g decode-gqa", "w4h": "W4 f16 KV",
@@ -139,7 +142,7 @@ LABEL = {"w1": "W1 rope", "w1b": "W1b rope bf16", "w2": "W2 llama3+attn", "w3": 
 KV_DTYPE = {"w4h": "f16", "w4b": "bf16", "w4gh": "f16", "w4gb": "bf16",
             "w2b": "bf16", "w3b": "bf16", "w1b": "bf16"}
 HALF_ARGS = {"w2b": ("q", "k", "v"), "w3b": ("q", "k", "v"), "w1b": ("q", "k")}
-NAIVE = {"w1b": "w1", "w4h": "w4", "w4b": "w4", "w4gh": "w4g", "w4gb": "w4g",
+NAIVE = {"w1b": "w1", "w1p": "w1", "w4h": "w4", "w4b": "w4", "w4gh": "w4g", "w4gb": "w4g",
          "w2d80": "w2", "w2d96": "w2"}
 # The bf16 attention kernel (bf16 dot products on AVX512-BF16) rounds the
 # rotated queries and keys and the softmax weights P to bf16, which the naive
@@ -151,6 +154,10 @@ TOL = {"w2b": (1e-2, 4e-3), "w3b": (1e-2, 4e-3), "w1b": (1e-2, 4e-3)}
 # C++ baselines that precompute the encoding once, outside the timed call
 # (pe-bench naive W-cached): the cos/sin tables of W1, the [T, C] table of W5.
 CACHED = {"w1": "w1-cached", "w5": "w5-cached"}
+# Integer inputs, written as given instead of random floats: W1p's positions
+# 0..4095 (an argument, so not folded to the offset form), whose result is
+# W1's (the naive W1 checks it).
+INT_INPUTS = {("w1p", "p"): lambda shape: np.arange(shape[0], dtype=np.int32)}
 
 
 def round_bf16(a):
@@ -224,6 +231,9 @@ try:
         if half:
             os.makedirs(os.path.join(d, "naive"))
         for arg, shape in inputs.items():
+            if (name, arg) in INT_INPUTS:
+                np.save(os.path.join(d, arg + ".npy"), INT_INPUTS[(name, arg)](shape))
+                continue
             a = rng.random(shape, dtype=np.float32) * np.float32(2) - np.float32(1)
             if half and arg in HALF_ARGS.get(name, ("k", "v")):
                 if half == "f16":

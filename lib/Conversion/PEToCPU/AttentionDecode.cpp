@@ -206,7 +206,8 @@ void KernelBuilder::decodeQueries(const DecodeTask &t) {
     Value h = addi(muli(t.kvh, idx(group)), idx(g));
     if (rotary)
       rotateRow(pr.qMem, ValueRange{t.bIdx, h, idx(0)}, t.qs,
-                ValueRange{idx(g)}, idx(0), pr.qCos, pr.qSin, scale);
+                ValueRange{idx(g)}, tableRow(qPos, t.bIdx, idx(0)), pr.qCos,
+                pr.qSin, scale);
     else
       for (int64_t c = 0; c < headDim; c += lanes)
         vector::StoreOp::create(
@@ -271,7 +272,8 @@ void KernelBuilder::decodeBlockDots(const DecodeTask &t, Value j0) {
     for (int64_t r = 0; r < lanes; ++r) {
       Value j = addi(j0, idx(r));
       rotateRow(pr.kMem, ValueRange{t.bIdx, t.kvh, j}, t.kBlk,
-                ValueRange{idx(r)}, j, pr.kCos, pr.kSin, 1.0);
+                ValueRange{idx(r)}, tableRow(kPos, t.bIdx, j), pr.kCos, pr.kSin,
+                1.0);
     }
   auto keyVec = [&](int64_t r, int64_t c) -> Value {
     if (t.kBlk)
@@ -349,7 +351,8 @@ void KernelBuilder::decodeKeyScore(const DecodeTask &t, Value j) {
   Value src = pr.kMem;
   SmallVector<Value> prefix = {t.bIdx, t.kvh, j};
   if (rotary && attn.rotatesKey()) {
-    rotateRow(pr.kMem, prefix, t.krow, ValueRange{}, j, pr.kCos, pr.kSin, 1.0);
+    rotateRow(pr.kMem, prefix, t.krow, ValueRange{}, tableRow(kPos, t.bIdx, j),
+              pr.kCos, pr.kSin, 1.0);
     src = t.krow;
     prefix.clear();
   }

@@ -43,7 +43,8 @@ void KernelBuilder::packKeys(Value kMem, Value kt, Value bIdx, Value kvHead,
               b.setInsertionPointToStart(&ifOp.getThenRegion().front());
               if (rotary && attn.rotatesKey())
                 rotateRow(kMem, ValueRange{bIdx, kvHead, j}, rows,
-                          ValueRange{r}, j, cosT, sinT, 1.0);
+                          ValueRange{r}, tableRow(kPos, bIdx, j), cosT, sinT,
+                          1.0);
               else
                 for (int64_t c = 0; c < headDim; c += lanes)
                   vector::StoreOp::create(
@@ -105,8 +106,8 @@ void KernelBuilder::loadQueries(Value qMem, Value qs, Value bIdx, Value hIdx,
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPointToStart(&ifOp.getThenRegion().front());
           if (rotary) {
-            rotateRow(qMem, ValueRange{bIdx, hIdx, i}, qs, ValueRange{r}, i,
-                      cosT, sinT, mul);
+            rotateRow(qMem, ValueRange{bIdx, hIdx, i}, qs, ValueRange{r},
+                      tableRow(qPos, bIdx, i), cosT, sinT, mul);
           } else {
             Value s = vsplat(mul);
             for (int64_t c = 0; c < headDim; c += lanes) {

@@ -215,10 +215,17 @@ KernelBuilder::Prologue KernelBuilder::buildPrologue(bool singleQuery) {
     pr.mask = bytes;
   }
   if (rotary) {
-    Value queryRows = singleQuery ? idx(1) : dim(pr.qMem, 2);
-    pr.qSin = buildTables(queryRows, offsetValue(qOff), pr.qCos);
+    // One table row per query (per batch and query with [B, Tq] positions),
+    // and likewise per key.
+    qPos = positionsMem(qPosTensor);
+    kPos = positionsMem(kPosTensor);
+    Value queryRows = qPos.mem      ? dim(qPos.mem, 0)
+                      : singleQuery ? idx(1)
+                                    : dim(pr.qMem, 2);
+    pr.qSin = buildTables(queryRows, offsetValue(qOff), pr.qCos, qPos.mem);
     if (attn.rotatesKey())
-      pr.kSin = buildTables(dim(pr.kMem, 2), offsetValue(kOff), pr.kCos);
+      pr.kSin = buildTables(kPos.mem ? dim(kPos.mem, 0) : dim(pr.kMem, 2),
+                            offsetValue(kOff), pr.kCos, kPos.mem);
   }
   if (Value slopes = attn.getAlibiSlopes()) {
     pr.slopes = slopes;

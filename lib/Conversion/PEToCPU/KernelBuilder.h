@@ -130,6 +130,8 @@ public:
     attn = op;
     qOff = op.getRopeQueryOffset();
     kOff = op.getRopeKeyOffset();
+    qPosTensor = op.getQueryPositions();
+    kPosTensor = op.getKeyPositions();
     auto q = op.getQuery().getType();
     heads = q.getDimSize(op.getHeadsAxis());
     group = heads / op.getKey().getType().getDimSize(op.getHeadsAxis());
@@ -147,6 +149,7 @@ public:
       : KernelBuilder(op, builder, op.getInput(), op.getRotation(), lanes) {
     qOff = {static_cast<int64_t>(op.getStaticOffset()), op.getOffset()};
     rope = op;
+    qPosTensor = op.getPositions();
   }
   /// A standalone sinusoidal encoding (buildSinusoidal).
   KernelBuilder(AddSinusoidalOp op, OpBuilder &builder, int64_t lanes)
@@ -586,10 +589,13 @@ private:
   /// rank - 2, or per-token caches): tasks of (a, 64-token block), the
   /// block's table rows shared by the M rows of each token.
   Value buildRopeRows(RopeOp op, Value x, Value out);
-  /// The cos/sin tables of rows `offset + t`, t < rows (see RopeTables.cpp);
-  /// with per-token caches ([B, T, R/2]), of batch `cacheBatch`.
+  /// The cos/sin tables [rows, R/2] of the positions `offset + t`, or, with
+  /// `positions` (a 1-D memref of i32/i64), `positions[first + t]`: one f64
+  /// angle and one rounding to f32 per entry either way.
+  /// With per-token caches ([B, T, R/2]), rows of batch `cacheBatch`.
   Value buildTables(Value rows, Value offset, Value &cosT,
-                    Value cacheBatch = {});
+                    Value positions = Value(), Value first = Value(),
+                    Value cacheBatch = Value());
   /// sin(a + shift * pi/2) and cos(a + shift * pi/2) of an f64 vector, to
   /// about 1 ulp of f64: Cody-Waite reduction to [-pi/4, pi/4] (two FMAs with
   /// a two-term pi/2), fdlibm's kernel polynomials, quadrant selection.
@@ -743,6 +749,35 @@ private:
   Value input;      // the query, or the standalone kernel's input
   std::optional<Rotation> rot;
   PositionOffset qOff, kOff; // RoPE positions of the first query and key
+  /// RoPE positions tensors ([T] or [B, T]) of the queries (the standalone
+  /// kernel's tokens) and the keys, or null for the offsets above.
+  Value qPosTensor, kPosTensor;
+  /// A positions tensor as the kernels read it: `mem`, a 1-D memref of the
+  /// positions (a [B, T] tensor flattened to [B * T]), and `rowsPerBatch`,
+  /// T for a [B, T] tensor (null for [T]): table row of token t of batch b
+  /// is `b * rowsPerBatch + t`, or `t`.
+  struct PositionsMem {
+    Value mem, rowsPerBatch;
+  };
+  PositionsMem qPos, kPos; // set by buildPrologue / buildRope
+  PositionsMem positionsMem(Value positions) {
+    if (!positions)
+      return {};
+    auto type = cast<RankedTensorType>(positions.getType());
+    Value mem = bufferization::ToBufferOp::create(
+        b, MemRefType::get(type.getShape(), type.getElementType()), positions,
+        /*readOnly=*/true);
+    if (type.getRank() == 1)
+      return {mem, Value()};
+    Value rowsPerBatch = dim(mem, 1);
+    return {memref::CollapseShapeOp::create(
+                b, mem, ArrayRef<ReassociationIndices>{{0, 1}}),
+            rowsPerBatch};
+  }
+  /// The table row of token `t` of batch `bIdx` (see PositionsMem).
+  Value tableRow(const PositionsMem &p, Value bIdx, Value t) {
+    return p.rowsPerBatch ? addi(muli(bIdx, p.rowsPerBatch), t) : t;
+  }
   RankedTensorType resultType;
   ImplicitLocOpBuilder b;
   Type f32, f64;

@@ -33,6 +33,10 @@ Value KernelBuilder::buildRope() {
     return buildRopeRows(rope, x, out);
   Value x3 = view3d(x), out3 = view3d(out);
   Value offset = offsetValue(qOff);
+  // With [B, T] positions a task's leading rows are those of one batch
+  // (rows [b * N/B, (b + 1) * N/B) of the [N, T, C] view), whose positions
+  // are row b of the tensor.
+  PositionsMem pos = positionsMem(qPosTensor);
   // Tasks of (64-token block, chunk of the leading rows): the cos/sin rows
   // of a block are computed once per task, in parallel, and serve every row
   // of its chunk. The chunk is all leading rows (every head) unless there
@@ -50,6 +54,11 @@ Value KernelBuilder::buildRope() {
           ceilDiv(idx(kMinTasks), arith::MaxSIOp::create(b, tBlocks, idx(1)))));
   Value perChunk = ceilDiv(lead, arith::MaxSIOp::create(b, chunks, idx(1)));
   chunks = ceilDiv(lead, arith::MaxSIOp::create(b, perChunk, idx(1)));
+  if (pos.rowsPerBatch) {
+    chunks = dim(x, 0);
+    perChunk = arith::DivUIOp::create(
+        b, lead, arith::MaxSIOp::create(b, chunks, idx(1)));
+  }
   // Streaming stores need rows of whole vectors (aligned vector stores).
   Value large = headDim % lanes == 0
                     ? isLarge(out)
@@ -62,8 +71,12 @@ Value KernelBuilder::buildRope() {
         Value t0 = muli(ivs[0], idx(kBlock));
         Value rows = arith::MinSIOp::create(
             b, idx(kBlock), arith::SubIOp::create(b, tokens, t0));
-        Value cosT;
-        Value sinT = buildTables(rows, saturatingAdd(t0, offset), cosT);
+        Value cosT, sinT;
+        if (pos.mem)
+          sinT = buildTables(rows, Value(), cosT, pos.mem,
+                             tableRow(pos, ivs[1], t0));
+        else
+          sinT = buildTables(rows, saturatingAdd(t0, offset), cosT);
         Value n0 = muli(ivs[1], perChunk);
         Value n1 = arith::MinSIOp::create(b, addi(n0, perChunk), lead);
         // Groups of kRopeHeadGroup leading rows; per token, the table row
@@ -128,7 +141,8 @@ Value KernelBuilder::buildRopeRows(RopeOp op, Value x, Value out) {
             b, idx(kBlock), arith::SubIOp::create(b, tokens, t0));
         Value cosT;
         Value sinT = buildTables(
-            rows, saturatingAdd(t0, offset), cosT,
+            rows, saturatingAdd(t0, offset), cosT, /*positions=*/Value(),
+            /*first=*/Value(),
             perToken ? Value(arith::DivUIOp::create(b, a, perBatch)) : Value());
         // Per token, the table row is loaded once and rotates the token's M
         // rows (the heads of [B, S, H, D]).
@@ -165,11 +179,13 @@ std::string unsupportedRopeReason(RopeOp op) {
   Type et = type.getElementType();
   if (!et.isF32() && !et.isF16() && !et.isBF16())
     return "element type is not f32, f16 or bf16";
-  if (op.getPositions())
-    return "explicit positions tensor";
   if (op.hasPerTokenCaches() && op.getSequenceDimOrDefault() == 0)
     return "per-token cos/sin caches with the tokens along dimension 0 "
            "(sequence_dim = 0, also the batch)";
+  if (op.getPositions() && (op.hasPerTokenCaches() ||
+                            op.getSequenceDimOrDefault() != type.getRank() - 2))
+    return "explicit positions tensor with tokens along a dimension other "
+           "than -2 (sequence_dim) or per-token caches";
   return unsupportedRotationReason(op.getRotation());
 }
 

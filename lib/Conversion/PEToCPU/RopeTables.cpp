@@ -20,10 +20,12 @@ std::string cpu::unsupportedRotationReason(const Rotation &r) {
   return "";
 }
 
-/// Computes the cos and sin of every position `offset + t`, t < rows, for
-/// each rotated pair, into two [rows, R/2] buffers (times the attention
-/// scaling). Returns the sin table and sets `cosT`.
+/// Computes the cos and sin of every position `offset + t`, or
+/// `positions[first + t]` with a positions buffer, t < rows, for each rotated
+/// pair, into two [rows, R/2] buffers (times the attention scaling). Returns
+/// the sin table and sets `cosT`.
 Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
+                                 Value positions, Value first,
                                  Value cacheBatch) {
   int64_t pairs = rotary / 2;
   cosT = alloc({ShapedType::kDynamic, pairs}, rows);
@@ -66,6 +68,14 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
                          scf::YieldOp::create(b);
                        });
   };
+  // The position of table row t.
+  auto position = [&](Value t) -> Value {
+    if (!positions)
+      return saturatingAdd(t, offset);
+    Value p = memref::LoadOp::create(b, positions,
+                                     ValueRange{first ? addi(first, t) : t});
+    return arith::IndexCastOp::create(b, b.getIndexType(), p);
+  };
   if (rot->cosCache) {
     // Rows gathered from the caches (positions clamped to the last row);
     // per-token caches [B, T, R/2] at batch `cacheBatch`. f16 and bf16 rows
@@ -92,7 +102,7 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
       return v;
     };
     forRows(idx(0), [&](Value t) {
-      Value pos = saturatingAdd(t, offset);
+      Value pos = position(t);
       Value row = arith::MinSIOp::create(
           b, arith::MaxSIOp::create(b, pos, idx(0)), last);
       forPairs([&](Value i) {
@@ -108,9 +118,7 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
       /*readOnly=*/true);
   auto positionF64 = [&](Value t) -> Value {
     return arith::SIToFPOp::create(
-        b, f64,
-        arith::IndexCastOp::create(b, b.getI64Type(),
-                                   saturatingAdd(t, offset)));
+        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), position(t)));
   };
   auto c64 = [&](double v) -> Value {
     return arith::ConstantOp::create(
@@ -131,6 +139,19 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
         invFreq, ValueRange{i});
     if (!cast<VectorType>(f.getType()).getElementType().isF64())
       f = arith::ExtFOp::create(b, vw64, f);
+    // Each row at its own position: the angle and its cos/sin per row.
+    auto direct = [&] {
+      forRows(idx(0), [&](Value t) {
+        Value angle = arith::MulFOp::create(
+            b, vector::BroadcastOp::create(b, vw64, positionF64(t)), f);
+        auto [sin64, cos64] = sinCos64(angle, Value());
+        storeRow(t, i, cos64, sin64);
+      });
+    };
+    if (positions) {
+      direct();
+      return;
+    }
     Value p0 = positionF64(idx(0));
     Value rowsF = arith::SIToFPOp::create(
         b, f64, arith::IndexCastOp::create(b, b.getI64Type(), rows));
@@ -166,12 +187,7 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
           });
     }
     b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
-    forRows(idx(0), [&](Value t) {
-      Value angle = arith::MulFOp::create(
-          b, vector::BroadcastOp::create(b, vw64, positionF64(t)), f);
-      auto [sin64, cos64] = sinCos64(angle, Value());
-      storeRow(t, i, cos64, sin64);
-    });
+    direct();
   });
   return sinT;
 }

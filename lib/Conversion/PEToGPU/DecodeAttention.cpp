@@ -222,7 +222,7 @@ void DecodeAttentionBuilder::emitKernel(const AttentionHost &host,
         Value h = addi(muli(kvh, idx(group)), g);
         return std::make_tuple(Value(arith::ConstantIntOp::create(b, 1, 1)),
                                rowStart(host, bIdx, h, idx(0), heads, tq, d),
-                               idx(0));
+                               ropeRow(host.qBatched, bIdx, idx(0), tq));
       },
       [&](Value v) { return mulf(asInput(v), scaleV); });
   Value negInf = blk.negInf = cf(-std::numeric_limits<double>::infinity());

@@ -18,7 +18,8 @@ using namespace mlir;
 using namespace mlir::pe;
 using namespace mlir::pe::gpu_kernels;
 
-std::pair<Value, Value> KernelBuilder::buildTables(Value rows, Value offset) {
+std::pair<Value, Value> KernelBuilder::buildTables(Value rows, Value offset,
+                                                   Value positions) {
   int64_t pairs = rotary / 2;
   Value n = muli(rows, idx(pairs));
   auto type = MemRefType::get(
@@ -34,7 +35,9 @@ std::pair<Value, Value> KernelBuilder::buildTables(Value rows, Value offset) {
     sinCache = flatBuffer(rot->sinCache);
   }
   forLoop(idx(0), rows, idx(1), [&](Value t) {
-    Value pos = saturatingAdd(t, offset);
+    Value pos =
+        positions ? toIndex(memref::LoadOp::create(b, positions, ValueRange{t}))
+                  : saturatingAdd(t, offset);
     forLoop(idx(0), idx(pairs), idx(1), [&](Value i) {
       Value c, s;
       if (invFreq) {
@@ -122,11 +125,20 @@ KernelBuilder::AttentionHost KernelBuilder::prepareAttention(AttentionOp op) {
   Value causalOffset =
       op.getCausalOffset() ? toIndex(op.getCausalOffset()) : idx(0);
   if (rotary) {
-    std::tie(host.qCos, host.qSin) =
-        buildTables(tq, offsetValue(op.getRopeQueryOffset()));
+    // Positions tensors: one table row per (batch and) token.
+    auto tables = [&](Value positions, Value tokens, PositionOffset offset,
+                      bool &batched) {
+      if (!positions)
+        return buildTables(tokens, offsetValue(offset));
+      batched = cast<RankedTensorType>(positions.getType()).getRank() == 2;
+      Value flat = flatBuffer(positions);
+      return buildTables(memref::DimOp::create(b, flat, 0), Value(), flat);
+    };
+    std::tie(host.qCos, host.qSin) = tables(
+        op.getQueryPositions(), tq, op.getRopeQueryOffset(), host.qBatched);
     if (op.rotatesKey())
-      std::tie(host.kCos, host.kSin) =
-          buildTables(tkAll, offsetValue(op.getRopeKeyOffset()));
+      std::tie(host.kCos, host.kSin) = tables(
+          op.getKeyPositions(), tkAll, op.getRopeKeyOffset(), host.kBatched);
   }
   Value alibiBase;
   if (AlibiEncodingAttr alibi = op.getAlibiAttr()) {

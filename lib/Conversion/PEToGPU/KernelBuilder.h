@@ -337,7 +337,15 @@ protected:
   /// t < rows, computed on the host: f64 angles p * inv_freq[i] and their
   /// cos/sin rounded once to f32, or rows of the caches (clamped); times the
   /// attention scaling.
-  std::pair<Value, Value> buildTables(Value rows, Value offset);
+  /// The cos/sin tables [rows, R/2] (flat) of the positions `offset + t`,
+  /// or, with `positions` (a flat i32/i64 buffer), `positions[t]`.
+  std::pair<Value, Value> buildTables(Value rows, Value offset,
+                                      Value positions = Value());
+  /// The table row of token `t` of batch `bIdx`: `bIdx * rows + t` for
+  /// tables of [B, T] positions (`batched`, T = `rows`), else `t`.
+  Value ropeRow(bool batched, Value bIdx, Value t, Value rows) {
+    return batched ? addi(muli(bIdx, rows), t) : t;
+  }
   /// Rotates pair `p` of a row: `x(c)` loads channel c of the row as f32;
   /// `emit(c, value)` receives the two rotated channels.
   void rotatePair(function_ref<Value(Value)> x, Value tableRow, Value p,
@@ -361,6 +369,8 @@ protected:
     bool bshd;
     Value batch, tq, tkAll, q, k, v, outBuffer, out, lseBuffer, lse, lengths;
     Value qCos, qSin, kCos, kSin, slopes, params;
+    // The tables hold one row per batch and token ([B, T] positions).
+    bool qBatched = false, kBatched = false;
     // Explicit bias (f32 copy) and mask (i32 copy: SPIR-V storage buffers
     // hold no i1), flat, with their static broadcast shapes.
     Value bias, mask;
@@ -448,7 +458,7 @@ protected:
         return std::make_tuple(
             valid,
             rowStart(host, bIdx, kvh, jSafe, host.kvHeads, tkAll, channels),
-            jSafe);
+            ropeRow(host.kBatched, bIdx, jSafe, tkAll));
       };
     };
     int64_t bk = cast<MemRefType>(ks.getType()).getDimSize(0);

@@ -422,8 +422,8 @@ void MMAAttentionBuilder::emitQueryFragments(const AttentionHost &host,
             first = cmpi(arith::CmpIPredicate::eq, remui(c, idx(2)), idx(0));
           }
           p = select(inRot, p, idx(0));
-          rotatePair(loadQ, qr.i, p, host.qCos, host.qSin,
-                     [&](Value y0, Value y1) {
+          rotatePair(loadQ, ropeRow(host.qBatched, l.bIdx, qr.i, l.tq), p,
+                     host.qCos, host.qSin, [&](Value y0, Value y1) {
                        x = select(inRot, select(first, y0, y1), x);
                      });
         }

@@ -197,8 +197,6 @@ gpu_kernels::unsupportedRopeReason(RopeOp op, const GPUKernelOptions &options) {
           unsupportedElementReason(type.getElementType(), options);
       !why.empty())
     return why;
-  if (op.getPositions())
-    return "explicit positions tensor";
   if (op.hasPerTokenCaches())
     return "per-token cos/sin caches";
   if (op.getSequenceDimOrDefault() != type.getRank() - 2)

@@ -181,11 +181,12 @@ void SIMTAttentionBuilder::emitQueryRow(const AttentionHost &host,
   auto asInput = roundTo(op.getQuery().getType().getElementType());
   if (rotary) {
     forLoop(idx(0), idx(rotary / 2), idx(1), [&](Value p) {
-      rotatePair(loadQ, t.i, p, host.qCos, host.qSin, [&](Value y0, Value y1) {
-        auto [c0, c1] = pairChannels(p);
-        storeQ(c0, asInput(y0));
-        storeQ(c1, asInput(y1));
-      });
+      rotatePair(loadQ, ropeRow(host.qBatched, t.bIdx, t.i, t.tq), p, host.qCos,
+                 host.qSin, [&](Value y0, Value y1) {
+                   auto [c0, c1] = pairChannels(p);
+                   storeQ(c0, asInput(y0));
+                   storeQ(c1, asInput(y1));
+                 });
     });
   }
   forLoop(idx(rotary), idx(host.d), idx(1),

@@ -67,12 +67,25 @@ void RopeBuilder::build(RopeOp op) {
       allocLike(MemRefType::get(type.getShape(), type.getElementType()), dims);
   Value out = flatten(outBuffer);
   Value cosT, sinT;
-  std::tie(cosT, sinT) = buildTables(
-      tokens, offsetValue({static_cast<int64_t>(op.getStaticOffset()),
-                           op.getOffset()}));
+  // A positions tensor: a table row per entry ([B, T] flattened; row t of
+  // batch b at b T + t, b = row / (rows / B)).
+  Value positions = op.getPositions();
+  bool batched =
+      positions && cast<RankedTensorType>(positions.getType()).getRank() == 2;
+  if (positions) {
+    Value flat = flatBuffer(positions);
+    std::tie(cosT, sinT) =
+        buildTables(memref::DimOp::create(b, flat, 0), Value(), flat);
+  } else {
+    std::tie(cosT, sinT) = buildTables(
+        tokens, offsetValue({static_cast<int64_t>(op.getStaticOffset()),
+                             op.getOffset()}));
+  }
+  Value rowsPerBatch =
+      batched ? divui(rows, maxsi(dims[0], idx(1))) : Value(idx(1));
   // One thread per rotated pair or copied channel of every row.
   Value hostItems = muli(rows, idx(perRow));
-  Value params = packScalars({hostItems, tokens});
+  Value params = packScalars({hostItems, tokens, rowsPerBatch});
   int64_t block = options.ropeBlock;
   scf::IfOp guard =
       guardLaunch(cmpi(arith::CmpIPredicate::ugt, hostItems, idx(0)));
@@ -87,14 +100,17 @@ void RopeBuilder::build(RopeOp op) {
     ifThen(cmpi(arith::CmpIPredicate::ult, e, items), [&] {
       Value row = divui(e, idx(perRow)), item = remui(e, idx(perRow));
       Value t = remui(row, tokens);
+      Value tableRow =
+          batched ? addi(muli(divui(row, unpackScalar(params, 2)), tokens), t)
+                  : t;
       Value base = muli(row, idx(d));
       auto isPair = scf::IfOp::create(
           b, cmpi(arith::CmpIPredicate::ult, item, idx(pairs)),
           /*withElse=*/true);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&isPair.getThenRegion().front());
-      rotatePair([&](Value c) { return loadF32(x, addi(base, c)); }, t, item,
-                 cosT, sinT,
+      rotatePair([&](Value c) { return loadF32(x, addi(base, c)); }, tableRow,
+                 item, cosT, sinT,
                  [&](Value y0, Value y1) {
                    auto [c0, c1] = pairChannels(item);
                    storeFromF32(y0, out, addi(base, c0));

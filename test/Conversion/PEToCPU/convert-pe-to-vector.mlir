@@ -183,12 +183,36 @@ func.func @rope(%x: tensor<2x4x?x64xf32>, %f: tensor<32xf32>) -> tensor<2x4x?x64
 
 // -----
 
-// Not supported: explicit positions.
+// Explicit positions: the table rows of a token block come from the
+// positions buffer, each row's angle from its own position (sign-extended,
+// in f64); a [B, T] tensor is flattened and each task takes one batch's
+// leading rows.
 // CHECK-LABEL: func @rope_positions
-// CHECK: pe.rope
+// CHECK-SAME: %[[P:[a-z0-9]+]]: tensor<8xi64>
+// CHECK: %[[PM:.*]] = bufferization.to_buffer %[[P]] read_only : tensor<8xi64> to memref<8xi64>
+// CHECK: scf.parallel
+// CHECK: %[[POS:.*]] = memref.load %[[PM]][%{{.*}}] : memref<8xi64>
+// CHECK: arith.index_cast %[[POS]] : i64 to index
+// CHECK: arith.sitofp %{{.*}} : i64 to f64
+// CHECK-NOT: pe.rope
 func.func @rope_positions(%x: tensor<8x64xf32>, %f: tensor<32xf32>, %p: tensor<8xi64>) -> tensor<8x64xf32> {
   %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) positions(%p : tensor<8xi64>) : tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @rope_batch_positions
+// CHECK-SAME: %[[P:[a-z0-9]+]]: tensor<2x8xi32>
+// CHECK: %[[PM:.*]] = bufferization.to_buffer %[[P]] read_only : tensor<2x8xi32> to memref<2x8xi32>
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[PM]] {{\[\[}}0, 1]] : memref<2x8xi32> into memref<16xi32>
+// CHECK: scf.parallel
+// CHECK: %[[POS:.*]] = memref.load %[[FLAT]][%{{.*}}] : memref<16xi32>
+// CHECK: arith.index_cast %[[POS]] : i32 to index
+// CHECK-NOT: pe.rope
+func.func @rope_batch_positions(%x: tensor<2x4x8x64xf32>, %f: tensor<32xf32>, %p: tensor<2x8xi32>) -> tensor<2x4x8x64xf32> {
+  %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) positions(%p : tensor<2x8xi32>) : tensor<2x4x8x64xf32>
+  return %0 : tensor<2x4x8x64xf32>
 }
 
 // -----

@@ -26,8 +26,8 @@ func.func @rope(%h: tensor<8x16xf64>, %y: tensor<8x16xf32>, %f: tensor<8xf32>,
                 %p: tensor<8xi64>, %t: tensor<8x2x16xf32>, %c: tensor<8x8x8xf32>) {
   // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-vector | Reason="no generated RoPE kernel (the reference lowering is used): element type is not f32, f16 or bf16"}}
   %0 = pe.rope interleaved %h inv_freq(%f : tensor<8xf32>) : tensor<8x16xf64>
-  // expected-remark@+1 {{explicit positions tensor}}
-  %2 = pe.rope interleaved %y inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<8x16xf32>
+  // expected-remark@+1 {{explicit positions tensor with tokens along a dimension other than -2 (sequence_dim) or per-token caches}}
+  %2 = pe.rope interleaved %t inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) {sequence_dim = 0 : i64} : tensor<8x2x16xf32>
   // expected-remark@+1 {{per-token cos/sin caches with the tokens along dimension 0 (sequence_dim = 0, also the batch)}}
   %4 = pe.rope interleaved %t cache(%c, %c : tensor<8x8x8xf32>, tensor<8x8x8xf32>) {sequence_dim = 0 : i64} : tensor<8x2x16xf32>
   return

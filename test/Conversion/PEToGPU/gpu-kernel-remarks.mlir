@@ -51,8 +51,8 @@ func.func @rope(%h: tensor<2x8x16xf64>, %x: tensor<2x8x16xf32>, %p: tensor<8xi64
                 %c: tensor<2x8x8xf32>, %y: tensor<8x2x16xf32>) {
   // expected-remark@+1 {{[Missed] rope-kernel | Category:convert-pe-to-gpu | Reason="no GPU RoPE kernel (the reference lowering runs on the host): element type is not f32, f16 or bf16"}}
   %0 = pe.rope half %h inv_freq(%f : tensor<8xf32>) : tensor<2x8x16xf64>
-  // expected-remark@+1 {{explicit positions tensor}}
-  %1 = pe.rope half %x inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<2x8x16xf32>
+  // expected-remark@+1 {{per-token cos/sin caches}}
+  %1 = pe.rope half %x cache(%c, %c : tensor<2x8x8xf32>, tensor<2x8x8xf32>) : tensor<2x8x16xf32>
   // expected-remark@+1 {{tokens along a dimension other than -2 (sequence_dim)}}
   %2 = pe.rope half %y inv_freq(%f : tensor<8xf32>) {sequence_dim = 0 : i64} : tensor<8x2x16xf32>
   return

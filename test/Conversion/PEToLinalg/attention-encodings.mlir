@@ -1,5 +1,6 @@
 // RUN: pe-opt %s --convert-pe-to-linalg | FileCheck %s
 // RUN: pe-opt %s --convert-pe-to-linalg | FileCheck %s --check-prefix=NEG
+// RUN: pe-opt %s --convert-pe-to-linalg | FileCheck %s --check-prefix=POS
 
 // A pe.attention with encodings lowers through the ops that define them
 // (AttentionOp::decomposeOperation): two RoPE generics (Q and K, each with
@@ -28,4 +29,28 @@ func.func @fused(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<
          query_offset(%p : index) alibi <signed> outs(%attn_init0 : tensor<1x4x8x16xf32>) {causal}
          : tensor<1x4x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Positions tensors decompose into pe.rope ... positions(...): each rotation
+// reads its own tensor, a [T] one by the token (d2) and a [B, T] one by the
+// batch and the token (d0, d2); the causal mask stays index-based.
+// POS-DAG: #[[TOK:.*]] = affine_map<(d0, d1, d2, d3) -> (d2)>
+// POS-DAG: #[[BTOK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+// POS-LABEL: func @positions
+// POS-SAME: (%[[Q:.*]]: tensor<2x4x8x16xf32>, %[[K:.*]]: tensor<2x2x6x16xf32>, %{{.*}}: tensor<2x2x6x16xf32>, %{{.*}}: tensor<8xf32>, %[[PQ:.*]]: tensor<8xi32>, %[[PK:.*]]: tensor<2x6xi64>)
+// POS: linalg.generic {indexing_maps = [#{{.*}}, #[[TOK]], #{{.*}}], {{.*}} ins(%[[Q]], %[[PQ]] : tensor<2x4x8x16xf32>, tensor<8xi32>)
+// POS: math.cos
+// POS: linalg.generic {indexing_maps = [#{{.*}}, #[[BTOK]], #{{.*}}], {{.*}} ins(%[[K]], %[[PK]] : tensor<2x2x6x16xf32>, tensor<2x6xi64>)
+// POS: math.cos
+// NEG-LABEL: func @positions
+// NEG-NOT: pe.
+func.func @positions(%q: tensor<2x4x8x16xf32>, %k: tensor<2x2x6x16xf32>, %v: tensor<2x2x6x16xf32>,
+                     %f: tensor<8xf32>, %pq: tensor<8xi32>, %pk: tensor<2x6xi64>) -> tensor<2x4x8x16xf32> {
+  %init = tensor.empty() : tensor<2x4x8x16xf32>
+  %o = pe.attention %q, %k, %v rope <half> inv_freq(%f : tensor<8xf32>)
+         query_positions(%pq : tensor<8xi32>) key_positions(%pk : tensor<2x6xi64>) outs(%init : tensor<2x4x8x16xf32>) {causal}
+         : tensor<2x4x8x16xf32>, tensor<2x2x6x16xf32>, tensor<2x2x6x16xf32> -> tensor<2x4x8x16xf32>
+  return %o : tensor<2x4x8x16xf32>
 }

@@ -132,14 +132,73 @@ func.func @key_other_user(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> (tenso
 
 // -----
 
-// Must not fire (fusion-remarks.mlir checks the remark): explicit positions tensor.
-// CHECK-LABEL: func @positions_tensor
+// Positions tensors fuse, each side with its own: [T] i32 positions of the
+// queries and of the keys (GQA, prefill; Hugging Face position_ids).
+// CHECK-LABEL: func @positions_tensors
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x8x16x64xf32>, %[[K:.*]]: tensor<1x2x16x64xf32>, %[[V:.*]]: tensor<1x2x16x64xf32>, %[[F:.*]]: tensor<32xf32>, %[[PQ:.*]]: tensor<16xi32>, %[[PK:.*]]: tensor<16xi32>)
+// CHECK-NOT: pe.rope
+// CHECK: pe.attention %[[Q]], %[[K]], %[[V]] rope <half> inv_freq(%[[F]] : tensor<32xf32>) query_positions(%[[PQ]] : tensor<16xi32>) key_positions(%[[PK]] : tensor<16xi32>) outs({{[^)]*}}) {causal}
+func.func @positions_tensors(%q: tensor<1x8x16x64xf32>, %k: tensor<1x2x16x64xf32>, %v: tensor<1x2x16x64xf32>,
+                             %f: tensor<32xf32>, %pq: tensor<16xi32>, %pk: tensor<16xi32>) -> tensor<1x8x16x64xf32> {
+  %qr = pe.rope half %q inv_freq(%f : tensor<32xf32>) positions(%pq : tensor<16xi32>) : tensor<1x8x16x64xf32>
+  %kr = pe.rope half %k inv_freq(%f : tensor<32xf32>) positions(%pk : tensor<16xi32>) : tensor<1x2x16x64xf32>
+  %init = tensor.empty() : tensor<1x8x16x64xf32>
+  %o = pe.attention %qr, %kr, %v outs(%init : tensor<1x8x16x64xf32>) {causal} : tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32> -> tensor<1x8x16x64xf32>
+  return %o : tensor<1x8x16x64xf32>
+}
+
+// -----
+
+// [B, T] i64 positions in the [B, S, H, D] layout (vLLM continuous
+// batching: every sequence its own positions), one tensor for both sides.
+// CHECK-LABEL: func @batch_positions_bshd
+// CHECK-SAME: %[[P:[a-z0-9]+]]: tensor<2x?xi64>
+// CHECK-NOT: pe.rope
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <interleaved, rotary_dim = 32> cache(%{{.*}}, %{{.*}} : tensor<4096x16xf32>, tensor<4096x16xf32>) query_positions(%[[P]] : tensor<2x?xi64>) key_positions(%[[P]] : tensor<2x?xi64>) outs({{[^)]*}}) {layout = #pe<attention_layout bshd>}
+func.func @batch_positions_bshd(%q: tensor<2x?x8x64xf32>, %k: tensor<2x?x8x64xf32>, %v: tensor<2x?x8x64xf32>,
+                                %c: tensor<4096x16xf32>, %s: tensor<4096x16xf32>, %p: tensor<2x?xi64>) -> tensor<2x?x8x64xf32> {
+  %qr = pe.rope interleaved %q cache(%c, %s : tensor<4096x16xf32>, tensor<4096x16xf32>) positions(%p : tensor<2x?xi64>) {rotary_dim = 32 : i64, sequence_dim = 1 : i64} : tensor<2x?x8x64xf32>
+  %kr = pe.rope interleaved %k cache(%c, %s : tensor<4096x16xf32>, tensor<4096x16xf32>) positions(%p : tensor<2x?xi64>) {rotary_dim = 32 : i64, sequence_dim = 1 : i64} : tensor<2x?x8x64xf32>
+  %c1 = arith.constant 1 : index
+  %t = tensor.dim %qr, %c1 : tensor<2x?x8x64xf32>
+  %init = tensor.empty(%t) : tensor<2x?x8x64xf32>
+  %o = pe.attention %qr, %kr, %v outs(%init : tensor<2x?x8x64xf32>) {layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x8x64xf32>, tensor<2x?x8x64xf32> -> tensor<2x?x8x64xf32>
+  return %o : tensor<2x?x8x64xf32>
+}
+
+// -----
+
+// Decode: the query at its [B, 1] position, the keys at offset positions
+// (a dynamic offset and a static one), or not rotated at all (query_only).
+// CHECK-LABEL: func @decode_positions
+// CHECK-SAME: %[[P:[a-z0-9]+]]: tensor<2x1xi32>, %[[O:[a-z0-9]+]]: index
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, key_offset = 4> inv_freq(%{{.*}} : tensor<32xf32>) key_offset(%[[O]] : index) query_positions(%[[P]] : tensor<2x1xi32>) outs(
+// CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_only> inv_freq(%{{.*}} : tensor<32xf32>) query_positions(%[[P]] : tensor<2x1xi32>) outs(
+// CHECK-NOT: pe.rope
+func.func @decode_positions(%q: tensor<2x8x1x64xf32>, %k: tensor<2x2x32x64xf32>, %v: tensor<2x2x32x64xf32>,
+                            %f: tensor<32xf32>, %p: tensor<2x1xi32>, %o: index) -> (tensor<2x8x1x64xf32>, tensor<2x8x1x64xf32>) {
+  %qr = pe.rope half %q inv_freq(%f : tensor<32xf32>) positions(%p : tensor<2x1xi32>) : tensor<2x8x1x64xf32>
+  %kr = pe.rope half %k inv_freq(%f : tensor<32xf32>) offset(%o : index) {static_offset = 4 : i64} : tensor<2x2x32x64xf32>
+  %init = tensor.empty() : tensor<2x8x1x64xf32>
+  %0 = pe.attention %qr, %kr, %v outs(%init : tensor<2x8x1x64xf32>) : tensor<2x8x1x64xf32>, tensor<2x2x32x64xf32>, tensor<2x2x32x64xf32> -> tensor<2x8x1x64xf32>
+  %qr2 = pe.rope half %q inv_freq(%f : tensor<32xf32>) positions(%p : tensor<2x1xi32>) : tensor<2x8x1x64xf32>
+  %1 = pe.attention %qr2, %k, %v outs(%init : tensor<2x8x1x64xf32>) : tensor<2x8x1x64xf32>, tensor<2x2x32x64xf32>, tensor<2x2x32x64xf32> -> tensor<2x8x1x64xf32>
+  return %0, %1 : tensor<2x8x1x64xf32>, tensor<2x8x1x64xf32>
+}
+
+// -----
+
+// Must not fire (fusion-remarks.mlir checks the remark): the query has
+// positions, the key per-token caches (no positions to carry).
+// CHECK-LABEL: func @positions_and_per_token_key
+// CHECK: pe.rope
 // CHECK: pe.rope
 // CHECK: pe.attention %{{[a-z0-9]+}}, %{{[a-z0-9]+}}, %{{[a-z0-9]+}} outs({{[^)]*}}) :
-func.func @positions_tensor(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi64>) -> tensor<1x4x8x16xf32> {
+func.func @positions_and_per_token_key(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi64>, %c: tensor<1x8x8xf32>) -> tensor<1x4x8x16xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<1x4x8x16xf32>
-  %attn_init9 = tensor.empty() : tensor<1x4x8x16xf32>
-  %o = pe.attention %qr, %q, %q outs(%attn_init9 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  %kr = pe.rope half %q cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x4x8x16xf32>
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  %o = pe.attention %qr, %kr, %q outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 

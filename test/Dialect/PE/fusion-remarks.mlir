@@ -32,11 +32,12 @@ func.func @key_other_user(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>) -> (tenso
   return %o, %kr : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>
 }
 
-func.func @positions_tensor(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi64>) -> tensor<1x4x8x16xf32> {
+func.func @positions_and_per_token_key(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi64>, %c: tensor<1x8x8xf32>) -> tensor<1x4x8x16xf32> {
   %qr = pe.rope half %q inv_freq(%f : tensor<8xf32>) positions(%p : tensor<8xi64>) : tensor<1x4x8x16xf32>
+  %kr = pe.rope half %q cache(%c, %c : tensor<1x8x8xf32>, tensor<1x8x8xf32>) : tensor<1x4x8x16xf32>
   %attn_init3 = tensor.empty() : tensor<1x4x8x16xf32>
-  // expected-remark@+1 {{Reason="the query's pe.rope takes an explicit positions tensor; the rope encoding takes offset positions only"}}
-  %o = pe.attention %qr, %q, %q outs(%attn_init3 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  // expected-remark@+1 {{Reason="the key's pe.rope takes per-token [B, T, R/2] caches; the rope encoding takes position-indexed tables"}}
+  %o = pe.attention %qr, %kr, %q outs(%attn_init3 : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
 

@@ -309,3 +309,19 @@ func.func @destination_sizes(%q: tensor<1x?x4x16xf32>, %n: index, %m: index)
       -> tensor<1x?x4x16xf32>, tensor<1x4x?xf32>
   return %0#0, %0#1 : tensor<1x?x4x16xf32>, tensor<1x4x?xf32>
 }
+
+// -----
+
+// pe.attention's RoPE positions tensors: [Tq] query positions and [B, Tk] key
+// positions of dynamic sizes are checked against the query's and the key's
+// tokens (and the batch).
+// CHECK-LABEL: func.func @attention_positions
+// CHECK: cf.assert {{.*}} "{{.*}}'pe.attention' op expects positions as long as the sequence dimension"
+// CHECK: cf.assert {{.*}} "{{.*}}'pe.attention' op expects [B, T] positions with the input's batch size"
+// CHECK: cf.assert {{.*}} "{{.*}}'pe.attention' op expects [B, T] positions as long as the sequence dimension"
+func.func @attention_positions(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x12x16xf32>, %f: tensor<8xf32>,
+                               %pq: tensor<?xi32>, %pk: tensor<?x?xi64>) -> tensor<2x4x8x16xf32> {
+  %init = tensor.empty() : tensor<2x4x8x16xf32>
+  %0 = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<8xf32>) query_positions(%pq : tensor<?xi32>) key_positions(%pk : tensor<?x?xi64>) outs(%init : tensor<2x4x8x16xf32>) : tensor<2x4x8x16xf32>, tensor<2x4x12x16xf32>, tensor<2x4x12x16xf32> -> tensor<2x4x8x16xf32>
+  return %0 : tensor<2x4x8x16xf32>
+}

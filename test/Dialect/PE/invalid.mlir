@@ -825,6 +825,79 @@ func.func @query_offset_without_rope(%q: tensor<1x4x8x16xf32>, %o: index) {
 
 // -----
 
+func.func @query_positions_without_rope(%q: tensor<1x4x8x16xf32>, %p: tensor<8xi32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  // expected-error@+1 {{has RoPE operands but no rope encoding}}
+  %0 = pe.attention %q, %q, %q query_positions(%p : tensor<8xi32>) outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @key_positions_query_only(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  // expected-error@+1 {{has a key_positions operand but its rope encoding is query_only}}
+  %0 = pe.attention %q, %q, %q rope <half, query_only> inv_freq(%f : tensor<8xf32>) key_positions(%p : tensor<8xi32>) outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @query_positions_and_dynamic_offset(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi32>, %o: index) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  // expected-error@+1 {{expects either query_positions or a query offset (static or dynamic), not both}}
+  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) query_offset(%o : index) query_positions(%p : tensor<8xi32>) outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @key_positions_and_static_offset(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  // expected-error@+1 {{expects either key_positions or a key offset (static or dynamic), not both}}
+  %0 = pe.attention %q, %q, %q rope <half, key_offset = 2> inv_freq(%f : tensor<8xf32>) key_positions(%p : tensor<8xi32>) outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @query_positions_length(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<7xi32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  // expected-error@+1 {{expects query_positions of length 8 (the sequence dimension), got 7}}
+  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) query_positions(%p : tensor<7xi32>) outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+// The key positions follow Tk (6), not Tq (8); bshd puts the tokens in dimension 1.
+func.func @key_positions_batch_shape(%q: tensor<2x8x4x16xf32>, %k: tensor<2x6x4x16xf32>, %f: tensor<8xf32>, %p: tensor<1x6xi64>) {
+  %init = tensor.empty() : tensor<2x8x4x16xf32>
+  // expected-error@+1 {{expects 2-D key_positions of shape [2, 6], got [1, 6]}}
+  %0 = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<8xf32>) key_positions(%p : tensor<1x6xi64>) outs(%init : tensor<2x8x4x16xf32>) {layout = #pe<attention_layout bshd>} : tensor<2x8x4x16xf32>, tensor<2x6x4x16xf32>, tensor<2x6x4x16xf32> -> tensor<2x8x4x16xf32>
+  return
+}
+
+// -----
+
+func.func @query_positions_rank(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<1x1x8xi32>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  // expected-error@+1 {{expects query_positions of rank 1 ([T]) or 2 ([B, T]), got rank 3}}
+  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) query_positions(%p : tensor<1x1x8xi32>) outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @query_positions_element_type(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %p: tensor<8xi16>) {
+  %init = tensor.empty() : tensor<1x4x8x16xf32>
+  // expected-error@+1 {{operand #4 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<8xi16>'}}
+  %0 = pe.attention %q, %q, %q rope <half> inv_freq(%f : tensor<8xf32>) query_positions(%p : tensor<8xi16>) outs(%init : tensor<1x4x8x16xf32>) : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
 func.func @key_offset_query_only(%q: tensor<1x4x8x16xf32>, %f: tensor<8xf32>, %o: index) {
   %attn_init23 = tensor.empty() : tensor<1x4x8x16xf32>
   // expected-error@+1 {{has a key_offset operand but its rope encoding is query_only}}

@@ -147,6 +147,29 @@ func.func @masks(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %l: tensor<
   return
 }
 
+// CHECK-LABEL: func @rope_positions_tensors
+func.func @rope_positions_tensors(%q: tensor<2x8x?x64xf32>, %k: tensor<2x2x?x64xf32>, %f: tensor<32xf64>,
+                                  %pq: tensor<?xi32>, %pk: tensor<2x?xi64>, %qs: tensor<2x?x8x64xf32>,
+                                  %ks: tensor<2x?x2x64xf32>, %pqs: tensor<2x?xi64>) {
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq(%{{.*}} : tensor<32xf64>) query_positions(%{{.*}} : tensor<?xi32>) key_positions(%{{.*}} : tensor<2x?xi64>) outs({{[^)]*}}) {causal}
+  %c2 = arith.constant 2 : index
+  %tq = tensor.dim %q, %c2 : tensor<2x8x?x64xf32>
+  %init0 = tensor.empty(%tq) : tensor<2x8x?x64xf32>
+  %0 = pe.attention %q, %k, %k rope <half> inv_freq(%f : tensor<32xf64>) query_positions(%pq : tensor<?xi32>) key_positions(%pk : tensor<2x?xi64>) outs(%init0 : tensor<2x8x?x64xf32>) {causal} : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // One side with positions, the other with an offset; query_only with query positions.
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <interleaved, key_offset = 3> inv_freq(%{{.*}} : tensor<32xf64>) query_positions(%{{.*}} : tensor<?xi32>) outs({{[^)]*}}) :
+  %1 = pe.attention %q, %k, %k rope <interleaved, key_offset = 3> inv_freq(%f : tensor<32xf64>) query_positions(%pq : tensor<?xi32>) outs(%init0 : tensor<2x8x?x64xf32>) : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half, query_only> inv_freq(%{{.*}} : tensor<32xf64>) query_positions(%{{.*}} : tensor<?xi32>) outs({{[^)]*}}) :
+  %2 = pe.attention %q, %k, %k rope <half, query_only> inv_freq(%f : tensor<32xf64>) query_positions(%pq : tensor<?xi32>) outs(%init0 : tensor<2x8x?x64xf32>) : tensor<2x8x?x64xf32>, tensor<2x2x?x64xf32>, tensor<2x2x?x64xf32> -> tensor<2x8x?x64xf32>
+  // bshd: [B, T] positions index the batch and the sequence dimension 1.
+  // CHECK: pe.attention %{{.*}}, %{{.*}}, %{{.*}} rope <half> inv_freq(%{{.*}} : tensor<32xf64>) query_positions(%{{.*}} : tensor<2x?xi64>) outs({{[^)]*}}) {layout = #pe<attention_layout bshd>}
+  %c1 = arith.constant 1 : index
+  %tqs = tensor.dim %qs, %c1 : tensor<2x?x8x64xf32>
+  %init3 = tensor.empty(%tqs) : tensor<2x?x8x64xf32>
+  %3 = pe.attention %qs, %ks, %ks rope <half> inv_freq(%f : tensor<32xf64>) query_positions(%pqs : tensor<2x?xi64>) outs(%init3 : tensor<2x?x8x64xf32>) {layout = #pe<attention_layout bshd>} : tensor<2x?x8x64xf32>, tensor<2x?x2x64xf32>, tensor<2x?x2x64xf32> -> tensor<2x?x8x64xf32>
+  return
+}
+
 // CHECK-LABEL: func @encodings
 func.func @encodings(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: tensor<32xf64>,
                      %c: tensor<128x16xf32>, %m: f32, %o: index, %o32: i32, %mask: tensor<1x1x?x?xi1>) {
@@ -177,6 +200,6 @@ func.func @encodings(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>, %f: ten
   %g_c2 = arith.constant 2 : index
   %g_d2 = tensor.dim %q, %g_c2 : tensor<1x8x?x64xf32>
   %g_init = tensor.empty(%g_d2) : tensor<1x8x?x64xf32>
-  %4 = "pe.attention"(%q, %k, %k, %f, %g_init) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>, tensor<1x8x?x64xf32>) -> tensor<1x8x?x64xf32>
+  %4 = "pe.attention"(%q, %k, %k, %f, %g_init) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1>, rope = #pe.rope<half, rotary_dim = 64>}> : (tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<32xf64>, tensor<1x8x?x64xf32>) -> tensor<1x8x?x64xf32>
   return
 }

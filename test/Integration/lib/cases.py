@@ -2113,6 +2113,11 @@ def _bshd(a):
     return np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
 
 
+def _bhsd(a):
+    """[B, S, H, D] <-> [B, H, S, D] (its own inverse)."""
+    return np.ascontiguousarray(np.transpose(a, (0, 2, 1, 3)))
+
+
 @case
 def rope_bf16_offset_tail(d):
     # bf16 [2, 3, 70, 40], half layout, partial R = 36 (18 pairs: a masked
@@ -2197,6 +2202,118 @@ def attn_rope_cache_f16(d):
     kr = ref.rope_cache(k, cos, sin, pos, "interleaved")
     save(d, expected=ref.attention(qr, kr, v))
 
+
+@case
+def attn_positions_prefill_gqa(d):
+    # RoPE positions tensors of pe.attention: [T] i32 positions of the
+    # queries (Hugging Face position_ids, here 1000 + 3 i: not an arange) and
+    # other [T] i32 positions of the keys (random in [0, 5000)), half layout,
+    # f64 table, causal (by index) GQA 8/2, D = 64, Tq = Tk = 24.
+    rng = rng_for("attn_positions_prefill_gqa")
+    q = rng.standard_normal((1, 8, 24, 64)).astype(F32)
+    k = rng.standard_normal((1, 2, 24, 64)).astype(F32)
+    v = uniform(rng, (1, 2, 24, 64))
+    inv = 10000.0 ** (-np.arange(0, 64, 2, dtype=F64) / 64)
+    pq = (1000 + 3 * np.arange(24)).astype(np.int32)
+    pk = rng.integers(0, 5000, 24).astype(np.int32)
+    save(d, q=q, k=k, v=v, f=inv, pq=pq, pk=pk)
+    qr = ref.rope_inv_freq(q, inv, pq, "half")
+    kr = ref.rope_inv_freq(k, inv, pk, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
+def attn_positions_batch_bshd(d):
+    # [B, T] i64 positions (continuous batching: batch 0 at 0, 5, ..., 95,
+    # batch 1 at 37..56; the keys at the same positions) in the [B, S, H, D]
+    # layout, interleaved layout, f64 table, MHA 4/4, D = 32, not causal.
+    # (RoPE scores depend on position differences only, so batch 0's spacing
+    # is what tells the positions from the offset form.)
+    rng = rng_for("attn_positions_batch_bshd")
+    q = rng.standard_normal((2, 4, 20, 32)).astype(F32)
+    k = rng.standard_normal((2, 4, 20, 32)).astype(F32)
+    v = uniform(rng, (2, 4, 20, 32))
+    inv = 10000.0 ** (-np.arange(0, 32, 2, dtype=F64) / 32)
+    p = np.stack([5 * np.arange(20), 37 + np.arange(20)]).astype(np.int64)
+    save(d, q=_bhsd(q), k=_bhsd(k), v=_bhsd(v), f=inv, p=p)
+    qr = ref.rope_inv_freq(q, inv, p, "interleaved")
+    kr = ref.rope_inv_freq(k, inv, p, "interleaved")
+    save(d, expected=_bhsd(ref.attention(qr, kr, v)))
+
+
+@case
+def attn_positions_decode_gqa(d):
+    # Decode (one query per head): [B, 1] i64 query positions (40 and 17),
+    # [B, Tk] i32 key positions (0..40 and 0..17 then padding past the valid
+    # lengths 41 and 18), the keys rotated in the kernel, half layout, f32
+    # table, causal bottom-right over the valid keys, GQA 8/2, D = 64.
+    rng = rng_for("attn_positions_decode_gqa")
+    q = rng.standard_normal((2, 8, 1, 64)).astype(F32)
+    k = rng.standard_normal((2, 2, 41, 64)).astype(F32)
+    v = uniform(rng, (2, 2, 41, 64))
+    inv = (10000.0 ** (-np.arange(0, 64, 2, dtype=F64) / 64)).astype(F32)
+    pq = np.array([[40], [17]], dtype=np.int64)
+    pk = np.stack([np.arange(41), np.minimum(np.arange(41), 17)]).astype(np.int32)
+    lengths = np.array([41, 18], dtype=np.int32)
+    save(d, q=q, k=k, v=v, f=inv, pq=pq, pk=pk, l=lengths)
+    qr = ref.rope_inv_freq(q, inv, pq, "half")
+    kr = ref.rope_inv_freq(k, inv, pk, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True, kv_lengths=lengths))
+
+
+@case
+def attn_positions_decode_query_only_bshd(d):
+    # Decode in [B, S, H, D] with a query_only rope (the cache holds rotated
+    # keys): the query at its [T] i32 position 300, MQA 4/1, D = 128, 33
+    # keys, causal bottom-right (every key).
+    rng = rng_for("attn_positions_decode_query_only_bshd")
+    q = rng.standard_normal((1, 4, 1, 128)).astype(F32)
+    k = rng.standard_normal((1, 1, 33, 128)).astype(F32)
+    v = uniform(rng, (1, 1, 33, 128))
+    inv = 500000.0 ** (-np.arange(0, 128, 2, dtype=F64) / 128)
+    p = np.array([300], dtype=np.int32)
+    save(d, q=_bhsd(q), k=_bhsd(k), v=_bhsd(v), f=inv, p=p)
+    qr = ref.rope_inv_freq(q, inv, p, "half")
+    save(d, expected=_bhsd(ref.attention(qr, k, v, causal=True)))
+
+
+@case
+def attn_positions_cache_d80(d):
+    # A head dimension that is not a whole number of vectors: D = 80, half
+    # layout with cos/sin caches [512, 40] (arbitrary values), [T] i64
+    # positions of the queries and the keys (random in [0, 512)), causal GQA
+    # 4/2, Tq = 7 < Tk = 11.
+    rng = rng_for("attn_positions_cache_d80")
+    q = rng.standard_normal((1, 4, 7, 80)).astype(F32)
+    k = rng.standard_normal((1, 2, 11, 80)).astype(F32)
+    v = uniform(rng, (1, 2, 11, 80))
+    c = uniform(rng, (512, 40))
+    s = uniform(rng, (512, 40))
+    pq = rng.integers(0, 512, 7).astype(np.int64)
+    pk = rng.integers(0, 512, 11).astype(np.int64)
+    save(d, q=q, k=k, v=v, c=c, s=s, pq=pq, pk=pk)
+    qr = ref.rope_cache(q, c, s, pq, "half")
+    kr = ref.rope_cache(k, c, s, pk, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
+def tc_rope_positions_gqa_d64(d):
+    # RoPE (half, f64 table) with [B, T] i64 positions tensors inside the
+    # tensor-core attention: batch 0's queries and keys at 3 t, batch 1's at
+    # 500 + t (keys) and the last 40 of them (queries), bottom-right causal,
+    # GQA 4/2, D = 64, Tq = 40, Tk = 70 (3 key tiles of 32).
+    rng = rng_for("tc_rope_positions_gqa_d64")
+    q = _f16(rng, (2, 4, 40, 64))
+    k = _f16(rng, (2, 2, 70, 64))
+    v = _f16(rng, (2, 2, 70, 64), uniform_values=True)
+    inv = 10000.0 ** (-np.arange(0, 64, 2, dtype=F64) / 64)
+    pk = np.stack([3 * np.arange(70), 500 + np.arange(70)]).astype(np.int64)
+    pq = np.ascontiguousarray(pk[:, 30:])
+    save(d, q=q, k=k, v=v, f=inv, pq=pq, pk=pk)
+    qr = ref.rope_inv_freq(q, inv, pq, "half")
+    kr = ref.rope_inv_freq(k, inv, pk, "half")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
 
 def main(argv):
     if len(argv) != 3 or argv[1] not in CASES:

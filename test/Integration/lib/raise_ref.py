@@ -148,10 +148,13 @@ def llama3(out, arange):
         mask = causal_mask(t)
         save(out, q=q, k=k, v=v)
     else:
-        # A decode-like chunk: tokens at positions 1000..1007 (RoPE at large
-        # angles), with a padding-style mask that hides key 2 from everyone
-        # on top of causality.
-        positions = (1000 + np.arange(t, dtype=np.int64))[None]
+        # A decode-like chunk: tokens at positions 1000..1003 and 1007..1010
+        # (RoPE at large angles; the gap makes the positions differ from any
+        # offset form, since RoPE scores depend on position differences
+        # only), with a padding-style mask that hides key 2 from everyone on
+        # top of causality.
+        positions = (1000 + np.array([0, 1, 2, 3, 7, 8, 9, 10],
+                                     dtype=np.int64))[None]
         mask = causal_mask(t)
         mask[..., 2] = np.finfo(F32).min
         mask[..., 0, 0] = 0.0

@@ -26,6 +26,7 @@
 #include "mlir/IR/Remarks.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::pe;
@@ -59,6 +60,40 @@ static constexpr int64_t kMaxFrequencyTableLength = int64_t(1) << 16;
 static constexpr int64_t kMaxAlibiHeads = int64_t(1) << 16;
 static constexpr int64_t kMaxSinusoidalChannels = int64_t(1) << 20;
 
+/// Verifies the shape of the positions tensor `positions` (the operand
+/// `name`) of the tokens of `input` along `seqDim`: `[T]`, or `[B, T]` with
+/// `B` the input's dimension 0.
+static LogicalResult verifyPositionsShape(Operation *op, StringRef name,
+                                          RankedTensorType input,
+                                          Value positions, int64_t seqDim) {
+  int64_t rank = input.getRank();
+  int64_t seqLen = input.getDimSize(seqDim);
+  auto posType = cast<RankedTensorType>(positions.getType());
+  if (posType.getRank() == 1) {
+    if (!dimsCompatible(posType.getDimSize(0), seqLen))
+      return op->emitOpError("expects ")
+             << name << " of length " << dimStr(seqLen)
+             << " (the sequence dimension), got "
+             << dimStr(posType.getDimSize(0));
+    return success();
+  }
+  if (posType.getRank() == 2) {
+    if (rank < 3)
+      return op->emitOpError("expects 1-D ")
+             << name << " for a rank-" << rank << " input";
+    if (!dimsCompatible(posType.getDimSize(0), input.getDimSize(0)) ||
+        !dimsCompatible(posType.getDimSize(1), seqLen))
+      return op->emitOpError("expects 2-D ")
+             << name << " of shape [" << dimStr(input.getDimSize(0)) << ", "
+             << dimStr(seqLen) << "], got [" << dimStr(posType.getDimSize(0))
+             << ", " << dimStr(posType.getDimSize(1)) << "]";
+    return success();
+  }
+  return op->emitOpError("expects ")
+         << name << " of rank 1 ([T]) or 2 ([B, T]), got rank "
+         << posType.getRank();
+}
+
 /// Verifies the position operands shared by the ops that encode a token
 /// sequence `input : [..., T, C]`. `tableRows`, when given, is the row count
 /// of a position-indexed table, checked against statically known positions.
@@ -78,28 +113,7 @@ static LogicalResult verifyPositionArgs(Operation *op, RankedTensorType input,
     if (offset || staticOffset != 0)
       return op->emitOpError(
           "expects either a positions tensor or an offset, not both");
-    auto posType = cast<RankedTensorType>(positions.getType());
-    if (posType.getRank() == 1) {
-      if (!dimsCompatible(posType.getDimSize(0), seqLen))
-        return op->emitOpError("expects positions of length ")
-               << dimStr(seqLen) << " (the sequence dimension), got "
-               << dimStr(posType.getDimSize(0));
-    } else if (posType.getRank() == 2) {
-      if (rank < 3)
-        return op->emitOpError("expects 1-D positions for a rank-")
-               << rank << " input";
-      if (!dimsCompatible(posType.getDimSize(0), input.getDimSize(0)) ||
-          !dimsCompatible(posType.getDimSize(1), seqLen))
-        return op->emitOpError("expects 2-D positions of shape [")
-               << dimStr(input.getDimSize(0)) << ", " << dimStr(seqLen)
-               << "], got [" << dimStr(posType.getDimSize(0)) << ", "
-               << dimStr(posType.getDimSize(1)) << "]";
-    } else {
-      return op->emitOpError(
-                 "expects positions of rank 1 ([T]) or 2 ([B, T]), got rank ")
-             << posType.getRank();
-    }
-    return success();
+    return verifyPositionsShape(op, "positions", input, positions, seqDim);
   }
   // end = staticOffset + seqLen, overflow-safe: an end past INT64_MAX is
   // past any table.
@@ -647,7 +661,8 @@ void AttentionOp::build(OpBuilder &b, OperationState &state, Type resultType,
         /*mask=*/Value(), /*kv_lengths=*/Value(), /*causal_offset=*/Value(),
         /*inv_freq=*/Value(), /*cos_cache=*/Value(), /*sin_cache=*/Value(),
         /*attention_scaling=*/Value(), /*query_offset=*/Value(),
-        /*key_offset=*/Value(), /*alibi_offset=*/Value(),
+        /*key_offset=*/Value(), /*query_positions=*/Value(),
+        /*key_positions=*/Value(), /*alibi_offset=*/Value(),
         /*alibi_slopes=*/Value(), inits,
         /*rope=*/RopeEncodingAttr(),
         /*alibi=*/AlibiEncodingAttr(), /*scale=*/FloatAttr(),
@@ -766,9 +781,10 @@ static LogicalResult verifyAttentionRopeRange(AttentionOp op, int64_t rows,
     return success();
   RopeEncodingAttr rope = op.getRopeAttr();
   auto check = [&](StringRef which, int64_t first, Value dynamicOffset,
-                   int64_t seqLen) -> LogicalResult {
+                   Value positions, int64_t seqLen) -> LogicalResult {
     int64_t end;
-    if (dynamicOffset || ShapedType::isDynamic(seqLen))
+    // Positions from a tensor are clamped to the cache, as for pe.rope.
+    if (dynamicOffset || positions || ShapedType::isDynamic(seqLen))
       return success();
     if (llvm::AddOverflow(first, seqLen, end))
       return op.emitOpError("reads ")
@@ -781,10 +797,12 @@ static LogicalResult verifyAttentionRopeRange(AttentionOp op, int64_t rows,
     return success();
   };
   if (failed(check("query", rope.getQueryOffset(), op.getQueryOffset(),
+                   op.getQueryPositions(),
                    op.getQuery().getType().getDimSize(seqAxis))))
     return failure();
   if (rope.getRotateKey())
     return check("key", rope.getKeyOffset(), op.getKeyOffset(),
+                 op.getKeyPositions(),
                  op.getKey().getType().getDimSize(seqAxis));
   return success();
 }
@@ -810,6 +828,27 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
     if (!rope.getRotateKey() && op.getKeyOffset())
       return op.emitOpError(
           "has a key_offset operand but its rope encoding is query_only");
+    if (!rope.getRotateKey() && op.getKeyPositions())
+      return op.emitOpError(
+          "has a key_positions operand but its rope encoding is query_only");
+    // A positions tensor replaces both offsets of its side.
+    for (auto [side, positions, staticOffset, dynamicOffset, operand] :
+         {std::make_tuple("query", op.getQueryPositions(),
+                          rope.getQueryOffset(), op.getQueryOffset(),
+                          op.getQuery()),
+          std::make_tuple("key", op.getKeyPositions(), rope.getKeyOffset(),
+                          op.getKeyOffset(), op.getKey())}) {
+      if (!positions)
+        continue;
+      if (staticOffset != 0 || dynamicOffset)
+        return op.emitOpError("expects either ")
+               << side << "_positions or a " << side
+               << " offset (static or dynamic), not both";
+      if (failed(verifyPositionsShape(op, (Twine(side) + "_positions").str(),
+                                      operand.getType(), positions,
+                                      op.getSequenceAxis())))
+        return failure();
+    }
     // Static positions read from a cache are in range, as for the pe.rope
     // ops decomposeOperation builds (a run-time offset is clamped instead).
     if (tableRows &&
@@ -817,7 +856,8 @@ static LogicalResult verifyAttentionEncodings(AttentionOp op) {
       return failure();
   } else if (op.getInvFreq() || op.getCosCache() || op.getSinCache() ||
              op.getAttentionScaling() || op.getQueryOffset() ||
-             op.getKeyOffset()) {
+             op.getKeyOffset() || op.getQueryPositions() ||
+             op.getKeyPositions()) {
     return op.emitOpError("has RoPE operands but no rope encoding");
   }
   if (op.getAlibiAttr()) {
@@ -986,7 +1026,7 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
   if (std::optional<Rotation> rot = getRotation()) {
     RopeEncodingAttr enc = getRopeAttr();
     // The rotation along the attention's sequence dimension (1 for bshd).
-    auto rope = [&](Value x, PositionOffset offset) -> Value {
+    auto rope = [&](Value x, PositionOffset offset, Value positions) -> Value {
       return RopeOp::create(
           b, loc, x.getType(), x, rot->invFreq, rot->cosCache, rot->sinCache,
           rot->attentionScaling, RopeLayoutAttr::get(ctx, rot->layout),
@@ -994,12 +1034,12 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
                              : IntegerAttr(),
           getLayout() == AttentionLayout::BSHD ? b.getI64IntegerAttr(1)
                                                : IntegerAttr(),
-          offset.dynamicOffset, /*positions=*/Value(),
+          offset.dynamicOffset, positions,
           b.getI64IntegerAttr(offset.staticOffset));
     };
-    q = rope(q, getRopeQueryOffset());
+    q = rope(q, getRopeQueryOffset(), getQueryPositions());
     if (rotatesKey())
-      k = rope(k, getRopeKeyOffset());
+      k = rope(k, getRopeKeyOffset(), getKeyPositions());
   }
   Value bias = getBias();
   if (AlibiEncodingAttr alibi = getAlibiAttr()) {
@@ -1026,7 +1066,8 @@ FailureOr<SmallVector<Value>> AttentionOp::decomposeOperation(OpBuilder &b) {
       /*inv_freq=*/Value(),
       /*cos_cache=*/Value(), /*sin_cache=*/Value(),
       /*attention_scaling=*/Value(), /*query_offset=*/Value(),
-      /*key_offset=*/Value(), /*alibi_offset=*/Value(),
+      /*key_offset=*/Value(), /*query_positions=*/Value(),
+      /*key_positions=*/Value(), /*alibi_offset=*/Value(),
       /*alibi_slopes=*/Value(), getOuts(),
       /*rope=*/RopeEncodingAttr(), /*alibi=*/AlibiEncodingAttr(),
       getScaleAttr(), getCausalAttr(), getCausalAlignmentAttr(),
@@ -1213,6 +1254,42 @@ static std::optional<int64_t> foldOffset(Value dynamicOffset,
   return sum;
 }
 
+/// `p0` when `positions` is a constant `[T]` or `[B, T]` tensor whose every
+/// row is `p0, p0 + 1, ..., p0 + T - 1` with `p0 >= 0` (the positions of the
+/// offset form at static offset `p0`); std::nullopt otherwise.
+static std::optional<int64_t> matchArangePositions(Value positions) {
+  DenseIntElementsAttr values;
+  if (!positions || !matchPattern(positions, m_Constant(&values)))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(values.getType());
+  int64_t seqLen = type.getDimSize(type.getRank() - 1);
+  if (values.getNumElements() == 0 || seqLen == 0)
+    return std::nullopt;
+  int64_t first = 0, t = 0;
+  for (auto [index, value] : llvm::enumerate(values.getValues<APInt>())) {
+    int64_t p = value.getSExtValue();
+    if (index == 0)
+      first = p;
+    int64_t expected;
+    if (first < 0 || llvm::AddOverflow(first, t, expected) || p != expected)
+      return std::nullopt;
+    t = t + 1 == seqLen ? 0 : t + 1;
+  }
+  return first;
+}
+
+/// True when the rope positions `[first, first + seqLen)` lie inside a cache
+/// of `rows` rows (always without a cache: `rows` std::nullopt), so that a
+/// static offset reads what clamped positions read.
+static bool ropePositionsFit(std::optional<int64_t> rows, int64_t first,
+                             int64_t seqLen) {
+  if (!rows || ShapedType::isDynamic(*rows))
+    return true;
+  int64_t end;
+  return !ShapedType::isDynamic(seqLen) &&
+         !llvm::AddOverflow(first, seqLen, end) && end <= *rows;
+}
+
 /// True when the constant float `v` is exactly 1.
 static bool isConstantOne(Value v) {
   APFloat c(0.0);
@@ -1269,6 +1346,69 @@ struct DropUnitRopeScaling : OpRewritePattern<RopeOp> {
       return failure();
     rewriter.modifyOpInPlace(op,
                              [&] { op.getAttentionScalingMutable().clear(); });
+    return success();
+  }
+};
+
+/// A pe.rope whose positions tensor is a constant arange `p0 + t` takes
+/// `static_offset = p0` instead (where a cache holds those rows).
+struct FoldArangeRopePositions : OpRewritePattern<RopeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RopeOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<int64_t> first = matchArangePositions(op.getPositions());
+    if (!first)
+      return failure();
+    std::optional<int64_t> rows;
+    if (Value cos = op.getCosCache())
+      rows = cast<RankedTensorType>(cos.getType()).getDimSize(0);
+    if (!ropePositionsFit(
+            rows, *first,
+            op.getInput().getType().getDimSize(op.getSequenceDimOrDefault())))
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getPositionsMutable().clear();
+      op.setStaticOffset(*first);
+    });
+    return success();
+  }
+};
+
+/// A pe.attention's constant arange query_positions / key_positions
+/// (`p0 + i`) become static offsets of its rope encoding (where a cache
+/// holds those rows).
+struct FoldArangeAttentionPositions : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    RopeEncodingAttr rope = op.getRopeAttr();
+    if (!rope)
+      return failure();
+    std::optional<int64_t> rows;
+    if (Value cos = op.getCosCache())
+      rows = cast<RankedTensorType>(cos.getType()).getDimSize(0);
+    auto fold = [&](Value positions, Value operand) -> std::optional<int64_t> {
+      std::optional<int64_t> first = matchArangePositions(positions);
+      if (!first || !ropePositionsFit(rows, *first,
+                                      cast<RankedTensorType>(operand.getType())
+                                          .getDimSize(op.getSequenceAxis())))
+        return std::nullopt;
+      return first;
+    };
+    std::optional<int64_t> q = fold(op.getQueryPositions(), op.getQuery());
+    std::optional<int64_t> k = fold(op.getKeyPositions(), op.getKey());
+    if (!q && !k)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (q)
+        op.getQueryPositionsMutable().clear();
+      if (k)
+        op.getKeyPositionsMutable().clear();
+      op.setRopeAttr(RopeEncodingAttr::get(
+          op.getContext(), rope.getLayout(), rope.getRotaryDim(),
+          rope.getRotateKey(), q.value_or(rope.getQueryOffset()),
+          k.value_or(rope.getKeyOffset())));
+    });
     return success();
   }
 };
@@ -1344,7 +1484,8 @@ void AddLearnedOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void RopeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
-  results.add<FoldConstantOffset<RopeOp>, DropUnitRopeScaling>(context);
+  results.add<FoldConstantOffset<RopeOp>, DropUnitRopeScaling,
+              FoldArangeRopePositions>(context);
 }
 
 void AlibiBiasOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -1354,7 +1495,8 @@ void AlibiBiasOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<CanonicalizeAttentionEncodings>(context);
+  results.add<CanonicalizeAttentionEncodings, FoldArangeAttentionPositions>(
+      context);
 }
 
 #define GET_OP_CLASSES

@@ -515,9 +515,25 @@ tileAttention(AttentionOp op, OpBuilder &b,
   // offset follow.
   OpFoldResult r = offsets[2];
   if (op.getRopeAttr()) {
-    if (Value o = addToOffset(b, loc, op.getQueryOffset(), r))
+    // A positions tensor ([T] or [B, T]) is sliced like the tokens it
+    // positions; otherwise the offset moves to the tile's first token.
+    auto slicePositions = [&](Value positions, OpFoldResult first,
+                              OpFoldResult count) {
+      auto type = cast<RankedTensorType>(positions.getType());
+      if (type.getRank() == 1)
+        return slice(b, loc, positions, {first}, {count},
+                     result.generatedSlices);
+      return slice(b, loc, positions, {offsets[0], first}, {sizes[0], count},
+                   result.generatedSlices);
+    };
+    if (Value positions = op.getQueryPositions())
+      tiledOp.getQueryPositionsMutable().assign(
+          slicePositions(positions, r, sizes[2]));
+    else if (Value o = addToOffset(b, loc, op.getQueryOffset(), r))
       tiledOp.getQueryOffsetMutable().assign(o);
-    if (op.rotatesKey())
+    if (Value positions = op.getKeyPositions())
+      tiledOp.getKeyPositionsMutable().assign(slicePositions(positions, j0, n));
+    else if (op.rotatesKey())
       if (Value o = addToOffset(b, loc, op.getKeyOffset(), j0))
         tiledOp.getKeyOffsetMutable().assign(o);
   }

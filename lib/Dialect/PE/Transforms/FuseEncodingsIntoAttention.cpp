@@ -127,10 +127,6 @@ std::string ropeProducerProblem(RopeOp rope, StringRef which) {
     return (which + " pe.rope takes per-token [B, T, R/2] caches; the rope "
                     "encoding takes position-indexed tables")
         .str();
-  if (rope.getPositions())
-    return (which + " pe.rope takes an explicit positions tensor; the rope "
-                    "encoding takes offset positions only")
-        .str();
   if (!hasOneValueUse(rope))
     return (which + " pe.rope result has other users, so it must exist "
                     "anyway")
@@ -205,11 +201,19 @@ struct FuseRope : OpRewritePattern<AttentionOp> {
       }
       if (Value m = q.getAttentionScaling())
         op.getAttentionScalingMutable().assign(m);
+      // Each side keeps its own positions: an offset, or a positions
+      // tensor ([T] or [B, T], as pe.rope's, which has the tokens of the
+      // attention operand it rotates).
       if (Value o = q.getOffset())
         op.getQueryOffsetMutable().assign(o);
-      if (k)
+      if (Value p = q.getPositions())
+        op.getQueryPositionsMutable().assign(p);
+      if (k) {
         if (Value o = k.getOffset())
           op.getKeyOffsetMutable().assign(o);
+        if (Value p = k.getPositions())
+          op.getKeyPositionsMutable().assign(p);
+      }
       op.setRopeAttr(encoding);
     });
     redirectDims(rewriter, q);

@@ -342,6 +342,8 @@ void checkOp(CheckBuilder &c, AttentionOp op) {
             "expects one kv_lengths entry per batch");
   if (std::optional<Rotation> rotation = op.getRotation())
     checkRotation(c, *rotation, q, sA);
+  checkPositions(c, q, sA, op.getQueryPositions());
+  checkPositions(c, k, sA, op.getKeyPositions());
   if (Value slopes = op.getAlibiSlopes())
     c.equal(Size::of(slopes, 0), heads,
             "expects one ALiBi slope per query head");

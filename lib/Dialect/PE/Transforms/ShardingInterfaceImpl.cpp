@@ -626,7 +626,16 @@ struct AttentionSharding
         maps.push_back(scoresMap(v));
       else if (isOperand(att.getKvLengthsMutable(), n))
         maps.push_back(loopsMap(ctx, NumLoops, {B}));
-      else if (isOperand(att.getAlibiSlopesMutable(), n))
+      // RoPE positions [T] or [B, T] follow their tokens (and the batch).
+      else if (isOperand(att.getQueryPositionsMutable(), n) ||
+               isOperand(att.getKeyPositionsMutable(), n)) {
+        unsigned token =
+            isOperand(att.getQueryPositionsMutable(), n) ? unsigned(I) : J;
+        if (cast<RankedTensorType>(v.getType()).getRank() == 1)
+          maps.push_back(loopsMap(ctx, NumLoops, {token}));
+        else
+          maps.push_back(loopsMap(ctx, NumLoops, {B, token}));
+      } else if (isOperand(att.getAlibiSlopesMutable(), n))
         maps.push_back(loopsMap(ctx, NumLoops, {H}));
       // The destinations are indexed like the results they are tied to.
       else if (isOperand(att.getOutInitMutable(), n))
@@ -787,12 +796,13 @@ struct AttentionSharding
       Value start = shardStart(b, grid, headAxes, heads);
       local.getAlibiSlopesMutable().assign(sliceTable(b, table, start, heads));
     }
-    // RoPE positions of the query and key blocks.
+    // RoPE positions of the query and key blocks (positions tensors are
+    // split with their tokens).
     if (att.getRopeAttr()) {
-      if (rowStart)
+      if (rowStart && !att.getQueryPositions())
         local.getQueryOffsetMutable().assign(
             addIndex(b, local.getQueryOffset(), rowStart));
-      if (keyStart && att.rotatesKey())
+      if (keyStart && att.rotatesKey() && !att.getKeyPositions())
         local.getKeyOffsetMutable().assign(
             addIndex(b, local.getKeyOffset(), keyStart));
     }

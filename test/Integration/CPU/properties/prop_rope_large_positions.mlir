@@ -8,6 +8,9 @@
 // that such an implementation (the Hugging Face formula, emulated in numpy)
 // would exceed the bound, so the test can tell the two apart.
 
+// The generated RoPE kernel takes the positions tensor on every target: the
+// pe-opt runs fail on any convert-pe-to-vector remark for the AVX-512, AVX2
+// and NEON targets ("no generated RoPE kernel ...").
 // RUN: rm -rf %t
 // RUN: %python %pe_ref_lib/cases.py prop_large_positions %t
 // RUN: pe-run %s -e inter_f32 --input=%t/x.npy --input=%t/f32.npy --input=%t/p.npy --output=%t/inter_f32.npy
@@ -19,6 +22,9 @@
 // RUN: pe-run %s -e half_f64 --input=%t/x.npy --input=%t/f64.npy --input=%t/p.npy --output=%t/half_f64.npy
 // RUN: %npycmp %t/half_f64.npy %t/expected_half_f64.npy --rtol 0 --atol 2e-6 | FileCheck %s
 // RUN: %python %pe_ref_lib/props.py differ %t f32angle_interleaved.npy expected_interleaved_f32.npy 2e-6 | FileCheck %s --check-prefix=DIFFER
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v4" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v3" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=aarch64-unknown-linux-gnu cpu=neoverse-n1" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
 // CHECK: npycmp: PASS
 // DIFFER: props: PASS differ
 

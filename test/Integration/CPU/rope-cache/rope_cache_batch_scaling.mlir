@@ -9,10 +9,16 @@
 // cos/sin and the rotation a*c - b*s round a few times at the scale of the
 // inputs (|x| < 1), so about 1e-7 absolute; rtol/atol leave 10x headroom.
 
+// The generated RoPE kernel takes the positions tensor on every target: the
+// pe-opt runs fail on any convert-pe-to-vector remark for the AVX-512, AVX2
+// and NEON targets ("no generated RoPE kernel ...").
 // RUN: rm -rf %t
 // RUN: %python %pe_ref_lib/cases.py rope_cache_batch_scaling %t
 // RUN: pe-run %s -e rope_cache_batch_scaling --input=%t/x.npy --input=%t/cos.npy --input=%t/sin.npy --input=%t/m.npy --input=%t/p.npy --output=%t/out.npy
 // RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v4" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v3" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=aarch64-unknown-linux-gnu cpu=neoverse-n1" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
 // CHECK: npycmp: PASS
 
 func.func @rope_cache_batch_scaling(%x: tensor<2x4x16xf32>, %c: tensor<16x8xf32>, %s: tensor<16x8xf32>, %m: f32, %p: tensor<2x4xi64>) -> tensor<2x4x16xf32> {

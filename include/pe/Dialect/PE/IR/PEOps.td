@@ -555,8 +555,8 @@ def PE_AttentionOp : PE_Op<"attention",
     and multi-query attention; head `h` reads KV head `h / (H / Hkv)`):
 
     ```
-    q' = RoPE(query) at positions qo + i       if rope
-    k' = RoPE(key)   at positions ko + j       if rope and not query_only
+    q' = RoPE(query) at positions Pq(b, i)     if rope
+    k' = RoPE(key)   at positions Pk(b, j)     if rope and not query_only
     s[b,h,i,j] = scale * sum_d q'[b,h,i,d] * k'[b,h/g,j,d]
     s = softcap * tanh(s / softcap)       if softcap and softcap_order = before_bias
     s = s + bias[b,h,i,j]                 if bias
@@ -613,9 +613,11 @@ def PE_AttentionOp : PE_Op<"attention",
     * **Tiling** (TilingInterface, PartialReductionOpInterface): the loops
       are the result's dimensions in its layout's order (parallel), then the
       keys (a reduction). A tile of keys `[j0, j0 + n)` is this op on those
-      keys with key positions shifted by `j0` (rope `key_offset + j0`, ALiBi
-      query offset `- j0`, causal offset `- j0`, `kv_lengths` `max(L, 0) -
-      j0`), and key tiles combine through their lse as above
+      keys with key positions shifted by `j0` (rope `key_offset + j0` or
+      the tile's slice of `key_positions`, ALiBi query offset `- j0`, causal
+      offset `- j0`, `kv_lengths` `max(L, 0) - j0`; a tile of query rows
+      takes its slice of `query_positions`), and key tiles combine through
+      their lse as above
       (`transform.structured.tile_reduction_using_for`; docs/PE.md).
     * **Layout** `layout = bshd` takes query, key, value and result as
       `[B, S, heads, D]` (Hugging Face, vLLM and FlashAttention hold them so)
@@ -644,12 +646,25 @@ def PE_AttentionOp : PE_Op<"attention",
     `[H, Tq, Tk]` bias to memory:
 
     * `rope #pe.rope<...>` with a frequency source (`inv_freq(...)` or
-      `cache(...)`), an optional `attention_scaling(...)` and optional
-      dynamic offsets `query_offset(...)` / `key_offset(...)`. It means
-      exactly `pe.rope` of the query (and, unless `query_only`, of the key)
-      with that layout, rotary dimension and frequencies, at positions
-      `qo = query_offset (static) + query_offset (operand)` and likewise
-      `ko`.
+      `cache(...)`), an optional `attention_scaling(...)` and the positions
+      of the query rows and of the keys. It means exactly `pe.rope` of the
+      query (and, unless `query_only`, of the key) with that layout, rotary
+      dimension and frequencies, at positions `Pq(b, i)` and `Pk(b, j)`:
+      * by default, offsets: `Pq(b, i) = qo + i` with
+        `qo = query_offset (static) + query_offset (operand)`, and likewise
+        `Pk(b, j) = ko + j`;
+      * with a positions tensor `query_positions(%p : tensor<Tq x iN>)`
+        (`Pq(b, i) = p[i]`) or `query_positions(%p : tensor<B x Tq x iN>)`
+        (`Pq(b, i) = p[b, i]`), `iN` = i32 or i64, as `pe.rope`'s
+        `positions` operand (Hugging Face `position_ids`, vLLM's positions
+        under continuous batching); `key_positions(...)` with `Tk` likewise
+        (not with `query_only`). A positions tensor excludes both offsets
+        of its side (the static and the dynamic one); a cache clamps its
+        positions to the table, as `pe.rope` does.
+
+      The positions tensors move the rotation only: the causal mask, the
+      sliding window and ALiBi stay defined by the row and key indices `i`
+      and `j` (and their offsets) as above.
     * `alibi #pe.alibi<...>` with an optional dynamic `alibi_offset(...)`
       and optional explicit `alibi_slopes(%s : tensor<H x f32|f64>)`
       (replacing the paper's slopes from `max_bias`, as for
@@ -723,6 +738,8 @@ def PE_AttentionOp : PE_Op<"attention",
                        Optional<F32>:$attention_scaling,
                        Optional<PE_IndexLike>:$query_offset,
                        Optional<PE_IndexLike>:$key_offset,
+                       Optional<PE_PositionTensor>:$query_positions,
+                       Optional<PE_PositionTensor>:$key_positions,
                        Optional<PE_IndexLike>:$alibi_offset,
                        Optional<PE_FreqTensor>:$alibi_slopes,
                        Variadic<AnyRankedTensor>:$outs,
@@ -753,6 +770,8 @@ def PE_AttentionOp : PE_Op<"attention",
     (`attention_scaling` `(` $attention_scaling^ `)`)?
     (`query_offset` `(` $query_offset^ `:` type($query_offset) `)`)?
     (`key_offset` `(` $key_offset^ `:` type($key_offset) `)`)?
+    (`query_positions` `(` $query_positions^ `:` type($query_positions) `)`)?
+    (`key_positions` `(` $key_positions^ `:` type($key_positions) `)`)?
     (`alibi` $alibi^)?
     (`alibi_offset` `(` $alibi_offset^ `:` type($alibi_offset) `)`)?
     (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
@@ -830,7 +849,8 @@ def PE_AttentionOp : PE_Op<"attention",
     /// True when the rope encoding rotates the keys as well.
     bool rotatesKey() { return getRopeAttr() && getRopeAttr().getRotateKey(); }
     /// Positions of the first query / key token for RoPE, and of the first
-    /// query token for ALiBi.
+    /// query token for ALiBi. The RoPE offsets are meaningless (zero) where
+    /// query_positions / key_positions give the positions instead.
     PositionOffset getRopeQueryOffset();
     PositionOffset getRopeKeyOffset();
     PositionOffset getAlibiQueryOffset();

@@ -62,13 +62,15 @@ def FuseRopeIntoAttention : Pass<"pe-fuse-rope-into-attention"> {
     operands (so the one table slice or frequency op `pe-raise` builds per
     rotated tensor needs no CSE first). When the
     key is not rotated (a KV cache of rotated keys) the encoding is
-    `query_only` (decode). A bias, a mask, an alibi encoding, softcap and the
-    causal flag stay as they are.
+    `query_only` (decode). Each rope brings its own positions: an offset, or
+    a `[T]` / `[B, T]` positions tensor, which becomes the encoding's
+    `query_positions` / `key_positions`. A bias, a mask, an alibi encoding,
+    softcap and the causal flag stay as they are.
 
     Does not fire (and reports a missed-optimization remark in category
     `pe-fuse-rope-into-attention` saying why) when a rope result has other
-    users, when a rope takes an explicit positions tensor, when the two ropes
-    differ, or when only the key is rotated.
+    users, when a rope takes per-token caches, when the two ropes differ, or
+    when only the key is rotated.
   }];
 }
 

@@ -1,0 +1,30 @@
+// Execution test of the pe dialect: pe-run JIT-runs the function through the
+// reference pipeline and the result is compared against the float64 reference
+// test/Integration/lib/pe_ref.py on the same inputs (written, with the expected
+// values, by test/Integration/lib/cases.py).
+//
+// [B, T] i64 positions (each batch row its own: 0, 5, ..., 95 and 37..56) of the
+// queries and the keys in the [B, S, H, D] layout, interleaved layout, f64
+// table, MHA, D = 32, not causal.
+// The generated kernels take it on every target: the pe-opt runs fail on any
+// convert-pe-to-vector remark for the AVX-512, AVX2 and NEON targets ("no
+// generated attention kernel ...").
+// Tolerance: rtol 1e-5, atol 2e-6: the angles are formed in f64 and cos/sin
+// rounded once to f32 (as the reference's float64 rotation to within f32
+// rounding), the attention math runs in f32; outputs are convex combinations
+// of values in [-1, 1).
+
+// RUN: rm -rf %t
+// RUN: %python %pe_ref_lib/cases.py attn_positions_batch_bshd %t
+// RUN: pe-run %s -e attn_positions_batch_bshd --input=%t/q.npy --input=%t/k.npy --input=%t/v.npy --input=%t/f.npy --input=%t/p.npy --output=%t/out.npy
+// RUN: %npycmp %t/out.npy %t/expected.npy --rtol 1e-5 --atol 2e-6 | FileCheck %s
+// CHECK: npycmp: PASS
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v4" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v3" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=aarch64-unknown-linux-gnu cpu=neoverse-n1" --convert-pe-to-vector --remarks-filter=convert-pe-to-vector --verify-diagnostics -o /dev/null
+
+func.func @attn_positions_batch_bshd(%q: tensor<2x20x4x32xf32>, %k: tensor<2x20x4x32xf32>, %v: tensor<2x20x4x32xf32>, %f: tensor<16xf64>, %p: tensor<2x20xi64>) -> tensor<2x20x4x32xf32> {
+  %init = tensor.empty() : tensor<2x20x4x32xf32>
+  %0 = pe.attention %q, %k, %v rope <interleaved> inv_freq(%f : tensor<16xf64>) query_positions(%p : tensor<2x20xi64>) key_positions(%p : tensor<2x20xi64>) outs(%init : tensor<2x20x4x32xf32>) {layout = #pe<attention_layout bshd>} : tensor<2x20x4x32xf32>, tensor<2x20x4x32xf32>, tensor<2x20x4x32xf32> -> tensor<2x20x4x32xf32>
+  return %0 : tensor<2x20x4x32xf32>
+}
