@@ -29,8 +29,9 @@ std::string cpu::unsupportedReason(AttentionOp op) {
   int64_t d = q.getDimSize(3), dv = v.getDimSize(3);
   if (d > 512 || dv > 512)
     return "head dimensions must be at most 512";
-  std::optional<Rotation> rot = op.getRotation();
-  return rot ? unsupportedRotationReason(*rot) : "";
+  // Every rotation has vector code: any even rotary dimension (whole
+  // vectors of pairs and a masked last one), caches of any float type.
+  return "";
 }
 
 std::string cpu::bf16DotReason(const CPUTarget &target, AttentionOp op,

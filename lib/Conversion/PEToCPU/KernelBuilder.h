@@ -94,13 +94,6 @@ constexpr arith::FastMathFlags kFast = arith::FastMathFlags::reassoc |
                                        arith::FastMathFlags::nsz |
                                        arith::FastMathFlags::contract;
 
-/// Why the rotation `r` has no vector code: caches must be f32. (Any even
-
-/// Why the rotation `r` has no vector code: caches must be f32. (Any even
-/// rotary dimension is rotated in whole vectors of pairs and a masked last
-/// one.)
-std::string unsupportedRotationReason(const Rotation &r);
-
 /// Why an attention cannot use the generated kernel (empty if it can). Any
 /// head dimension up to 512 can: a last, partial vector of channels is read
 /// and written with masks.

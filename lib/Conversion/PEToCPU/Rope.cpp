@@ -186,7 +186,7 @@ std::string unsupportedRopeReason(RopeOp op) {
                             op.getSequenceDimOrDefault() != type.getRank() - 2))
     return "explicit positions tensor with tokens along a dimension other "
            "than -2 (sequence_dim) or per-token caches";
-  return unsupportedRotationReason(op.getRotation());
+  return "";
 }
 
 /// Replaces a standalone pe.rope by the RoPE kernel; refuses one it does not

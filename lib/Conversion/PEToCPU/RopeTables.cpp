@@ -13,13 +13,6 @@ using namespace mlir;
 using namespace mlir::pe;
 using namespace mlir::pe::cpu;
 
-std::string cpu::unsupportedRotationReason(const Rotation &r) {
-  // Caches of every element type are read (f16 and bf16 widened, f64
-  // rounded once to f32).
-  (void)r;
-  return "";
-}
-
 /// Computes the cos and sin of every position `offset + t`, or
 /// `positions[first + t]` with a positions buffer, t < rows, for each rotated
 /// pair, into two [rows, R/2] buffers (times the attention scaling). Returns
