@@ -22,12 +22,14 @@
 //       per 64-key block up to the causal limit (blocks above it skipped):
 //         per 4 query rows:
 //           S     4 x 64 scores in 16 vector accumulators, an outer product
-//                 over d (broadcast q, load Kt);
+//                 over d (broadcast q, load Kt); in column chunks of the
+//                 target's accumulator budget (limitRegisterTile);
 //           mask  softcap, ALiBi slope * distance, causal and tail masks,
 //                 all from indices; online softmax of the 4 rows together
 //                 (running max and sum, rescale factor alpha: one vector
 //                 each) with fully masked rows kept at 0;
-//           PV    O[4 rows, 64 columns] = alpha O + P V, 16 accumulators.
+//           PV    O[4 rows, 64 columns] = alpha O + P V, 16 accumulators
+//                 (fewer columns per chunk within a smaller budget).
 //       O / l     written to the result.
 //
 // Head and rotary dimensions of any size: each run of channels of an
@@ -51,6 +53,26 @@ using namespace mlir::pe::cpu;
 
 SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
                                             Value r0, int64_t vecs) {
+  // Column chunks of at most scoreChunkVecs vectors, each one pass over the
+  // channels with its accumulators in registers.
+  SmallVector<SmallVector<Value>> chunks;
+  for (int64_t c0 = 0; c0 < vecs; c0 += scoreChunkVecs)
+    chunks.push_back(scoreTileColumns(qs, kt, kb, r0, c0,
+                                      std::min(scoreChunkVecs, vecs - c0)));
+  if (chunks.size() == 1)
+    return chunks.front();
+  SmallVector<Value> tile;
+  for (int64_t r = 0; r < kRows; ++r)
+    for (const SmallVector<Value> &chunk : chunks) {
+      int64_t n = chunk.size() / kRows;
+      llvm::append_range(tile, ArrayRef<Value>(chunk).slice(r * n, n));
+    }
+  return tile;
+}
+
+SmallVector<Value> KernelBuilder::scoreTileColumns(Value qs, Value kt, Value kb,
+                                                   Value r0, int64_t c0,
+                                                   int64_t vecs) {
   SmallVector<Value> init(kRows * vecs, vsplat(0.0));
   if (bf16Dot) {
     // Per step one channel pair: 4 loads of 16 key pairs, 4 broadcast query
@@ -62,7 +84,7 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
           SmallVector<Value> kv, next;
           for (int64_t c = 0; c < vecs; ++c)
             kv.push_back(vector::LoadOp::create(
-                b, vbf, kt, ValueRange{kb, p, idx(2 * c * lanes)}));
+                b, vbf, kt, ValueRange{kb, p, idx(2 * (c0 + c) * lanes)}));
           for (int64_t r = 0; r < kRows; ++r) {
             Value qv = bcastPair(qs, ValueRange{addi(r0, idx(r)), p});
             for (int64_t c = 0; c < vecs; ++c)
@@ -85,7 +107,7 @@ SmallVector<Value> KernelBuilder::scoreTile(Value qs, Value kt, Value kb,
         SmallVector<Value> kv, next;
         for (int64_t c = 0; c < vecs; ++c)
           kv.push_back(vector::LoadOp::create(
-              b, vf, kt, ValueRange{kb, d, idx(c * lanes)}));
+              b, vf, kt, ValueRange{kb, d, idx((c0 + c) * lanes)}));
         for (int64_t r = 0; r < kRows; ++r) {
           Value qv = bcast(
               memref::LoadOp::create(b, qs, ValueRange{addi(r0, idx(r)), d}));
@@ -714,6 +736,7 @@ struct PrefillAttentionPattern : OpRewritePattern<AttentionOp> {
     rewriter.setInsertionPoint(op);
     KernelBuilder kernel(op, rewriter, options.target.f32Lanes());
     kernel.setOptions(options);
+    kernel.limitRegisterTile(options.target.accumulatorVectors());
     kernel.chooseBf16Dot(options.target, /*decode=*/false);
     kernel.replaceAttention(rewriter, kernel.build());
     return success();

@@ -52,6 +52,51 @@ std::string cpu::bf16DotReason(const CPUTarget &target, AttentionOp op,
   return "";
 }
 
+KernelBuilder::KernelBuilder(AttentionOp op, OpBuilder &builder, int64_t lanes)
+    : KernelBuilder(op, builder, op.getQuery(), op.getRotation(), lanes) {
+  attn = op;
+  qOff = op.getRopeQueryOffset();
+  kOff = op.getRopeKeyOffset();
+  qPosTensor = op.getQueryPositions();
+  kPosTensor = op.getKeyPositions();
+  auto q = op.getQuery().getType();
+  heads = q.getDimSize(op.getHeadsAxis());
+  group = heads / op.getKey().getType().getDimSize(op.getHeadsAxis());
+  valueDim = op.getValue().getType().getDimSize(3);
+  valuePad = llvm::alignTo(valueDim, lanes);
+  scale = op.getScaleOrDefault();
+  // The widest of 64, 32, 16, ... columns that divides the value row
+  // padded to whole vectors (valuePad): a chunk never reaches past it.
+  valueChunk = 64;
+  while (valueChunk > lanes && valuePad % valueChunk != 0)
+    valueChunk /= 2;
+}
+
+void KernelBuilder::limitRegisterTile(int64_t accumulators) {
+  // kRows rows of the tile share each loaded key (or value) vector; the
+  // accumulators of a chunk stay in registers next to those loads and the
+  // broadcast operands.
+  int64_t perRow = std::max<int64_t>(accumulators / kRows, 1);
+  scoreChunkVecs = std::min(blockVecs, perRow);
+  while (valueChunk > lanes && valueChunk / lanes > perRow)
+    valueChunk /= 2;
+}
+
+KernelBuilder::PositionsMem KernelBuilder::positionsMem(Value positions) {
+  if (!positions)
+    return {};
+  auto type = cast<RankedTensorType>(positions.getType());
+  Value mem = bufferization::ToBufferOp::create(
+      b, MemRefType::get(type.getShape(), type.getElementType()), positions,
+      /*readOnly=*/true);
+  if (type.getRank() == 1)
+    return {mem, Value()};
+  Value rowsPerBatch = dim(mem, 1);
+  return {memref::CollapseShapeOp::create(
+              b, mem, ArrayRef<ReassociationIndices>{{0, 1}}),
+          rowsPerBatch};
+}
+
 void KernelBuilder::setOptions(const PEToVectorOptions &options) {
   // Negative values (the pass rejects them) read as 0.
   decodePrefetchBytes = std::max<int64_t>(options.decodePrefetchBytes, 0);

@@ -109,11 +109,15 @@ mlir::pe::resolveCPUTarget(const CPUTargetSpec &spec,
     if (sti->checkFeatures((Twine("+") + kv.Key).str()))
       result.enabled.insert(kv.Key);
   if (x86) {
-    if (result.hasFeature("avx512f"))
+    if (result.hasFeature("avx512f")) {
       result.vectorBits = 512;
-    else if (result.hasFeature("avx2") && result.hasFeature("fma"))
+      result.vectorRegisters = 32;
+    } else if (result.hasFeature("avx2") && result.hasFeature("fma")) {
       result.vectorBits = 256;
-  } else if (!result.hasFeature("neon")) {
+    }
+  } else if (result.hasFeature("neon")) {
+    result.vectorRegisters = 32;
+  } else {
     emitError() << "CPU target: the generated kernels need NEON on AArch64 "
                    "(features='"
                 << spec.features << "')";

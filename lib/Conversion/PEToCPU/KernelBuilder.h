@@ -118,25 +118,12 @@ public:
   /// An attention kernel on vectors of `lanes` f32 lanes, built with a copy
   /// of `builder` (its insertion point and listener: a rewriter's listener
   /// is told of every op the kernel creates).
-  KernelBuilder(AttentionOp op, OpBuilder &builder, int64_t lanes)
-      : KernelBuilder(op, builder, op.getQuery(), op.getRotation(), lanes) {
-    attn = op;
-    qOff = op.getRopeQueryOffset();
-    kOff = op.getRopeKeyOffset();
-    qPosTensor = op.getQueryPositions();
-    kPosTensor = op.getKeyPositions();
-    auto q = op.getQuery().getType();
-    heads = q.getDimSize(op.getHeadsAxis());
-    group = heads / op.getKey().getType().getDimSize(op.getHeadsAxis());
-    valueDim = op.getValue().getType().getDimSize(3);
-    valuePad = llvm::alignTo(valueDim, lanes);
-    scale = op.getScaleOrDefault();
-    // The widest of 64, 32, 16, ... columns that divides the value row
-    // padded to whole vectors (valuePad): a chunk never reaches past it.
-    valueChunk = 64;
-    while (valueChunk > lanes && valuePad % valueChunk != 0)
-      valueChunk /= 2;
-  }
+  KernelBuilder(AttentionOp op, OpBuilder &builder, int64_t lanes);
+  /// Limits the prefill kernel's register tile to `accumulators` vector
+  /// accumulators (CPUTarget::accumulatorVectors): the 4-row score tile
+  /// passes over a key block in column chunks of at most that many vectors,
+  /// and the P V chunk of value columns shrinks to fit.
+  void limitRegisterTile(int64_t accumulators);
   /// A standalone rotation (buildRope).
   KernelBuilder(RopeOp op, OpBuilder &builder, int64_t lanes)
       : KernelBuilder(op, builder, op.getInput(), op.getRotation(), lanes) {
@@ -312,7 +299,8 @@ public:
 private:
   KernelBuilder(Operation *op, OpBuilder &builder, Value input,
                 std::optional<Rotation> rotation, int64_t lanes)
-      : lanes(lanes), blockVecs(kBlock / lanes), input(input), rot(rotation),
+      : lanes(lanes), blockVecs(kBlock / lanes), scoreChunkVecs(blockVecs),
+        input(input), rot(rotation),
         resultType(cast<RankedTensorType>(op->getResult(0).getType())),
         b(op->getLoc(), builder), f32(Float32Type::get(op->getContext())),
         f64(Float64Type::get(op->getContext())),
@@ -667,6 +655,10 @@ private:
   /// with bf16Dot, where Qs is not scaled), as 4 vecs vectors, row-major.
   SmallVector<Value> scoreTile(Value qs, Value kt, Value kb, Value r0,
                                int64_t vecs);
+  /// The columns c0 .. c0 + vecs - 1 (in vectors) of that tile, in one
+  /// pass over the channels.
+  SmallVector<Value> scoreTileColumns(Value qs, Value kt, Value kb, Value r0,
+                                      int64_t c0, int64_t vecs);
   /// bf16Dot: one key pair step of O[4 rows, chunk at e0] += P V: the
   /// accumulators `acc` plus the dot products of the P pairs (column `jj`
   /// of pBuf) and value pair row `vRow` of Vp; yields the sums. With
@@ -734,6 +726,8 @@ private:
   /// f32 lanes per vector (the target's vector width / 32; a power of two
   /// from 4 to 16), and the vectors of one 64-key row of a block.
   int64_t lanes, blockVecs;
+  /// The vectors of a score-tile column chunk (limitRegisterTile).
+  int64_t scoreChunkVecs;
   AttentionOp attn; // null for the standalone kernels
   RopeOp rope;      // the standalone pe.rope (buildRope), or null
   Value lseTensor;  // the lse result, when the op has one
@@ -753,20 +747,7 @@ private:
     Value mem, rowsPerBatch;
   };
   PositionsMem qPos, kPos; // set by buildPrologue / buildRope
-  PositionsMem positionsMem(Value positions) {
-    if (!positions)
-      return {};
-    auto type = cast<RankedTensorType>(positions.getType());
-    Value mem = bufferization::ToBufferOp::create(
-        b, MemRefType::get(type.getShape(), type.getElementType()), positions,
-        /*readOnly=*/true);
-    if (type.getRank() == 1)
-      return {mem, Value()};
-    Value rowsPerBatch = dim(mem, 1);
-    return {memref::CollapseShapeOp::create(
-                b, mem, ArrayRef<ReassociationIndices>{{0, 1}}),
-            rowsPerBatch};
-  }
+  PositionsMem positionsMem(Value positions);
   /// The table row of token `t` of batch `bIdx` (see PositionsMem).
   Value tableRow(const PositionsMem &p, Value bIdx, Value t) {
     return p.rowsPerBatch ? addi(muli(bIdx, p.rowsPerBatch), t) : t;

@@ -45,11 +45,19 @@ struct CPUTarget {
   /// with AVX2 and FMA (x86-64-v3), else 128 (SSE2 on x86-64, NEON on
   /// AArch64).
   int64_t vectorBits = 128;
+  /// The architectural vector registers of that width: 32 with AVX-512F
+  /// (zmm0-31) and on AArch64 (v0-31), 16 with AVX2 or SSE2 (ymm/xmm0-15).
+  int64_t vectorRegisters = 16;
   /// The features the CPU and the flags enable, implied ones included.
   llvm::StringSet<> enabled;
 
   /// f32 lanes per vector.
   int64_t f32Lanes() const { return vectorBits / 32; }
+  /// The vector accumulators a kernel's register tile may keep: half the
+  /// registers, the other half holding the loaded and broadcast operands
+  /// of the FMAs (the tile passes over its operands in chunks of that
+  /// many accumulators instead of spilling).
+  int64_t accumulatorVectors() const { return vectorRegisters / 2; }
   /// Whether the target has LLVM feature `name` (without '+').
   bool hasFeature(StringRef name) const { return enabled.contains(name); }
 };
