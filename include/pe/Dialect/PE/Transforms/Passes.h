@@ -27,6 +27,10 @@ void populateFuseRopeIntoAttentionPatterns(RewritePatternSet &patterns);
 void populateFuseEncodingsIntoAttentionPatterns(RewritePatternSet &patterns);
 /// The rewrite behind pe-fold-attention-scaling.
 void populateFoldAttentionScalingPatterns(RewritePatternSet &patterns);
+/// The rewrite behind pe-fold-attention-layout: [0, 2, 1, 3] transposes of
+/// a bhsd attention's query, key and value (and of its result) folded into
+/// the bshd layout.
+void populateFoldAttentionLayoutPatterns(RewritePatternSet &patterns);
 
 /// The rewrites behind pe-raise: rotary embeddings computed in linalg IR
 /// become pe.rope (with a frequency op where a constant table matches one).

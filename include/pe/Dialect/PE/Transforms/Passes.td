@@ -104,6 +104,32 @@ def FoldAttentionScaling : Pass<"pe-fold-attention-scaling"> {
   }];
 }
 
+def FoldAttentionLayout : Pass<"pe-fold-attention-layout"> {
+  let summary = "Fold head/sequence transposes of attention operands into its layout";
+  let description = [{
+    Frontends hold Q, K and V as `[B, S, heads, D]` (the projections'
+    output, viewed per head) and transpose them to `[B, heads, S, D]` for
+    the attention, then transpose the result back (Hugging Face's
+    `transpose(1, 2)` before and after `scaled_dot_product_attention`). A
+    `pe.attention` in `bhsd` layout whose query, key and value are all
+    transposes by the permutation `[0, 2, 1, 3]` (`linalg.transpose`, or a
+    `linalg.generic` that is one) becomes the same attention in `bshd`
+    layout on the transposes' sources, so that the kernels read the operands
+    where they are. The result, now `[B, S, heads, Dv]`, replaces the uses
+    of the old result that transpose it back by `[0, 2, 1, 3]`; any other use
+    reads a `linalg.transpose` of it. The mask, the bias, the encodings and
+    lse are independent of the layout and stay as they are.
+
+    It does not fire when one or two of query, key and value are such
+    transposes (the op has one layout for all three; a missed remark names
+    the operands that are not), nor on a `bshd` attention.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def FuseAbsolutePE : Pass<"pe-fuse-absolute-pe"> {
   let summary = "Fuse absolute encodings with their producer and consumer by tiling";
   let description = [{
