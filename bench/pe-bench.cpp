@@ -119,6 +119,51 @@ int cmdPeak(int argc, char **argv) {
 
 constexpr int kBwThreads = 2;
 
+/// One 64-byte line of floats in the widest vectors the build has (one
+/// AVX-512 register, or two AVX ones): the loads, sums and stores of the
+/// bandwidth probes, so that they measure the memory and not the vector
+/// width. Pointers are 64-byte aligned.
+#if defined(__AVX512F__)
+struct Line {
+  __m512 v;
+  static Line zero() { return {_mm512_setzero_ps()}; }
+  static Line load(const float *p) { return {_mm512_load_ps(p)}; }
+  Line operator+(Line o) const { return {_mm512_add_ps(v, o.v)}; }
+  void store(float *p) const { _mm512_store_ps(p, v); }
+  void stream(float *p) const { _mm512_stream_ps(p, v); }
+  float sum() const { return _mm512_reduce_add_ps(v); }
+};
+#elif defined(__AVX__)
+struct Line {
+  __m256 lo, hi;
+  static Line zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
+  static Line load(const float *p) {
+    return {_mm256_load_ps(p), _mm256_load_ps(p + 8)};
+  }
+  Line operator+(Line o) const {
+    return {_mm256_add_ps(lo, o.lo), _mm256_add_ps(hi, o.hi)};
+  }
+  void store(float *p) const {
+    _mm256_store_ps(p, lo);
+    _mm256_store_ps(p + 8, hi);
+  }
+  void stream(float *p) const {
+    _mm256_stream_ps(p, lo);
+    _mm256_stream_ps(p + 8, hi);
+  }
+  float sum() const {
+    alignas(32) float f[8];
+    _mm256_store_ps(f, _mm256_add_ps(lo, hi));
+    float s = 0;
+    for (float x : f)
+      s += x;
+    return s;
+  }
+};
+#else
+#error "pe-bench needs AVX or AVX-512 (it is built with -march=native)"
+#endif
+
 /// Splits [0, n) (n a multiple of 64 * threads) into equal contiguous parts.
 void part(int64_t n, int t, int threads, int64_t &lo, int64_t &hi) {
   int64_t chunk = n / threads;
@@ -134,16 +179,15 @@ double readPass(const float *buf, int64_t n) {
     int64_t lo, hi;
     part(n, t, kBwThreads, lo, hi);
     const float *p = buf;
-    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(),
-           s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+    Line s0 = Line::zero(), s1 = Line::zero(), s2 = Line::zero(),
+         s3 = Line::zero();
     for (int64_t i = lo; i < hi; i += 64) {
-      s0 = _mm512_add_ps(s0, _mm512_load_ps(p + i));
-      s1 = _mm512_add_ps(s1, _mm512_load_ps(p + i + 16));
-      s2 = _mm512_add_ps(s2, _mm512_load_ps(p + i + 32));
-      s3 = _mm512_add_ps(s3, _mm512_load_ps(p + i + 48));
+      s0 = s0 + Line::load(p + i);
+      s1 = s1 + Line::load(p + i + 16);
+      s2 = s2 + Line::load(p + i + 32);
+      s3 = s3 + Line::load(p + i + 48);
     }
-    sums[t] = _mm512_reduce_add_ps(
-        _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+    sums[t] = ((s0 + s1) + (s2 + s3)).sum();
   }
   return sums[0] + sums[1];
 }
@@ -158,18 +202,18 @@ void copyPass(const float *src, float *dst, int64_t n, bool nonTemporal) {
     int64_t m = hi - lo;
     if (nonTemporal) {
       for (int64_t i = 0; i < m; i += 64) {
-        _mm512_stream_ps(d + i, _mm512_load_ps(s + i));
-        _mm512_stream_ps(d + i + 16, _mm512_load_ps(s + i + 16));
-        _mm512_stream_ps(d + i + 32, _mm512_load_ps(s + i + 32));
-        _mm512_stream_ps(d + i + 48, _mm512_load_ps(s + i + 48));
+        Line::load(s + i).stream(d + i);
+        Line::load(s + i + 16).stream(d + i + 16);
+        Line::load(s + i + 32).stream(d + i + 32);
+        Line::load(s + i + 48).stream(d + i + 48);
       }
       _mm_sfence();
     } else {
       for (int64_t i = 0; i < m; i += 64) {
-        _mm512_store_ps(d + i, _mm512_load_ps(s + i));
-        _mm512_store_ps(d + i + 16, _mm512_load_ps(s + i + 16));
-        _mm512_store_ps(d + i + 32, _mm512_load_ps(s + i + 32));
-        _mm512_store_ps(d + i + 48, _mm512_load_ps(s + i + 48));
+        Line::load(s + i).store(d + i);
+        Line::load(s + i + 16).store(d + i + 16);
+        Line::load(s + i + 32).store(d + i + 32);
+        Line::load(s + i + 48).store(d + i + 48);
       }
     }
   }
@@ -226,16 +270,16 @@ double readStreamsPass(const float *buf, int64_t n, int streams) {
     int64_t lo, hi;
     part(n, t, kBwThreads, lo, hi);
     int64_t len = (hi - lo) / streams / 16 * 16; // whole lines per stream
-    __m512 acc[16];
+    Line acc[16];
     for (int s = 0; s < 16; ++s)
-      acc[s] = _mm512_setzero_ps();
+      acc[s] = Line::zero();
     for (int64_t i = 0; i < len; i += 16)
       for (int s = 0; s < streams; ++s)
-        acc[s] = _mm512_add_ps(acc[s], _mm512_load_ps(buf + lo + s * len + i));
-    __m512 total = _mm512_setzero_ps();
+        acc[s] = acc[s] + Line::load(buf + lo + s * len + i);
+    Line total = Line::zero();
     for (int s = 0; s < streams; ++s)
-      total = _mm512_add_ps(total, acc[s]);
-    sums[t] = _mm512_reduce_add_ps(total);
+      total = total + acc[s];
+    sums[t] = total.sum();
   }
   return sums[0] + sums[1];
 }
