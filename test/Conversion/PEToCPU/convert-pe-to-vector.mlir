@@ -1,4 +1,4 @@
-// RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector --split-input-file | FileCheck %s
 
 // An attention with RoPE on Q and K and a causal mask becomes one
 // generated kernel: cos/sin tables for the query and key positions, then a

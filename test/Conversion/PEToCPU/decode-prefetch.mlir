@@ -5,24 +5,24 @@
 // Before each of the two loops, the first rows of that distance are
 // prefetched (K rows [lo, min(lo + ahead, hi)) at the task's start, V rows
 // once the scores are done), so that each pass starts with them in flight.
-// RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
-// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=100" --split-input-file | FileCheck %s --check-prefix=NEAR
-// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=OFF
-// RUN: pe-opt %s --pe-cpu-pipeline="decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=PIPE-OFF
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector --split-input-file | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector="decode-prefetch-bytes=100" --split-input-file | FileCheck %s --check-prefix=NEAR
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector="decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: pe-opt %s --pe-cpu-pipeline="triple=x86_64-unknown-linux-gnu cpu=znver4 decode-prefetch-bytes=0" --split-input-file | FileCheck %s --check-prefix=PIPE-OFF
 // A pass prefetches only if it runs at least decode-prefetch-min-ops
 // (default 2) vector operations per 64-byte line: per 16 lanes one
 // multiply-add per query head of the group, one conversion from f16/bf16,
 // two for rotating a key in the kernel.
-// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-min-ops=1" --split-input-file | FileCheck %s --check-prefix=ALL
-// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-min-ops=5" --split-input-file | FileCheck %s --check-prefix=MIN5
-// RUN: pe-opt %s --pe-cpu-pipeline="decode-prefetch-min-ops=1" --split-input-file | FileCheck %s --check-prefix=PIPE-ALL
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector="decode-prefetch-min-ops=1" --split-input-file | FileCheck %s --check-prefix=ALL
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector="decode-prefetch-min-ops=5" --split-input-file | FileCheck %s --check-prefix=MIN5
+// RUN: pe-opt %s --pe-cpu-pipeline="triple=x86_64-unknown-linux-gnu cpu=znver4 decode-prefetch-min-ops=1" --split-input-file | FileCheck %s --check-prefix=PIPE-ALL
 // A pass with fewer than decode-prefetch-l2-min-ops (default 8) operations
 // per line prefetches into the L1 (locality 3), a heavier one into the L2
 // (locality 2); 0: every pass into the L2.
-// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-l2-min-ops=0" --split-input-file | FileCheck %s --check-prefix=L2ALL
-// RUN: pe-opt %s --convert-pe-to-vector="decode-prefetch-l2-min-ops=6" --split-input-file | FileCheck %s --check-prefix=L2AT6
-// RUN: pe-opt %s --pe-cpu-pipeline --split-input-file | FileCheck %s --check-prefix=PIPE
-// RUN: pe-opt %s --pe-cpu-pipeline="decode-prefetch-l2-min-ops=0" --split-input-file | FileCheck %s --check-prefix=PIPE-L2ALL
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector="decode-prefetch-l2-min-ops=0" --split-input-file | FileCheck %s --check-prefix=L2ALL
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector="decode-prefetch-l2-min-ops=6" --split-input-file | FileCheck %s --check-prefix=L2AT6
+// RUN: pe-opt %s --pe-cpu-pipeline="triple=x86_64-unknown-linux-gnu cpu=znver4" --split-input-file | FileCheck %s --check-prefix=PIPE
+// RUN: pe-opt %s --pe-cpu-pipeline="triple=x86_64-unknown-linux-gnu cpu=znver4 decode-prefetch-l2-min-ops=0" --split-input-file | FileCheck %s --check-prefix=PIPE-L2ALL
 
 // f32 cache, D = 32: 128-byte rows, 8192 bytes = 64 rows ahead, two lines
 // per row. Two query heads per KV head: two multiply-adds per line, so both

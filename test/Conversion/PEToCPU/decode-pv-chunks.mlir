@@ -1,4 +1,4 @@
-// RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector --split-input-file | FileCheck %s
 
 // P V of the decode kernel keeps up to 32 accumulators: a GQA group of 4
 // with D = 128 (8 vectors per head) accumulates in one pass over the keys,

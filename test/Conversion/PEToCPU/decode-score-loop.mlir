@@ -1,4 +1,4 @@
-// RUN: pe-opt %s --convert-pe-to-vector | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector | FileCheck %s
 
 // The decode kernel's score loop takes the keys four at a time, channel
 // vector by channel vector: the four keys' vectors of one 16-channel block

@@ -2,7 +2,7 @@
 // tokens along another dimension than -2, per-token caches and sinusoidal
 // positions tensors (the default AVX-512 target: 16 f32 lanes). Where they do
 // not apply (f64, rope positions tensors): kernel-remarks.mlir.
-// RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector --split-input-file | FileCheck %s
 
 // bf16 rope: rows loaded as bf16, widened, rotated in f32, rounded once and
 // stored as bf16 (streaming stores aligned to the 32 bytes of a bf16 vector).

@@ -1,4 +1,4 @@
-// RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector --split-input-file | FileCheck %s
 
 // The sinusoidal kernel's streaming version (results of 32 MiB or more,
 // decided at run time for a dynamic size) prefetches, in each 8-row pass of

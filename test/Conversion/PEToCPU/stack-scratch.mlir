@@ -3,11 +3,11 @@
 // while the task's total stays within stack-scratch-bytes (128 KiB by
 // default); larger ones, and those whose size is only known at run time, are
 // heap-allocated. 0 puts every scratch buffer on the heap.
-// RUN: pe-opt %s --convert-pe-to-vector --split-input-file | FileCheck %s
-// RUN: pe-opt %s --convert-pe-to-vector="stack-scratch-bytes=0" --split-input-file | FileCheck %s --check-prefix=HEAP
-// RUN: pe-opt %s --convert-pe-to-vector="stack-scratch-bytes=8192" --split-input-file | FileCheck %s --check-prefix=SMALL
-// RUN: pe-opt %s --pe-cpu-pipeline --split-input-file | FileCheck %s --check-prefix=PIPE
-// RUN: pe-opt %s --pe-cpu-pipeline="stack-scratch-bytes=0" --split-input-file | FileCheck %s --check-prefix=PIPE-HEAP
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector --split-input-file | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector="stack-scratch-bytes=0" --split-input-file | FileCheck %s --check-prefix=HEAP
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector="stack-scratch-bytes=8192" --split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: pe-opt %s --pe-cpu-pipeline="triple=x86_64-unknown-linux-gnu cpu=znver4" --split-input-file | FileCheck %s --check-prefix=PIPE
+// RUN: pe-opt %s --pe-cpu-pipeline="triple=x86_64-unknown-linux-gnu cpu=znver4 stack-scratch-bytes=0" --split-input-file | FileCheck %s --check-prefix=PIPE-HEAP
 
 // Decode, GQA group of 4, D = 128, a static cache of 4096 keys: queries
 // [4, 128] (2 KiB), a key row (512 B), maximum and sum [4, 16] (256 B each),

@@ -84,8 +84,7 @@ struct FoldSwappedOperands : OpRewritePattern<AttentionOp> {
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
     std::string reason;
-    FailureOr<SmallVector<Value, 3>> sources =
-        matchSwappedOperands(op, reason);
+    FailureOr<SmallVector<Value, 3>> sources = matchSwappedOperands(op, reason);
     if (failed(sources))
       return rewriter.notifyMatchFailure(
           op, reason.empty() ? "no [0, 2, 1, 3] transposed operands" : reason);
@@ -95,10 +94,10 @@ struct FoldSwappedOperands : OpRewritePattern<AttentionOp> {
     auto newType = RankedTensorType::get(
         applyPermutation(oldType.getShape(), kHeadsSequenceSwap),
         oldType.getElementType(), oldType.getEncoding());
-    Value init = AttentionOp::buildInits(rewriter, loc, newType, Type(),
-                                         (*sources)[0], (*sources)[2],
-                                         AttentionLayout::BSHD)
-                     .front();
+    Value init =
+        AttentionOp::buildInits(rewriter, loc, newType, Type(), (*sources)[0],
+                                (*sources)[2], AttentionLayout::BSHD)
+            .front();
     auto folded = cast<AttentionOp>(rewriter.clone(*op));
     rewriter.modifyOpInPlace(folded, [&] {
       folded.getQueryMutable().assign((*sources)[0]);
@@ -112,7 +111,8 @@ struct FoldSwappedOperands : OpRewritePattern<AttentionOp> {
     // Uses that swap the result back read the folded result; the others a
     // transpose of it, built once.
     Value back;
-    for (OpOperand &use : llvm::make_early_inc_range(op.getResult().getUses())) {
+    for (OpOperand &use :
+         llvm::make_early_inc_range(op.getResult().getUses())) {
       Operation *user = use.getOwner();
       if (swapSource(user) == op.getResult() && user->getNumResults() == 1 &&
           user->getResult(0).getType() == newType) {
