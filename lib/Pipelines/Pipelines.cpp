@@ -154,6 +154,8 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertPEToLinalg());
   if (options.approximateMath)
     pm.addPass(createApproximateMath());
+  // Before the LLVM backend would call __truncsfbf2 per element.
+  pm.addPass(createExpandBF16Conversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

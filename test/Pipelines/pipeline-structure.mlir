@@ -12,7 +12,7 @@
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-reference-pipeline{runtime-checks=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECKS
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{vector-width=8})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// CPU: Pass Manager with 45 passes:
+// CPU: Pass Manager with 46 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: pe-insert-runtime-checks
 // CPU-NEXT: convert-elementwise-to-linalg
@@ -27,6 +27,7 @@
 // CPU-NEXT: convert-pe-to-vector
 // CPU-NEXT: convert-pe-to-linalg
 // CPU-NEXT: pe-approximate-math
+// CPU-NEXT: pe-expand-bf16-conversions
 // CPU-NEXT: canonicalize{{.*}}
 // CPU-NEXT: cse
 // CPU-NEXT: one-shot-bufferize{{.*}}
@@ -102,6 +103,7 @@
 // NOFUSE-NOT: pe-approximate-math
 // NOFUSE: convert-pe-to-vector
 // NOFUSE-NEXT: convert-pe-to-linalg
+// NOFUSE-NEXT: pe-expand-bf16-conversions
 // NOFUSE-NEXT: canonicalize
 // NOFUSE: convert-scf-to-openmp
 

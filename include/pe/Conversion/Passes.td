@@ -188,6 +188,28 @@ def AttachCPUTarget : Pass<"pe-attach-cpu-target", "::mlir::ModuleOp"> {
   ];
 }
 
+def ExpandBF16Conversions
+    : Pass<"pe-expand-bf16-conversions", "::mlir::ModuleOp"> {
+  let summary = "Round f32 to bf16 in integer arithmetic where the CPU "
+                "target's LLVM backend would call a library function";
+  let description = [{
+    LLVM 22's X86 backend lowers `fptrunc` to `bfloat` without AVX512-BF16
+    (every AVX2 machine, and AVX-512 ones such as `x86-64-v4` or
+    `skylake-avx512`) to one `__truncsfbf2` call per element, also inside
+    vector kernels: a bf16 RoPE of 16M elements spent about 10x the time of
+    its memory traffic in those calls, and its streaming stores were lost
+    with them. For a module whose CPU target (`llvm.target`, see
+    `pe-attach-cpu-target`) is x86-64 without `avx512bf16`, this pass
+    applies MLIR's bf16 expansion (`arith::populateExpandBFloat16Patterns`,
+    as `arith-expand{include-bf16}`): `arith.truncf` to bf16 and
+    `arith.extf` from bf16 become bit casts, shifts and integer rounding
+    (round to nearest even, NaN kept a NaN), scalars and vectors alike,
+    which vectorise. On targets with AVX512-BF16 (`vcvtneps2bf16`) and on
+    AArch64 (whose backend expands it inline) nothing changes.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ConvertPEToGPU : Pass<"convert-pe-to-gpu"> {
   let summary = "Generate GPU kernels (gpu.launch) for attention, RoPE and "
                 "sinusoidal PE";

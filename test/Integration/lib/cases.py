@@ -473,6 +473,30 @@ def rope_f16(d):
 
 
 @case
+def bf16_rounding(d):
+    """f32 -> bf16 on bit patterns where the rounding can go wrong: exact
+    ties (low half 0x8000) to even and odd, one ulp either side of them,
+    the largest finite values (to infinity), infinities, quiet and
+    signalling NaNs, zeros, subnormals; then random bits (no NaNs)."""
+    edges = np.array([
+        0x3F808000, 0x3F818000, 0x3F808001, 0x3F807FFF, 0xBF808000,
+        0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F8000, 0x7F7F7FFF, 0x7F800000,
+        0xFF800000, 0x7FC00000, 0x7F800001, 0xFFC12345, 0x7FBFFFFF,
+        0x00000000, 0x80000000, 0x00008000, 0x00018000, 0x00007FFF,
+        0x807FFFFF, 0x00800000, 0x0000FFFF, 0x00010000,
+    ], dtype=np.uint32)
+    rng = rng_for("bf16_rounding")
+    ties = (rng.integers(0, 0xFF00, 1000, dtype=np.uint32) << 16) | 0x8000
+    rand = rng.integers(0, 2**32, 3072, dtype=np.uint64).astype(np.uint32)
+    bits = np.concatenate([edges, ties, rand])
+    x = bits.view(F32)
+    nan = np.isnan(x)
+    x_num = np.where(nan, F32(0), x)
+    expected = np.where(nan, np.float32(np.nan), to_bf16(x_num))
+    save(d, x=x, expected=expected.astype(F32))
+
+
+@case
 def rope_bf16(d):
     pos = np.array([0, 3, 9, 100, 4096, 7, 8, 1], dtype=np.int32)
     _rope(d, "rope_bf16", (8, 16), "interleaved", pos, pos, R=12, dtype="bf16")
