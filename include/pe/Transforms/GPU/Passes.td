@@ -88,6 +88,22 @@ def GPUDeviceBuffers : Pass<"pe-gpu-device-buffers", "ModuleOp"> {
   ];
 }
 
+def GPUAlignWorkgroupMemory
+    : Pass<"pe-gpu-align-workgroup-memory", "ModuleOp"> {
+  let summary = "Align the workgroup buffers of asynchronous copies";
+  let description = [{
+    Gives each workgroup attribution of a kernel `gpu.func` that an
+    `nvgpu.device_async_copy` writes an `llvm.align` of at least the copy's
+    size (4, 8 or 16 bytes). `gpu-kernel-outlining` gives attributions no
+    alignment (`gpu.launch` has no attribution attributes), so
+    `convert-gpu-to-nvvm` declares each `.shared` array with the alignment
+    of its element type, while `cp.async` of N bytes needs N-byte aligned
+    shared addresses. Other attributions keep their alignment (no padding
+    beyond the kernels' workgroup memory budgets).
+    `pe-gpu-pipeline{target=nvvm}` runs it before `convert-gpu-to-nvvm`.
+  }];
+}
+
 def GPUIntersperseBufferSizes
     : Pass<"pe-gpu-intersperse-buffer-sizes", "ModuleOp"> {
   let summary = "Follow each buffer argument of a launch by its size in bytes";
