@@ -64,9 +64,11 @@ struct WorkgroupBytes {
 
 /// The SIMT attention kernel's: K and V tiles of f32.
 WorkgroupBytes simtWorkgroupBytes(int64_t d, int64_t dv);
-/// The tensor-core attention kernel's: K and V tiles of the (16-bit) input
-/// type, and the emulation's A, B and exchange buffers when emulated.
-WorkgroupBytes mmaWorkgroupBytes(int64_t d, int64_t dv, bool emulate);
+/// The tensor-core attention kernel's: `stages` stages of K and V tiles of
+/// the (16-bit) input type, and the emulation's A, B and exchange buffers
+/// when emulated.
+WorkgroupBytes mmaWorkgroupBytes(int64_t d, int64_t dv, bool emulate,
+                                 int64_t stages);
 /// The decode attention kernel's, for a GQA group of `g` query heads: K
 /// tiles of f32 rows padded to D + 1, V tiles, the group's scores per key;
 /// Q of the group and 4 values per row.
@@ -103,9 +105,11 @@ std::string unsupportedRopeReason(RopeOp op, const GPUKernelOptions &options);
 std::string unsupportedSinusoidalReason(AddSinusoidalOp op,
                                         const GPUKernelOptions &options);
 /// The `key-tile` remark of an attention kernel (`kernel`: "the SIMT", ...)
-/// that stages K/V tiles of `tile` keys, below the key-tile option.
+/// that stages K/V tiles of `tile` keys (in `stages` workgroup-memory
+/// stages), below the key-tile option.
 void emitKeyTileRemark(AttentionOp op, StringRef kernel, int64_t tile,
-                       WorkgroupBytes bytes, const GPUKernelOptions &options);
+                       WorkgroupBytes bytes, const GPUKernelOptions &options,
+                       int64_t stages = 1);
 
 /// The base of the kernel builders: emits at the position of `op` through
 /// `rewriter` (its listener sees every op), with the op's rotation if any.
@@ -438,18 +442,22 @@ protected:
   /// `src` (in bounds even when not valid), its RoPE table row); the first
   /// `rotated` channels are rotated pair by pair with (cosT, sinT); rows that
   /// are not valid are zeros; `round` turns each f32 value into what `dst`
-  /// holds.
+  /// holds. Tile row rr goes to row `dstRow0 + rr` of `dst` (rr without
+  /// `dstRow0`).
   void stageTile(Value dst, int64_t rows, int64_t channels, int64_t rotated,
                  Value src, Value cosT, Value sinT, Value tid, int64_t threads,
                  function_ref<std::tuple<Value, Value, Value>(Value)> source,
-                 function_ref<Value(Value)> round);
+                 function_ref<Value(Value)> round, Value dstRow0 = Value());
 
-  /// Stages key tile [j0, j0 + rows of `ks`) of KV head `kvh`: K (rotated as
-  /// it is loaded) into `ks`, V into `vs`; keys past L[b] (`tk`) are zeros.
+  /// Stages key tile [j0, j0 + rows) of KV head `kvh`: K (rotated as it is
+  /// loaded, unless `rotateKeys` is false) into `ks`, V into `vs`, at rows
+  /// `dstRow0 + rr` (rr without `dstRow0`); `rows` 0: the rows of `ks`.
+  /// Keys past L[b] (`tk`) are zeros.
   void stageKeyTile(AttentionOp op, const AttentionHost &host, Value ks,
                     Value vs, Value bIdx, Value kvh, Value j0, Value tk,
                     Value tkAll, Value tid, int64_t threads,
-                    function_ref<Value(Value)> round) {
+                    function_ref<Value(Value)> round, Value dstRow0 = Value(),
+                    int64_t rows = 0, bool rotateKeys = true) {
     auto keyRow = [&](int64_t channels) {
       return [&, channels](Value jj) {
         Value j = addi(j0, jj);
@@ -461,11 +469,12 @@ protected:
             ropeRow(host.kBatched, bIdx, jSafe, tkAll));
       };
     };
-    int64_t bk = cast<MemRefType>(ks.getType()).getDimSize(0);
-    stageTile(ks, bk, host.d, op.rotatesKey() ? rotary : 0, host.k, host.kCos,
-              host.kSin, tid, threads, keyRow(host.d), round);
+    int64_t bk = rows ? rows : cast<MemRefType>(ks.getType()).getDimSize(0);
+    stageTile(ks, bk, host.d, rotateKeys && op.rotatesKey() ? rotary : 0,
+              host.k, host.kCos, host.kSin, tid, threads, keyRow(host.d), round,
+              dstRow0);
     stageTile(vs, bk, host.dv, 0, host.v, Value(), Value(), tid, threads,
-              keyRow(host.dv), round);
+              keyRow(host.dv), round, dstRow0);
   }
 
   ImplicitLocOpBuilder b;
