@@ -267,9 +267,8 @@ void KernelBuilder::stageTile(
     Value dst, int64_t rows, int64_t channels, int64_t rotated, Value src,
     Value cosT, Value sinT, Value tid, int64_t threads,
     function_ref<std::tuple<Value, Value, Value>(Value)> source,
-    function_ref<Value(Value)> round, Value dstRow0) {
+    function_ref<Value(Value)> round) {
   Value zero = cf(0.0);
-  auto dstRow = [&](Value rr) { return dstRow0 ? addi(dstRow0, rr) : rr; };
   if (rotated) {
     int64_t pairs = rotated / 2;
     forLoop(tid, idx(rows * pairs), idx(threads), [&](Value e) {
@@ -281,9 +280,9 @@ void KernelBuilder::stageTile(
                  [&](Value y0, Value y1) {
                    auto [c0, c1] = pairChannels(p);
                    memref::StoreOp::create(b, round(select(valid, y0, zero)),
-                                           dst, ValueRange{dstRow(rr), c0});
+                                           dst, ValueRange{rr, c0});
                    memref::StoreOp::create(b, round(select(valid, y1, zero)),
-                                           dst, ValueRange{dstRow(rr), c1});
+                                           dst, ValueRange{rr, c1});
                  });
     });
   }
@@ -296,7 +295,7 @@ void KernelBuilder::stageTile(
       std::tie(valid, start, std::ignore) = source(rr);
       Value x = loadF32(src, addi(start, c));
       memref::StoreOp::create(b, round(select(valid, x, zero)), dst,
-                              ValueRange{dstRow(rr), c});
+                              ValueRange{rr, c});
     });
   }
 }

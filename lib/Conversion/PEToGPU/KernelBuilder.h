@@ -442,22 +442,18 @@ protected:
   /// `src` (in bounds even when not valid), its RoPE table row); the first
   /// `rotated` channels are rotated pair by pair with (cosT, sinT); rows that
   /// are not valid are zeros; `round` turns each f32 value into what `dst`
-  /// holds. Tile row rr goes to row `dstRow0 + rr` of `dst` (rr without
-  /// `dstRow0`).
+  /// holds.
   void stageTile(Value dst, int64_t rows, int64_t channels, int64_t rotated,
                  Value src, Value cosT, Value sinT, Value tid, int64_t threads,
                  function_ref<std::tuple<Value, Value, Value>(Value)> source,
-                 function_ref<Value(Value)> round, Value dstRow0 = Value());
+                 function_ref<Value(Value)> round);
 
-  /// Stages key tile [j0, j0 + rows) of KV head `kvh`: K (rotated as it is
-  /// loaded, unless `rotateKeys` is false) into `ks`, V into `vs`, at rows
-  /// `dstRow0 + rr` (rr without `dstRow0`); `rows` 0: the rows of `ks`.
-  /// Keys past L[b] (`tk`) are zeros.
+  /// Stages key tile [j0, j0 + rows of `ks`) of KV head `kvh`: K (rotated as
+  /// it is loaded) into `ks`, V into `vs`; keys past L[b] (`tk`) are zeros.
   void stageKeyTile(AttentionOp op, const AttentionHost &host, Value ks,
                     Value vs, Value bIdx, Value kvh, Value j0, Value tk,
                     Value tkAll, Value tid, int64_t threads,
-                    function_ref<Value(Value)> round, Value dstRow0 = Value(),
-                    int64_t rows = 0, bool rotateKeys = true) {
+                    function_ref<Value(Value)> round) {
     auto keyRow = [&](int64_t channels) {
       return [&, channels](Value jj) {
         Value j = addi(j0, jj);
@@ -469,12 +465,11 @@ protected:
             ropeRow(host.kBatched, bIdx, jSafe, tkAll));
       };
     };
-    int64_t bk = rows ? rows : cast<MemRefType>(ks.getType()).getDimSize(0);
-    stageTile(ks, bk, host.d, rotateKeys && op.rotatesKey() ? rotary : 0,
-              host.k, host.kCos, host.kSin, tid, threads, keyRow(host.d), round,
-              dstRow0);
+    int64_t bk = cast<MemRefType>(ks.getType()).getDimSize(0);
+    stageTile(ks, bk, host.d, op.rotatesKey() ? rotary : 0, host.k, host.kCos,
+              host.kSin, tid, threads, keyRow(host.d), round);
     stageTile(vs, bk, host.dv, 0, host.v, Value(), Value(), tid, threads,
-              keyRow(host.dv), round, dstRow0);
+              keyRow(host.dv), round);
   }
 
   ImplicitLocOpBuilder b;

@@ -7,15 +7,17 @@
 // host part, grid, key tiles, masks and score modifications of the SIMT
 // kernel, but 4 warps of 16 rows per block, and K/V tiles in two
 // workgroup-memory stages: the next tile's cp.async copies run during this
-// tile's math (K rotated in place once it has landed); per lane Q's mma.sync A
-// fragments (rotated as loaded), S's and O's f32 accumulators in registers;
-// S = Q K^T and O += P V with m16n8k16 mma.sync (P reused from S's
-// accumulators as A fragments), the score modifications per accumulator
-// element from its (row, key), and the row max/sum over the 4 lanes of a
-// fragment row with gpu.shuffle xor. Emulated, each mma.sync and shuffle
-// goes through workgroup memory in the exact PTX fragment layouts and the
-// copies are plain loads and stores into the same stages, so the kernel runs
-// on targets without tensor cores (SPIR-V on lavapipe).
+// tile's math (K rotated in place once it has landed); per lane Q's
+// mma.sync A fragments (rotated as loaded), S's and O's f32 accumulators in
+// registers; S = Q K^T and O += P V with m16n8k16 mma.sync (P reused from
+// S's accumulators as A fragments, B by ldmatrix, .trans for V, from rows
+// whose 16-byte chunks are XOR-swizzled), the score modifications per
+// accumulator element from its (row, key), and the row max/sum over the 4
+// lanes of a fragment row with gpu.shuffle xor. Emulated, each mma.sync and
+// shuffle goes through workgroup memory in the exact PTX fragment layouts, each
+// ldmatrix through the lanes' row addresses, and the copies are plain loads
+// and stores into the same swizzled stages, so the kernel runs on targets
+// without tensor cores (SPIR-V on lavapipe).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,9 +54,9 @@ private:
   /// The lanes of the kernel and how its mma.sync run.
   struct MmaLanes {
     bool emulate;
-    Type input;                   // f16 or bf16
-    Value tid, warp, group, quad; // quad: lane % 4, group: lane / 4
-    Value ea, eb, ex;             // emulation scratch (workgroup)
+    Type input;                         // f16 or bf16
+    Value tid, lane, warp, group, quad; // quad: lane % 4, group: lane / 4
+    Value ea, eb, ex, ei;               // emulation scratch (workgroup)
   };
   /// One of the lane's two query rows (fragment rows g and g + 8 of its
   /// warp).
@@ -126,6 +128,27 @@ private:
                    Value accBase);
   /// `v` of the lane `lane ^ mask` of the same warp (mask < 32).
   Value shuffleXor(const MmaLanes &lanes, Value v, int64_t mask);
+  /// The lane's B fragment {b_{2i+j}} (values of the input type) of an
+  /// ldmatrix.x2 (.trans with `trans`) from the K/V buffer `buf`: the lane
+  /// gives the address [row, col] of row lane % 8 of matrix (lane / 8) % 2;
+  /// without .trans lane l receives elements 2 (l % 4) + j of row l / 4 of
+  /// matrix i, with .trans element l / 4 of rows 2 (l % 4) + j. Emulated,
+  /// the addresses go through the exchange buffer `ei`.
+  std::array<Value, 4> ldmatrix(const MmaLanes &lanes, Value buf, Value row,
+                                Value col, bool trans);
+  /// The physical column of column `c` of K/V buffer row `row` (`channels`
+  /// columns): the 16-byte chunks of a row XOR-swizzled by the row, so that
+  /// the 8 rows an ldmatrix reads (and the cp.async writes) fall in distinct
+  /// banks; the identity when the chunks per row are not a power of two.
+  Value swizzle(Value row, Value c, int64_t channels) {
+    int64_t chunks = channels / 8;
+    if (!llvm::isPowerOf2_64(chunks))
+      return c;
+    Value key = chunks >= 8 ? remui(row, idx(8))
+                            : remui(divui(row, idx(8 / chunks)), idx(chunks));
+    Value chunk = arith::XOrIOp::create(b, divui(c, idx(8)), key);
+    return addi(muli(chunk, idx(8)), remui(c, idx(8)));
+  }
   /// `body(i)` for i < n: unrolled into straight-line code (so that
   /// fragments indexed by i stay in registers), or an scf.for when `rolled`.
   void fragLoop(bool rolled, int64_t n, function_ref<void(Value)> body) {
@@ -289,6 +312,46 @@ Value MMAAttentionBuilder::shuffleXor(const MmaLanes &lanes, Value v,
   return r;
 }
 
+std::array<Value, 4> MMAAttentionBuilder::ldmatrix(const MmaLanes &lanes,
+                                                   Value buf, Value row,
+                                                   Value col, bool trans) {
+  std::array<Value, 4> frag;
+  if (!lanes.emulate) {
+    Value m = nvgpu::LdMatrixOp::create(
+        b, VectorType::get({2, 2}, lanes.input), buf, ValueRange{row, col},
+        b.getBoolAttr(trans), b.getI32IntegerAttr(2));
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        frag[2 * i + j] =
+            vector::ExtractOp::create(b, m, ArrayRef<int64_t>{i, j});
+    return frag;
+  }
+  // Each lane publishes its row address; the lane of matrix i's row r
+  // (lane 8 i + r of the warp) gives the row every receiving lane reads.
+  int64_t cols = cast<MemRefType>(buf.getType()).getDimSize(1);
+  Value flat = addi(muli(row, idx(cols)), col);
+  memref::StoreOp::create(b,
+                          arith::IndexCastOp::create(b, b.getI32Type(), flat),
+                          lanes.ei, ValueRange{lanes.tid});
+  gpu::BarrierOp::create(b);
+  Value warpBase = muli(lanes.warp, idx(kWarpLanes));
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      Value r = trans ? addi(muli(lanes.quad, idx(2)), idx(j)) : lanes.group;
+      Value e = trans ? lanes.group : addi(muli(lanes.quad, idx(2)), idx(j));
+      Value from = addi(warpBase, addi(idx(8 * i), r));
+      Value addr = arith::IndexCastOp::create(
+          b, b.getIndexType(),
+          memref::LoadOp::create(b, lanes.ei, ValueRange{from}));
+      frag[2 * i + j] = memref::LoadOp::create(
+          b, buf,
+          ValueRange{divui(addr, idx(cols)), addi(remui(addr, idx(cols)), e)});
+    }
+  // Nobody publishes the next addresses before every lane has read these.
+  gpu::BarrierOp::create(b);
+  return frag;
+}
+
 void MMAAttentionBuilder::build() {
   AttentionHost host = prepareAttention(op);
   int64_t kvHeads = host.kvHeads, group = host.group;
@@ -310,6 +373,7 @@ void MMAAttentionBuilder::build() {
     wgTypes.push_back(mem({kMmaWarps, 16, 16}, f32, wg));
     wgTypes.push_back(mem({kMmaWarps, 16, 8}, f32, wg));
     wgTypes.push_back(mem({threads}, f32, wg));
+    wgTypes.push_back(mem({threads}, b.getI32Type(), wg));
   }
   assert(staticBytes(wgTypes) == static_cast<int64_t>(mmaWorkgroupBytes(
                                      d, dv, emulate, stages)(bk)) &&
@@ -360,7 +424,7 @@ void MMAAttentionBuilder::emitKernel(const AttentionHost &host,
   lanes.emulate = emulate;
   lanes.input = in;
   lanes.tid = launch.getThreadIds().x;
-  Value lane = remui(lanes.tid, idx(kWarpLanes));
+  Value lane = lanes.lane = remui(lanes.tid, idx(kWarpLanes));
   lanes.warp = divui(lanes.tid, idx(kWarpLanes));
   lanes.group = divui(lane, idx(4));
   lanes.quad = remui(lane, idx(4));
@@ -368,6 +432,7 @@ void MMAAttentionBuilder::emitKernel(const AttentionHost &host,
     lanes.ea = wgMem[2];
     lanes.eb = wgMem[3];
     lanes.ex = wgMem[4];
+    lanes.ei = wgMem[5];
   }
   l.gq = lanes.group;
   l.t2 = muli(lanes.quad, idx(2));
@@ -496,11 +561,25 @@ void MMAAttentionBuilder::copyKeyTile(const AttentionHost &host, const Lane &l,
   Value j0 = muli(tile, idx(bk));
   Value row0 = muli(stage, idx(bk));
   if (emulate) {
-    stageKeyTile(
-        op, host, l.ks, l.vs, l.bIdx, l.kvh, j0, l.tk, l.tkAll, l.lanes.tid,
-        threads,
-        [&](Value x) -> Value { return arith::TruncFOp::create(b, in, x); },
-        row0, bk, /*rotateKeys=*/false);
+    // Plain loads and stores, element by element, into the same swizzled
+    // places.
+    Value zero = cf(0.0);
+    auto copyTile = [&](Value dst, Value src, int64_t channels) {
+      forLoop(l.lanes.tid, idx(bk * channels), idx(threads), [&](Value e) {
+        Value rr = divui(e, idx(channels)), c = remui(e, idx(channels));
+        Value j = addi(j0, rr);
+        Value valid = cmpi(arith::CmpIPredicate::slt, j, l.tk);
+        Value jSafe = select(valid, j, idx(0));
+        Value start = rowStart(host, l.bIdx, l.kvh, jSafe, host.kvHeads,
+                               l.tkAll, channels);
+        Value x = select(valid, loadF32(src, addi(start, c)), zero);
+        Value row = addi(row0, rr);
+        memref::StoreOp::create(b, arith::TruncFOp::create(b, in, x), dst,
+                                ValueRange{row, swizzle(row, c, channels)});
+      });
+    };
+    copyTile(l.ks, host.k, host.d);
+    copyTile(l.vs, host.v, host.dv);
     return;
   }
   // 16 bytes (8 elements of the 16-bit input type) per cp.async; D and Dv
@@ -522,8 +601,9 @@ void MMAAttentionBuilder::copyKeyTile(const AttentionHost &host, const Lane &l,
         Value jSafe = select(valid, j, idx(0));
         Value start = rowStart(host, l.bIdx, l.kvh, jSafe, host.kvHeads,
                                l.tkAll, channels);
+        Value row = addi(row0, rr);
         nvgpu::DeviceAsyncCopyOp::create(
-            b, tokenType, dst, ValueRange{addi(row0, rr), c}, src,
+            b, tokenType, dst, ValueRange{row, swizzle(row, c, channels)}, src,
             ValueRange{addi(start, c)}, b.getIndexAttr(kChunk),
             select(valid, idx(kChunk), idx(0)), b.getUnitAttr());
       };
@@ -550,29 +630,32 @@ void MMAAttentionBuilder::rotateStagedKeys(const AttentionHost &host,
   // input-type values: the same f32 arithmetic and one rounding.
   int64_t pairs = rotary / 2, bk = options.keyTile;
   Value zero = cf(0.0);
-  forLoop(
-      l.lanes.tid, idx(bk * pairs), idx(kMmaWarps * kWarpLanes), [&](Value e) {
-        Value rr = divui(e, idx(pairs)), p = remui(e, idx(pairs));
-        Value j = addi(j0, rr);
-        Value valid = cmpi(arith::CmpIPredicate::slt, j, l.tk);
-        Value jSafe = select(valid, j, idx(0));
-        Value row = addi(row0, rr);
-        auto load = [&](Value c) -> Value {
-          Value x = memref::LoadOp::create(b, l.ks, ValueRange{row, c});
-          return arith::ExtFOp::create(b, f32, x);
-        };
-        rotatePair(load, ropeRow(host.kBatched, l.bIdx, jSafe, l.tkAll), p,
-                   host.kCos, host.kSin, [&](Value y0, Value y1) {
-                     auto store = [&](Value y, Value c) {
-                       Value x = arith::TruncFOp::create(
-                           b, in, select(valid, y, zero));
-                       memref::StoreOp::create(b, x, l.ks, ValueRange{row, c});
-                     };
-                     auto [c0, c1] = pairChannels(p);
-                     store(y0, c0);
-                     store(y1, c1);
-                   });
-      });
+  forLoop(l.lanes.tid, idx(bk * pairs), idx(kMmaWarps * kWarpLanes),
+          [&](Value e) {
+            Value rr = divui(e, idx(pairs)), p = remui(e, idx(pairs));
+            Value j = addi(j0, rr);
+            Value valid = cmpi(arith::CmpIPredicate::slt, j, l.tk);
+            Value jSafe = select(valid, j, idx(0));
+            Value row = addi(row0, rr);
+            auto load = [&](Value c) -> Value {
+              Value x = memref::LoadOp::create(
+                  b, l.ks, ValueRange{row, swizzle(row, c, host.d)});
+              return arith::ExtFOp::create(b, f32, x);
+            };
+            rotatePair(
+                load, ropeRow(host.kBatched, l.bIdx, jSafe, l.tkAll), p,
+                host.kCos, host.kSin, [&](Value y0, Value y1) {
+                  auto store = [&](Value y, Value c) {
+                    Value x =
+                        arith::TruncFOp::create(b, in, select(valid, y, zero));
+                    memref::StoreOp::create(
+                        b, x, l.ks, ValueRange{row, swizzle(row, c, host.d)});
+                  };
+                  auto [c0, c1] = pairChannels(p);
+                  store(y0, c0);
+                  store(y1, c1);
+                });
+          });
 }
 
 std::array<Value, 4> MMAAttentionBuilder::emitKeyTile(const AttentionHost &host,
@@ -600,20 +683,22 @@ void MMAAttentionBuilder::emitScores(const AttentionHost &host, const Lane &l,
     Value base = muli(nt, idx(4));
     for (int64_t e = 0; e < 4; ++e)
       memref::StoreOp::create(b, l.zero, l.sf, ValueRange{addi(base, idx(e))});
-    Value key = addi(row0, addi(muli(nt, idx(8)), l.gq));
+    // B by ldmatrix.x2: the lane gives row lane % 8 (key 8 nt + lane % 8)
+    // of matrix (lane / 8) % 2 (channels 16 ks + 8 i ..).
+    Value key = addi(row0, addi(muli(nt, idx(8)), remui(l.lanes.lane, idx(8))));
+    Value half = remui(divui(l.lanes.lane, idx(8)), idx(2));
     fragLoop(emulate, host.d / 16, [&](Value kStep) {
-      Value c0 = addi(muli(kStep, idx(16)), l.t2);
+      Value c = addi(muli(kStep, idx(16)), muli(half, idx(8)));
+      std::array<Value, 4> bFrag =
+          ldmatrix(l.lanes, l.ks, key, swizzle(key, c, host.d), false);
       mma(
           l.lanes,
           [&](int64_t i, int64_t j) -> Value {
             return memref::LoadOp::create(
                 b, l.qf, ValueRange{addi(muli(kStep, idx(8)), idx(2 * i + j))});
           },
-          [&](int64_t i, int64_t j) -> Value {
-            return memref::LoadOp::create(
-                b, l.ks, ValueRange{key, addi(c0, idx(8 * i + j))});
-          },
-          l.sf, base);
+          [&](int64_t i, int64_t j) -> Value { return bFrag[2 * i + j]; }, l.sf,
+          base);
     });
   });
 
@@ -690,8 +775,15 @@ void MMAAttentionBuilder::emitPV(const AttentionHost &host, const Lane &l,
         memref::StoreOp::create(b, mulf(o, softmax.alpha[half]), l.of,
                                 ValueRange{at});
       }
-    Value channel = addi(muli(nd, idx(8)), l.gq);
+    // B by ldmatrix.x2.trans: the lane gives row lane % 8 (key 16 kk + 8 i +
+    // lane % 8) of matrix i = (lane / 8) % 2 (channels 8 nd ..).
+    Value half = remui(divui(l.lanes.lane, idx(8)), idx(2));
+    Value c = muli(nd, idx(8));
     fragLoop(emulate, options.keyTile / 16, [&](Value kk) {
+      Value key = addi(row0, addi(addi(muli(kk, idx(16)), muli(half, idx(8))),
+                                  remui(l.lanes.lane, idx(8))));
+      std::array<Value, 4> bFrag =
+          ldmatrix(l.lanes, l.vs, key, swizzle(key, c, host.dv), true);
       mma(
           l.lanes,
           [&](int64_t i, int64_t j) -> Value {
@@ -699,12 +791,8 @@ void MMAAttentionBuilder::emitPV(const AttentionHost &host, const Lane &l,
                 addi(muli(kk, idx(8)), idx(4 * (i / 2) + 2 * (i % 2) + j));
             return round(memref::LoadOp::create(b, l.sf, ValueRange{at}));
           },
-          [&](int64_t i, int64_t j) -> Value {
-            Value key =
-                addi(row0, addi(addi(muli(kk, idx(16)), l.t2), idx(8 * i + j)));
-            return memref::LoadOp::create(b, l.vs, ValueRange{key, channel});
-          },
-          l.of, base);
+          [&](int64_t i, int64_t j) -> Value { return bFrag[2 * i + j]; }, l.of,
+          base);
     });
   });
 }

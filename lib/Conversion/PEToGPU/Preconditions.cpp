@@ -21,12 +21,12 @@ WorkgroupBytes gpu_kernels::simtWorkgroupBytes(int64_t d, int64_t dv) {
 
 /// The tensor-core attention kernel's: `stages` stages of K and V tiles of
 /// the (16-bit) input type, and the emulation's A, B and exchange buffers
-/// when emulated.
+/// (shuffle values and ldmatrix addresses) when emulated.
 WorkgroupBytes gpu_kernels::mmaWorkgroupBytes(int64_t d, int64_t dv,
                                               bool emulate, int64_t stages) {
   return {stages * (d + dv) * 2,
           emulate ? (kMmaWarps * 16 * 16 + kMmaWarps * 16 * 8 +
-                     kMmaWarps * kWarpLanes) *
+                     2 * kMmaWarps * kWarpLanes) *
                         4
                   : 0};
 }

@@ -76,11 +76,11 @@
 // HOST: pe.attention
 // HOST-LABEL: func.func @f16_d128
 
-// The emulated tensor-core kernel counts its emulation buffers (6656 bytes):
+// The emulated tensor-core kernel counts its emulation buffers (7168 bytes):
 // two stages of 16 keys do not fit in 16 KiB, one does.
 // RUN: pe-opt %s --convert-pe-to-gpu="tensor-cores=emulate shared-memory-bytes=16384" --remarks-filter=convert-pe-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=EMU
-// EMU: Reason="the tensor-core attention kernel stages K/V tiles in one workgroup-memory stage (the copies of a tile do not overlap the mma.sync of the one before): two stages of 16 keys take 23040 bytes, above shared-memory-bytes=16384"
-// EMU: Reason="the tensor-core attention kernel stages K/V tiles of 16 keys (14848 bytes of workgroup memory), not key-tile=32 (23040 bytes): shared-memory-bytes=16384"
+// EMU: Reason="the tensor-core attention kernel stages K/V tiles in one workgroup-memory stage (the copies of a tile do not overlap the mma.sync of the one before): two stages of 16 keys take 23552 bytes, above shared-memory-bytes=16384"
+// EMU: Reason="the tensor-core attention kernel stages K/V tiles of 16 keys (15360 bytes of workgroup memory), not key-tile=32 (23552 bytes): shared-memory-bytes=16384"
 
 // pe-gpu-pipeline: 48 KiB on nvvm, 32 KiB on spirv (lavapipe's
 // maxComputeSharedMemorySize), or shared-memory-bytes.

@@ -25,10 +25,12 @@
 // The first tile's copies, into stage (first tile) % 2, before the loop:
 // 16 bytes (8 f16) each, the threads on consecutive chunks (16 keys x 4
 // chunks of K, x 2 of V: one chunk per thread below 64 and 32), zero-filled
-// past L[b] (the source size), one commit group.
+// past L[b] (the source size), one commit group; each 16-byte chunk of a
+// row goes to its XOR-swizzled place (4 chunks per row: chunk ^ (row / 2) % 4).
 // CHECK: scf.if
 // CHECK: arith.remui %{{.*}}, %c2
 // CHECK: scf.if
+// CHECK: arith.xori
 // CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[KS]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<2560xf16> to memref<32x32xf16, #gpu.address_space<workgroup>>
 // CHECK: scf.if
 // CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[VS]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<1280xf16> to memref<32x16xf16, #gpu.address_space<workgroup>>
@@ -47,9 +49,11 @@
 // CHECK-NOT: gpu.barrier
 // The tile's rows of the stage: from row 16 * stage.
 // CHECK: arith.muli %[[STAGE]], %c16
-// S = Q K^T: 2 n-tiles x 2 k-steps, A from the Q fragments, B from Ks.
+// S = Q K^T: 2 n-tiles x 2 k-steps, A from the Q fragments, B from Ks by
+// ldmatrix.x2 at the swizzled address of the lane's row.
+// CHECK: arith.xori
+// CHECK: nvgpu.ldmatrix %[[KS]][%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<32x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: memref.load %[[QF]]
-// CHECK: memref.load %[[KS]]
 // CHECK: vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-COUNT-3: nvgpu.mma.sync
@@ -61,9 +65,10 @@
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32
 // CHECK: math.exp
-// O += P V: P rounded to f16 A fragments, B from Vs; 2 n-tiles x 1 k-step.
+// O += P V: P rounded to f16 A fragments, B from Vs by ldmatrix.x2.trans;
+// 2 n-tiles x 1 k-step.
+// CHECK: nvgpu.ldmatrix %[[VS]][%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: arith.truncf %{{.*}} : f32 to f16
-// CHECK: memref.load %[[VS]]
 // CHECK: nvgpu.mma.sync
 // CHECK: nvgpu.mma.sync
 // CHECK-NOT: nvgpu.mma.sync
@@ -79,14 +84,17 @@
 // CHECK: memref.store %{{.*}}, %{{.*}} : memref<2560xf16>
 // CHECK: gpu.terminator
 
-// Emulated: the same two-stage f16 tiles, the A fragments as f32 (values
-// rounded to f16), per warp a 16 x 16 A and a 16 x 8 B tile (f32) and a
-// 128-lane exchange buffer; no nvgpu or nvvm op, no shuffle; the fragment
-// loops stay rolled. The copies are plain loads and stores of the 128
-// threads, with the same stages and barriers.
+// Emulated: the same two-stage swizzled f16 tiles, the A fragments as f32
+// (values rounded to f16), per warp a 16 x 16 A and a 16 x 8 B tile (f32),
+// a 128-lane exchange buffer for shuffles and one for the row addresses of
+// ldmatrix; no nvgpu or nvvm op, no shuffle; the fragment loops stay
+// rolled. The copies are plain loads and stores of the 128 threads, with
+// the same stages, swizzle and barriers; ldmatrix: each lane publishes its
+// row address, then reads its elements from the rows of the lanes the
+// instruction's lane mapping names.
 // EMU-LABEL: func.func @f16
 // EMU: gpu.launch
-// EMU-SAME: workgroup(%[[KS:[a-z0-9_]+]] : memref<32x32xf16, #gpu.address_space<workgroup>>, %[[VS:[a-z0-9_]+]] : memref<32x16xf16, #gpu.address_space<workgroup>>, %[[EA:[a-z0-9_]+]] : memref<4x16x16xf32, #gpu.address_space<workgroup>>, %[[EB:[a-z0-9_]+]] : memref<4x16x8xf32, #gpu.address_space<workgroup>>, %[[EX:[a-z0-9_]+]] : memref<128xf32, #gpu.address_space<workgroup>>)
+// EMU-SAME: workgroup(%[[KS:[a-z0-9_]+]] : memref<32x32xf16, #gpu.address_space<workgroup>>, %[[VS:[a-z0-9_]+]] : memref<32x16xf16, #gpu.address_space<workgroup>>, %[[EA:[a-z0-9_]+]] : memref<4x16x16xf32, #gpu.address_space<workgroup>>, %[[EB:[a-z0-9_]+]] : memref<4x16x8xf32, #gpu.address_space<workgroup>>, %[[EX:[a-z0-9_]+]] : memref<128xf32, #gpu.address_space<workgroup>>, %[[EI:[a-z0-9_]+]] : memref<128xi32, #gpu.address_space<workgroup>>)
 // EMU-SAME: private(%{{.*}} : memref<16xf32, #gpu.address_space<private>>
 // EMU-NOT: nvgpu
 // EMU-NOT: nvvm
@@ -104,6 +112,11 @@
 // EMU: arith.subi %c1{{.*}}, %[[STAGE]]
 // EMU: memref.store %{{.*}}, %[[KS]]
 // EMU: memref.store %{{.*}}, %[[VS]]
+// EMU: memref.store %{{.*}}, %[[EI]]
+// EMU-NEXT: gpu.barrier
+// EMU: memref.load %[[EI]]
+// EMU: memref.load %[[KS]]
+// EMU: gpu.barrier
 // EMU: memref.store %{{.*}}, %[[EA]]
 // EMU: memref.store %{{.*}}, %[[EB]]
 // EMU: gpu.barrier
@@ -132,6 +145,7 @@ func.func @f16(%q: tensor<1x4x40x32xf16>, %k: tensor<1x2x40x32xf16>, %v: tensor<
 // CHECK-LABEL: func.func @bf16
 // CHECK: gpu.launch
 // CHECK-SAME: workgroup(%{{.*}} : memref<32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.ldmatrix {{.*}} -> vector<2x2xbf16>
 // CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xbf16>
 // CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
