@@ -76,8 +76,10 @@ def GPUDeviceBuffers : Pass<"pe-gpu-device-buffers", "ModuleOp"> {
     bufferization): each memref kernel operand is replaced by a device buffer
     (`gpu.alloc`) that gets the host data before the launch (`gpu.memcpy`);
     after the launch, the buffers the kernel may write (an argument with a
-    use other than `memref.load` / `memref.dim` in the kernel, or every
-    argument of a kernel without a body) are copied back, and all device
+    use other than `memref.load` / `memref.dim` in the kernel and other
+    than an op that declares its memory effects with no write on it and
+    makes no view of it, such as `nvgpu.device_async_copy` reading it, or
+    every argument of a kernel without a body) are copied back, and all device
     buffers are freed (`gpu.dealloc`). `pe-gpu-pipeline{target=nvvm}` runs it
     so that the kernels work on a discrete GPU, whatever memory the host code
     allocated. Launches with async tokens are an error.
