@@ -182,6 +182,8 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
     target.features = options.features;
     target.optLevel = 3;
     pm.addPass(createGpuNVVMAttachTarget(target));
+    // .shared arrays aligned for the tensor-core kernel's cp.async.
+    pm.addPass(createGPUAlignWorkgroupMemory());
     OpPassManager &kernel = pm.nest<gpu::GPUModuleOp>();
     kernel.addPass(createStripDebugInfoPass());
     kernel.addPass(createSCFToControlFlowPass());

@@ -43,6 +43,7 @@
 // COMMON: convert-linalg-to-loops
 // NVVM-NEXT: pe-gpu-device-buffers
 // NVVM-NEXT: nvvm-attach-target{O=3 chip=sm_80 {{.*}}features=+ptx80
+// NVVM-NEXT: pe-gpu-align-workgroup-memory
 // NVVM-NEXT: gpu.module(
 // NVVM-NEXT: strip-debuginfo
 // NVVM-NEXT: convert-scf-to-cf

@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #ifndef PE_MPI_LIBRARY
 #define PE_MPI_LIBRARY ""
@@ -265,6 +266,15 @@ static llvm::cl::opt<int64_t, false, pe_run::NumberParser<int64_t>>
             "no split"),
         llvm::cl::init(128), llvm::cl::value_desc("keys"),
         llvm::cl::cat(category));
+static llvm::cl::opt<int64_t, false, pe_run::NumberParser<int64_t>>
+    sharedMemoryBytes(
+        "gpu-shared-memory-bytes",
+        llvm::cl::desc("Static workgroup memory a kernel of the vulkan and "
+                       "cuda pipelines may use "
+                       "(pe-gpu-pipeline{shared-memory-bytes}); 0: the "
+                       "target's (32768 on vulkan, 49152 on cuda)"),
+        llvm::cl::init(0), llvm::cl::value_desc("bytes"),
+        llvm::cl::cat(category));
 static llvm::cl::list<std::string> sharedLibs(
     "shared-libs",
     llvm::cl::desc("Extra libraries for the JIT to load (comma separated); "
@@ -340,6 +350,11 @@ static LogicalResult parseAndSetPipelines(int argc, char **argv) {
     return error("--gpu-decode-split-keys must be at least 0, not " +
                  std::to_string(decodeSplitKeys));
   settings.gpuDecodeSplitKeys = decodeSplitKeys;
+  if (sharedMemoryBytes < 0 ||
+      sharedMemoryBytes > std::numeric_limits<int32_t>::max())
+    return error("--gpu-shared-memory-bytes must be in [0, 2147483647], not " +
+                 std::to_string(sharedMemoryBytes));
+  settings.gpuSharedMemoryBytes = sharedMemoryBytes;
   setPipelineSettings(settings);
   return success();
 }

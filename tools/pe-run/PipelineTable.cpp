@@ -35,6 +35,7 @@ static void buildGPUPipeline(OpPassManager &pm, mlir::pe::GPUTarget target,
   options.target = target;
   options.tensorCores = settings.gpuTensorCores;
   options.decodeSplitKeys = settings.gpuDecodeSplitKeys;
+  options.sharedMemoryBytes = settings.gpuSharedMemoryBytes;
   options.runtimeChecks = runtimeChecks;
   mlir::pe::buildGPUPipeline(pm, options);
 }

@@ -29,6 +29,9 @@ struct PipelineSettings {
   /// pe-gpu-pipeline{decode-split-keys} of the vulkan and cuda pipelines
   /// (--gpu-decode-split-keys).
   int64_t gpuDecodeSplitKeys = 128;
+  /// pe-gpu-pipeline{shared-memory-bytes} of the vulkan and cuda pipelines
+  /// (--gpu-shared-memory-bytes); 0: the target's.
+  int64_t gpuSharedMemoryBytes = 0;
 };
 
 /// Sets what the pipelines' builders use.

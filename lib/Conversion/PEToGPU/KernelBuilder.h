@@ -64,9 +64,11 @@ struct WorkgroupBytes {
 
 /// The SIMT attention kernel's: K and V tiles of f32.
 WorkgroupBytes simtWorkgroupBytes(int64_t d, int64_t dv);
-/// The tensor-core attention kernel's: K and V tiles of the (16-bit) input
-/// type, and the emulation's A, B and exchange buffers when emulated.
-WorkgroupBytes mmaWorkgroupBytes(int64_t d, int64_t dv, bool emulate);
+/// The tensor-core attention kernel's: `stages` stages of K and V tiles of
+/// the (16-bit) input type, and the emulation's A, B and exchange buffers
+/// when emulated.
+WorkgroupBytes mmaWorkgroupBytes(int64_t d, int64_t dv, bool emulate,
+                                 int64_t stages);
 /// The decode attention kernel's, for a GQA group of `g` query heads: K
 /// tiles of f32 rows padded to D + 1, V tiles, the group's scores per key;
 /// Q of the group and 4 values per row.
@@ -103,9 +105,11 @@ std::string unsupportedRopeReason(RopeOp op, const GPUKernelOptions &options);
 std::string unsupportedSinusoidalReason(AddSinusoidalOp op,
                                         const GPUKernelOptions &options);
 /// The `key-tile` remark of an attention kernel (`kernel`: "the SIMT", ...)
-/// that stages K/V tiles of `tile` keys, below the key-tile option.
+/// that stages K/V tiles of `tile` keys (in `stages` workgroup-memory
+/// stages), below the key-tile option.
 void emitKeyTileRemark(AttentionOp op, StringRef kernel, int64_t tile,
-                       WorkgroupBytes bytes, const GPUKernelOptions &options);
+                       WorkgroupBytes bytes, const GPUKernelOptions &options,
+                       int64_t stages = 1);
 
 /// The base of the kernel builders: emits at the position of `op` through
 /// `rewriter` (its listener sees every op), with the op's rotation if any.

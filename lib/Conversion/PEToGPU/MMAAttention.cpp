@@ -4,15 +4,20 @@
 //
 // Tensor-core attention (f16/bf16 prefill, head dimensions multiples of 16,
 // chip sm_80 and above, or tensor-cores=emulate; docs/CodegenGPU.md): the
-// host part, grid, key tiles, staging, masks and score modifications of the
-// SIMT kernel, but 4 warps of 16 rows per block; per lane Q's mma.sync A
-// fragments (rotated as loaded), S's and O's f32 accumulators in registers;
-// S = Q K^T and O += P V with m16n8k16 mma.sync (P reused from S's
-// accumulators as A fragments), the score modifications per accumulator
-// element from its (row, key), and the row max/sum over the 4 lanes of a
-// fragment row with gpu.shuffle xor. Emulated, each mma.sync and shuffle
-// goes through workgroup memory in the exact PTX fragment layouts, so the
-// kernel runs on targets without tensor cores (SPIR-V on lavapipe).
+// host part, grid, key tiles, masks and score modifications of the SIMT
+// kernel, but 4 warps of 16 rows per block, and K/V tiles in two
+// workgroup-memory stages: the next tile's cp.async copies run during this
+// tile's math (K rotated in place once it has landed); per lane Q's
+// mma.sync A fragments (rotated as loaded), S's and O's f32 accumulators in
+// registers; S = Q K^T and O += P V with m16n8k16 mma.sync (P reused from
+// S's accumulators as A fragments, B by ldmatrix, .trans for V, from rows
+// whose 16-byte chunks are XOR-swizzled), the score modifications per
+// accumulator element from its (row, key), and the row max/sum over the 4
+// lanes of a fragment row with gpu.shuffle xor. Emulated, each mma.sync and
+// shuffle goes through workgroup memory in the exact PTX fragment layouts, each
+// ldmatrix through the lanes' row addresses, and the copies are plain loads
+// and stores into the same swizzled stages, so the kernel runs on targets
+// without tensor cores (SPIR-V on lavapipe).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,9 +41,11 @@ namespace {
 class MMAAttentionBuilder : public KernelBuilder {
 public:
   MMAAttentionBuilder(PatternRewriter &rewriter, AttentionOp op,
-                      const GPUKernelOptions &options, bool emulate)
+                      const GPUKernelOptions &options, bool emulate,
+                      int64_t stages)
       : KernelBuilder(rewriter, op, op.getRotation(), options), op(op),
-        emulate(emulate), in(op.getQuery().getType().getElementType()) {}
+        emulate(emulate), stages(stages),
+        in(op.getQuery().getType().getElementType()) {}
 
   /// Replaces the op (and its lse result) by the kernel.
   void build();
@@ -47,9 +54,9 @@ private:
   /// The lanes of the kernel and how its mma.sync run.
   struct MmaLanes {
     bool emulate;
-    Type input;                   // f16 or bf16
-    Value tid, warp, group, quad; // quad: lane % 4, group: lane / 4
-    Value ea, eb, ex;             // emulation scratch (workgroup)
+    Type input;                         // f16 or bf16
+    Value tid, lane, warp, group, quad; // quad: lane % 4, group: lane / 4
+    Value ea, eb, ex, ei;               // emulation scratch (workgroup)
   };
   /// One of the lane's two query rows (fragment rows g and g + 8 of its
   /// warp).
@@ -76,17 +83,33 @@ private:
                 Value shift, Value alibiBase);
   /// Q's A fragments, rotated as they are loaded, into `qf`.
   void emitQueryFragments(const AttentionHost &host, const Lane &l);
-  /// One key tile: returns the new (m, l) of both rows.
+  /// One key tile, staged from row `row0` of the K/V buffers: returns the
+  /// new (m, l) of both rows.
   std::array<Value, 4> emitKeyTile(const AttentionHost &host, const Lane &l,
-                                   Value tile, ValueRange state);
+                                   Value tile, Value row0, ValueRange state);
+  /// Starts the copies of key tile `tile` into stage `stage` of the K/V
+  /// buffers (rows stage * key-tile ..): cp.async of 16 bytes (keys past L[b]
+  /// zero-filled) as one commit group, or, emulated, plain loads and stores.
+  /// K is copied as it is: rotateStagedKeys rotates it in place.
+  void copyKeyTile(const AttentionHost &host, const Lane &l, Value tile,
+                   Value stage);
+  /// Waits for this thread's copies (cp.async.wait_group 0; nothing when
+  /// emulated: plain stores are complete). A barrier must follow before
+  /// other threads' copies are read.
+  void waitKeyTile();
+  /// With RoPE on the keys: rotates the rotary channels of the K tile of
+  /// keys from `j0` staged at row `row0`, in place (each thread its pairs).
+  void rotateStagedKeys(const AttentionHost &host, const Lane &l, Value j0,
+                        Value row0);
   /// S = Q K^T into `sf`, then the score modifications and the lane's row
   /// maxima.
-  void emitScores(const AttentionHost &host, const Lane &l, Value j0);
+  void emitScores(const AttentionHost &host, const Lane &l, Value j0,
+                  Value row0);
   /// m_new, the rescale factors, P = exp(S - m_new) in place and the lane's
   /// row sums; returns the softmax state.
   TileSoftmax emitSoftmax(const Lane &l, ValueRange state);
   /// O = O alpha + P V.
-  void emitPV(const AttentionHost &host, const Lane &l,
+  void emitPV(const AttentionHost &host, const Lane &l, Value row0,
               const TileSoftmax &softmax);
   /// l summed over the 4 lanes of each row; O / l, lse = m + log l.
   void emitEpilogue(const AttentionHost &host, const Lane &l, scf::ForOp tiles);
@@ -105,6 +128,27 @@ private:
                    Value accBase);
   /// `v` of the lane `lane ^ mask` of the same warp (mask < 32).
   Value shuffleXor(const MmaLanes &lanes, Value v, int64_t mask);
+  /// The lane's B fragment {b_{2i+j}} (values of the input type) of an
+  /// ldmatrix.x2 (.trans with `trans`) from the K/V buffer `buf`: the lane
+  /// gives the address [row, col] of row lane % 8 of matrix (lane / 8) % 2;
+  /// without .trans lane l receives elements 2 (l % 4) + j of row l / 4 of
+  /// matrix i, with .trans element l / 4 of rows 2 (l % 4) + j. Emulated,
+  /// the addresses go through the exchange buffer `ei`.
+  std::array<Value, 4> ldmatrix(const MmaLanes &lanes, Value buf, Value row,
+                                Value col, bool trans);
+  /// The physical column of column `c` of K/V buffer row `row` (`channels`
+  /// columns): the 16-byte chunks of a row XOR-swizzled by the row, so that
+  /// the 8 rows an ldmatrix reads (and the cp.async writes) fall in distinct
+  /// banks; the identity when the chunks per row are not a power of two.
+  Value swizzle(Value row, Value c, int64_t channels) {
+    int64_t chunks = channels / 8;
+    if (!llvm::isPowerOf2_64(chunks))
+      return c;
+    Value key = chunks >= 8 ? remui(row, idx(8))
+                            : remui(divui(row, idx(8 / chunks)), idx(chunks));
+    Value chunk = arith::XOrIOp::create(b, divui(c, idx(8)), key);
+    return addi(muli(chunk, idx(8)), remui(c, idx(8)));
+  }
   /// `body(i)` for i < n: unrolled into straight-line code (so that
   /// fragments indexed by i stay in registers), or an scf.for when `rolled`.
   void fragLoop(bool rolled, int64_t n, function_ref<void(Value)> body) {
@@ -125,6 +169,9 @@ private:
 
   AttentionOp op;
   bool emulate;
+  /// Workgroup-memory stages of the K/V tiles: 2 (the next tile's copies
+  /// overlap this tile's mma.sync) or 1.
+  int64_t stages;
   /// The input type (f16 or bf16).
   Type in;
 };
@@ -265,6 +312,46 @@ Value MMAAttentionBuilder::shuffleXor(const MmaLanes &lanes, Value v,
   return r;
 }
 
+std::array<Value, 4> MMAAttentionBuilder::ldmatrix(const MmaLanes &lanes,
+                                                   Value buf, Value row,
+                                                   Value col, bool trans) {
+  std::array<Value, 4> frag;
+  if (!lanes.emulate) {
+    Value m = nvgpu::LdMatrixOp::create(
+        b, VectorType::get({2, 2}, lanes.input), buf, ValueRange{row, col},
+        b.getBoolAttr(trans), b.getI32IntegerAttr(2));
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        frag[2 * i + j] =
+            vector::ExtractOp::create(b, m, ArrayRef<int64_t>{i, j});
+    return frag;
+  }
+  // Each lane publishes its row address; the lane of matrix i's row r
+  // (lane 8 i + r of the warp) gives the row every receiving lane reads.
+  int64_t cols = cast<MemRefType>(buf.getType()).getDimSize(1);
+  Value flat = addi(muli(row, idx(cols)), col);
+  memref::StoreOp::create(b,
+                          arith::IndexCastOp::create(b, b.getI32Type(), flat),
+                          lanes.ei, ValueRange{lanes.tid});
+  gpu::BarrierOp::create(b);
+  Value warpBase = muli(lanes.warp, idx(kWarpLanes));
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      Value r = trans ? addi(muli(lanes.quad, idx(2)), idx(j)) : lanes.group;
+      Value e = trans ? lanes.group : addi(muli(lanes.quad, idx(2)), idx(j));
+      Value from = addi(warpBase, addi(idx(8 * i), r));
+      Value addr = arith::IndexCastOp::create(
+          b, b.getIndexType(),
+          memref::LoadOp::create(b, lanes.ei, ValueRange{from}));
+      frag[2 * i + j] = memref::LoadOp::create(
+          b, buf,
+          ValueRange{divui(addr, idx(cols)), addi(remui(addr, idx(cols)), e)});
+    }
+  // Nobody publishes the next addresses before every lane has read these.
+  gpu::BarrierOp::create(b);
+  return frag;
+}
+
 void MMAAttentionBuilder::build() {
   AttentionHost host = prepareAttention(op);
   int64_t kvHeads = host.kvHeads, group = host.group;
@@ -280,14 +367,16 @@ void MMAAttentionBuilder::build() {
   auto mem = [&](ArrayRef<int64_t> shape, Type t, Attribute space) -> Type {
     return MemRefType::get(shape, t, MemRefLayoutAttrInterface(), space);
   };
-  SmallVector<Type> wgTypes = {mem({bk, d}, in, wg), mem({bk, dv}, in, wg)};
+  SmallVector<Type> wgTypes = {mem({stages * bk, d}, in, wg),
+                               mem({stages * bk, dv}, in, wg)};
   if (emulate) {
     wgTypes.push_back(mem({kMmaWarps, 16, 16}, f32, wg));
     wgTypes.push_back(mem({kMmaWarps, 16, 8}, f32, wg));
     wgTypes.push_back(mem({threads}, f32, wg));
+    wgTypes.push_back(mem({threads}, b.getI32Type(), wg));
   }
-  assert(staticBytes(wgTypes) ==
-             static_cast<int64_t>(mmaWorkgroupBytes(d, dv, emulate)(bk)) &&
+  assert(staticBytes(wgTypes) == static_cast<int64_t>(mmaWorkgroupBytes(
+                                     d, dv, emulate, stages)(bk)) &&
          staticBytes(wgTypes) <= options.sharedMemoryBytes &&
          "the key tile's workgroup memory is not what fitKeyTile counted");
   // Per lane: Q's A fragments (8 per 16 channels), S's accumulators (4 per
@@ -335,7 +424,7 @@ void MMAAttentionBuilder::emitKernel(const AttentionHost &host,
   lanes.emulate = emulate;
   lanes.input = in;
   lanes.tid = launch.getThreadIds().x;
-  Value lane = remui(lanes.tid, idx(kWarpLanes));
+  Value lane = lanes.lane = remui(lanes.tid, idx(kWarpLanes));
   lanes.warp = divui(lanes.tid, idx(kWarpLanes));
   lanes.group = divui(lane, idx(4));
   lanes.quad = remui(lane, idx(4));
@@ -343,6 +432,7 @@ void MMAAttentionBuilder::emitKernel(const AttentionHost &host,
     lanes.ea = wgMem[2];
     lanes.eb = wgMem[3];
     lanes.ex = wgMem[4];
+    lanes.ei = wgMem[5];
   }
   l.gq = lanes.group;
   l.t2 = muli(lanes.quad, idx(2));
@@ -362,6 +452,12 @@ void MMAAttentionBuilder::emitKernel(const AttentionHost &host,
 
   l.negInf = cf(-std::numeric_limits<double>::infinity());
   l.zero = cf(0.0);
+  // Two stages: tile t is in stage t % 2; its copies were started in the
+  // previous iteration (the first tile's here), and the next tile's start
+  // once every thread is done with the tile before (one barrier per tile).
+  if (stages == 2)
+    ifThen(cmpi(arith::CmpIPredicate::ult, tileBegin, tileEnd),
+           [&] { copyKeyTile(host, l, tileBegin, remui(tileBegin, idx(2))); });
   // Loop-carried: the running max m and the lane's partial sum l of its
   // two rows (the sum over the 4 lanes of a row is taken at the end).
   auto tiles = scf::ForOp::create(
@@ -370,7 +466,31 @@ void MMAAttentionBuilder::emitKernel(const AttentionHost &host,
       [&](OpBuilder &ob, Location, Value tile, ValueRange state) {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        std::array<Value, 4> next = emitKeyTile(host, l, tile, state);
+        Value stage;
+        if (stages == 2) {
+          stage = remui(tile, idx(2));
+          // Tile t has landed for every thread, and every thread is done
+          // with tile t - 1, whose stage the copies of t + 1 overwrite.
+          waitKeyTile();
+          gpu::BarrierOp::create(b);
+          Value next = addi(tile, idx(1));
+          ifThen(cmpi(arith::CmpIPredicate::ult, next, tileEnd),
+                 [&] { copyKeyTile(host, l, next, subi(idx(1), stage)); });
+        } else {
+          // One stage: every thread is done with the previous tile before
+          // this one is copied over it.
+          stage = idx(0);
+          gpu::BarrierOp::create(b);
+          copyKeyTile(host, l, tile, stage);
+          waitKeyTile();
+          gpu::BarrierOp::create(b);
+        }
+        Value row0 = muli(stage, idx(bk));
+        if (op.rotatesKey() && rotary) {
+          rotateStagedKeys(host, l, muli(tile, idx(bk)), row0);
+          gpu::BarrierOp::create(b);
+        }
+        std::array<Value, 4> next = emitKeyTile(host, l, tile, row0, state);
         scf::YieldOp::create(b, ValueRange(ArrayRef<Value>(next)));
       });
   emitEpilogue(host, l, tiles);
@@ -435,30 +555,127 @@ void MMAAttentionBuilder::emitQueryFragments(const AttentionHost &host,
   });
 }
 
+void MMAAttentionBuilder::copyKeyTile(const AttentionHost &host, const Lane &l,
+                                      Value tile, Value stage) {
+  int64_t bk = options.keyTile, threads = kMmaWarps * kWarpLanes;
+  Value j0 = muli(tile, idx(bk));
+  Value row0 = muli(stage, idx(bk));
+  if (emulate) {
+    // Plain loads and stores, element by element, into the same swizzled
+    // places.
+    Value zero = cf(0.0);
+    auto copyTile = [&](Value dst, Value src, int64_t channels) {
+      forLoop(l.lanes.tid, idx(bk * channels), idx(threads), [&](Value e) {
+        Value rr = divui(e, idx(channels)), c = remui(e, idx(channels));
+        Value j = addi(j0, rr);
+        Value valid = cmpi(arith::CmpIPredicate::slt, j, l.tk);
+        Value jSafe = select(valid, j, idx(0));
+        Value start = rowStart(host, l.bIdx, l.kvh, jSafe, host.kvHeads,
+                               l.tkAll, channels);
+        Value x = select(valid, loadF32(src, addi(start, c)), zero);
+        Value row = addi(row0, rr);
+        memref::StoreOp::create(b, arith::TruncFOp::create(b, in, x), dst,
+                                ValueRange{row, swizzle(row, c, channels)});
+      });
+    };
+    copyTile(l.ks, host.k, host.d);
+    copyTile(l.vs, host.v, host.dv);
+    return;
+  }
+  // 16 bytes (8 elements of the 16-bit input type) per cp.async; D and Dv
+  // are multiples of 16, so a row is whole chunks, and the threads take
+  // consecutive chunks. A key past L[b] reads 0 bytes (of a valid address)
+  // and zero-fills its chunk.
+  constexpr int64_t kChunk = 8;
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  auto copyTile = [&](Value dst, Value src, int64_t channels) {
+    int64_t perRow = channels / kChunk, chunks = bk * perRow;
+    for (int64_t e = 0, n = llvm::divideCeilSigned(chunks, threads); e < n;
+         ++e) {
+      Value chunk = addi(l.lanes.tid, idx(e * threads));
+      auto copyChunk = [&] {
+        Value rr = divui(chunk, idx(perRow));
+        Value c = muli(remui(chunk, idx(perRow)), idx(kChunk));
+        Value j = addi(j0, rr);
+        Value valid = cmpi(arith::CmpIPredicate::slt, j, l.tk);
+        Value jSafe = select(valid, j, idx(0));
+        Value start = rowStart(host, l.bIdx, l.kvh, jSafe, host.kvHeads,
+                               l.tkAll, channels);
+        Value row = addi(row0, rr);
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, tokenType, dst, ValueRange{row, swizzle(row, c, channels)}, src,
+            ValueRange{addi(start, c)}, b.getIndexAttr(kChunk),
+            select(valid, idx(kChunk), idx(0)), b.getUnitAttr());
+      };
+      if (chunks % threads == 0 || (e + 1) * threads <= chunks)
+        copyChunk();
+      else
+        ifThen(cmpi(arith::CmpIPredicate::ult, chunk, idx(chunks)), copyChunk);
+    }
+  };
+  copyTile(l.ks, host.k, host.d);
+  copyTile(l.vs, host.v, host.dv);
+  NVVM::CpAsyncCommitGroupOp::create(b);
+}
+
+void MMAAttentionBuilder::waitKeyTile() {
+  if (!emulate)
+    NVVM::CpAsyncWaitGroupOp::create(b, uint32_t{0});
+}
+
+void MMAAttentionBuilder::rotateStagedKeys(const AttentionHost &host,
+                                           const Lane &l, Value j0,
+                                           Value row0) {
+  // The rotation of the synchronous staging (stageTile), on the copied
+  // input-type values: the same f32 arithmetic and one rounding.
+  int64_t pairs = rotary / 2, bk = options.keyTile;
+  Value zero = cf(0.0);
+  forLoop(l.lanes.tid, idx(bk * pairs), idx(kMmaWarps * kWarpLanes),
+          [&](Value e) {
+            Value rr = divui(e, idx(pairs)), p = remui(e, idx(pairs));
+            Value j = addi(j0, rr);
+            Value valid = cmpi(arith::CmpIPredicate::slt, j, l.tk);
+            Value jSafe = select(valid, j, idx(0));
+            Value row = addi(row0, rr);
+            auto load = [&](Value c) -> Value {
+              Value x = memref::LoadOp::create(
+                  b, l.ks, ValueRange{row, swizzle(row, c, host.d)});
+              return arith::ExtFOp::create(b, f32, x);
+            };
+            rotatePair(
+                load, ropeRow(host.kBatched, l.bIdx, jSafe, l.tkAll), p,
+                host.kCos, host.kSin, [&](Value y0, Value y1) {
+                  auto store = [&](Value y, Value c) {
+                    Value x =
+                        arith::TruncFOp::create(b, in, select(valid, y, zero));
+                    memref::StoreOp::create(
+                        b, x, l.ks, ValueRange{row, swizzle(row, c, host.d)});
+                  };
+                  auto [c0, c1] = pairChannels(p);
+                  store(y0, c0);
+                  store(y1, c1);
+                });
+          });
+}
+
 std::array<Value, 4> MMAAttentionBuilder::emitKeyTile(const AttentionHost &host,
                                                       const Lane &l, Value tile,
+                                                      Value row0,
                                                       ValueRange state) {
   Value j0 = muli(tile, idx(options.keyTile));
-  stageKeyTile(op, host, l.ks, l.vs, l.bIdx, l.kvh, j0, l.tk, l.tkAll,
-               l.lanes.tid, kMmaWarps * kWarpLanes, [&](Value x) -> Value {
-                 return arith::TruncFOp::create(b, in, x);
-               });
-  gpu::BarrierOp::create(b);
-  emitScores(host, l, j0);
+  emitScores(host, l, j0, row0);
   TileSoftmax softmax = emitSoftmax(l, state);
   Value lNew[2];
   for (int64_t half = 0; half < 2; ++half)
     lNew[half] =
         addf(mulf(state[2 + half], softmax.alpha[half]),
              memref::LoadOp::create(b, l.stat, ValueRange{idx(2 + half)}));
-  emitPV(host, l, softmax);
-  // Every lane is done with the tile before the next one is staged.
-  gpu::BarrierOp::create(b);
+  emitPV(host, l, row0, softmax);
   return {softmax.mNew[0], softmax.mNew[1], lNew[0], lNew[1]};
 }
 
 void MMAAttentionBuilder::emitScores(const AttentionHost &host, const Lane &l,
-                                     Value j0) {
+                                     Value j0, Value row0) {
   int64_t bk = options.keyTile;
   // S = Q K^T: n-tile nt covers keys 8 nt .. 8 nt + 7; B's b_{2i+j} is
   // channel 16 ks + 2t + 8 i + j of key 8 nt + g.
@@ -466,20 +683,22 @@ void MMAAttentionBuilder::emitScores(const AttentionHost &host, const Lane &l,
     Value base = muli(nt, idx(4));
     for (int64_t e = 0; e < 4; ++e)
       memref::StoreOp::create(b, l.zero, l.sf, ValueRange{addi(base, idx(e))});
-    Value key = addi(muli(nt, idx(8)), l.gq);
+    // B by ldmatrix.x2: the lane gives row lane % 8 (key 8 nt + lane % 8)
+    // of matrix (lane / 8) % 2 (channels 16 ks + 8 i ..).
+    Value key = addi(row0, addi(muli(nt, idx(8)), remui(l.lanes.lane, idx(8))));
+    Value half = remui(divui(l.lanes.lane, idx(8)), idx(2));
     fragLoop(emulate, host.d / 16, [&](Value kStep) {
-      Value c0 = addi(muli(kStep, idx(16)), l.t2);
+      Value c = addi(muli(kStep, idx(16)), muli(half, idx(8)));
+      std::array<Value, 4> bFrag =
+          ldmatrix(l.lanes, l.ks, key, swizzle(key, c, host.d), false);
       mma(
           l.lanes,
           [&](int64_t i, int64_t j) -> Value {
             return memref::LoadOp::create(
                 b, l.qf, ValueRange{addi(muli(kStep, idx(8)), idx(2 * i + j))});
           },
-          [&](int64_t i, int64_t j) -> Value {
-            return memref::LoadOp::create(
-                b, l.ks, ValueRange{key, addi(c0, idx(8 * i + j))});
-          },
-          l.sf, base);
+          [&](int64_t i, int64_t j) -> Value { return bFrag[2 * i + j]; }, l.sf,
+          base);
     });
   });
 
@@ -542,7 +761,7 @@ MMAAttentionBuilder::emitSoftmax(const Lane &l, ValueRange state) {
 }
 
 void MMAAttentionBuilder::emitPV(const AttentionHost &host, const Lane &l,
-                                 const TileSoftmax &softmax) {
+                                 Value row0, const TileSoftmax &softmax) {
   // O = O alpha + P V: P's A fragment of k-step kk is n-tiles 2 kk and
   // 2 kk + 1 of S (a_{2i+j} = c_{2 (i % 2) + j} of n-tile 2 kk + i / 2),
   // rounded to the input type; V's b_{2i+j} is channel 8 nd + g of key
@@ -556,8 +775,15 @@ void MMAAttentionBuilder::emitPV(const AttentionHost &host, const Lane &l,
         memref::StoreOp::create(b, mulf(o, softmax.alpha[half]), l.of,
                                 ValueRange{at});
       }
-    Value channel = addi(muli(nd, idx(8)), l.gq);
+    // B by ldmatrix.x2.trans: the lane gives row lane % 8 (key 16 kk + 8 i +
+    // lane % 8) of matrix i = (lane / 8) % 2 (channels 8 nd ..).
+    Value half = remui(divui(l.lanes.lane, idx(8)), idx(2));
+    Value c = muli(nd, idx(8));
     fragLoop(emulate, options.keyTile / 16, [&](Value kk) {
+      Value key = addi(row0, addi(addi(muli(kk, idx(16)), muli(half, idx(8))),
+                                  remui(l.lanes.lane, idx(8))));
+      std::array<Value, 4> bFrag =
+          ldmatrix(l.lanes, l.vs, key, swizzle(key, c, host.dv), true);
       mma(
           l.lanes,
           [&](int64_t i, int64_t j) -> Value {
@@ -565,11 +791,8 @@ void MMAAttentionBuilder::emitPV(const AttentionHost &host, const Lane &l,
                 addi(muli(kk, idx(8)), idx(4 * (i / 2) + 2 * (i % 2) + j));
             return round(memref::LoadOp::create(b, l.sf, ValueRange{at}));
           },
-          [&](int64_t i, int64_t j) -> Value {
-            Value key = addi(addi(muli(kk, idx(16)), l.t2), idx(8 * i + j));
-            return memref::LoadOp::create(b, l.vs, ValueRange{key, channel});
-          },
-          l.of, base);
+          [&](int64_t i, int64_t j) -> Value { return bFrag[2 * i + j]; }, l.of,
+          base);
     });
   });
 }
@@ -629,18 +852,32 @@ struct MMAAttentionPattern : public OpRewritePattern<AttentionOp> {
                              *noMma);
       return rewriter.notifyMatchFailure(op, "no tensor-core kernel");
     }
-    // The key tile: the largest up to key-tile, a multiple of 16, whose K/V
-    // tiles fit in shared-memory-bytes (noTensorCoreReason leaves only ops
-    // with one).
+    // The key tile: the largest up to key-tile, a multiple of 16, whose two
+    // stages of K/V tiles fit in shared-memory-bytes; one stage when not
+    // even 16 keys do (noTensorCoreReason leaves only ops with one).
     bool emulate = options.tensorCores == GPUTensorCores::Emulate;
-    WorkgroupBytes bytes =
-        mmaWorkgroupBytes(op.getQuery().getType().getDimSize(3),
-                          op.getValue().getType().getDimSize(3), emulate);
+    int64_t d = op.getQuery().getType().getDimSize(3);
+    int64_t dv = op.getValue().getType().getDimSize(3);
+    int64_t stages = 2;
+    WorkgroupBytes bytes = mmaWorkgroupBytes(d, dv, emulate, stages);
     GPUKernelOptions opOptions = options;
     opOptions.keyTile = fitKeyTile(options, 16, bytes);
+    if (opOptions.keyTile == 0) {
+      emitMissedRemark(
+          op, kRemarkCategory, "tensor-core-stages",
+          "the tensor-core attention kernel stages K/V tiles in one "
+          "workgroup-memory stage (the copies of a tile do not overlap the "
+          "mma.sync of the one before): two stages of 16 keys take " +
+              std::to_string(bytes(16)) + " bytes, above shared-memory-bytes=" +
+              std::to_string(options.sharedMemoryBytes));
+      stages = 1;
+      bytes = mmaWorkgroupBytes(d, dv, emulate, stages);
+      opOptions.keyTile = fitKeyTile(options, 16, bytes);
+    }
     assert(opOptions.keyTile > 0 && "no key tile fits");
-    emitKeyTileRemark(op, "the tensor-core", opOptions.keyTile, bytes, options);
-    MMAAttentionBuilder(rewriter, op, opOptions, emulate).build();
+    emitKeyTileRemark(op, "the tensor-core", opOptions.keyTile, bytes, options,
+                      stages);
+    MMAAttentionBuilder(rewriter, op, opOptions, emulate, stages).build();
     return success();
   }
 

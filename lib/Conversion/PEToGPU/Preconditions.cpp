@@ -19,14 +19,16 @@ WorkgroupBytes gpu_kernels::simtWorkgroupBytes(int64_t d, int64_t dv) {
   return {(d + dv) * 4, 0};
 }
 
-/// The tensor-core attention kernel's: K and V tiles of the (16-bit) input
-/// type, and the emulation's A, B and exchange buffers when emulated.
+/// The tensor-core attention kernel's: `stages` stages of K and V tiles of
+/// the (16-bit) input type, and the emulation's A, B and exchange buffers
+/// (shuffle values and ldmatrix addresses) when emulated.
 WorkgroupBytes gpu_kernels::mmaWorkgroupBytes(int64_t d, int64_t dv,
-                                              bool emulate) {
-  return {(d + dv) * 2, emulate ? (kMmaWarps * 16 * 16 + kMmaWarps * 16 * 8 +
-                                   kMmaWarps * kWarpLanes) *
-                                      4
-                                : 0};
+                                              bool emulate, int64_t stages) {
+  return {stages * (d + dv) * 2,
+          emulate ? (kMmaWarps * 16 * 16 + kMmaWarps * 16 * 8 +
+                     2 * kMmaWarps * kWarpLanes) *
+                        4
+                  : 0};
 }
 
 /// The decode attention kernel's, for a GQA group of `g` query heads: K
@@ -179,7 +181,8 @@ gpu_kernels::noTensorCoreReason(AttentionOp op,
   if (!emulate && parseSmVersion(options.chip) < 80)
     return "chip " + options.chip +
            " is below sm_80 (mma.sync m16n8k16 with f32 accumulators)";
-  if (uint64_t bytes = mmaWorkgroupBytes(d, dv, emulate)(16);
+  // (The smallest form: one stage of 16 keys.)
+  if (uint64_t bytes = mmaWorkgroupBytes(d, dv, emulate, /*stages=*/1)(16);
       bytes > static_cast<uint64_t>(options.sharedMemoryBytes))
     return "its workgroup memory with key tiles of 16 keys, " +
            std::to_string(bytes) + " bytes, is above shared-memory-bytes=" +
@@ -267,11 +270,14 @@ gpu_kernels::decodeKeyTile(AttentionOp op, const GPUKernelOptions &options,
 
 void gpu_kernels::emitKeyTileRemark(AttentionOp op, StringRef kernel,
                                     int64_t tile, WorkgroupBytes bytes,
-                                    const GPUKernelOptions &options) {
+                                    const GPUKernelOptions &options,
+                                    int64_t stages) {
+  std::string inStages =
+      stages > 1 ? " in " + std::to_string(stages) + " stages" : "";
   if (tile < options.keyTile)
     emitMissedRemark(op, kRemarkCategory, "key-tile",
                      kernel.str() + " attention kernel stages K/V tiles of " +
-                         std::to_string(tile) + " keys (" +
+                         std::to_string(tile) + " keys" + inStages + " (" +
                          std::to_string(bytes(tile)) +
                          " bytes of workgroup memory), not key-tile=" +
                          std::to_string(options.keyTile) + " (" +

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace pe {
@@ -39,11 +40,17 @@ using namespace mlir;
 
 namespace {
 
-/// True unless every use of kernel argument `arg` only reads it (loads and
-/// dims): then the kernel may write the buffer.
+/// True unless every use of kernel argument `arg` only reads it (loads, dims,
+/// and ops that declare their memory effects, have no write effect on `arg`
+/// and make no view of it, such as an asynchronous copy out of it): then the
+/// kernel may write the buffer.
 bool mayWrite(BlockArgument arg) {
-  return llvm::any_of(arg.getUsers(), [](Operation *user) {
-    return !isa<memref::LoadOp, memref::DimOp>(user);
+  return llvm::any_of(arg.getUsers(), [&](Operation *user) {
+    if (isa<memref::LoadOp, memref::DimOp>(user))
+      return false;
+    if (llvm::any_of(user->getResultTypes(), llvm::IsaPred<BaseMemRefType>))
+      return true;
+    return mightHaveEffect<MemoryEffects::Write>(user, arg);
   });
 }
 

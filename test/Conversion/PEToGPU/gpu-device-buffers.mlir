@@ -36,6 +36,40 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A buffer the kernel only reads through an op with declared memory effects
+// (an asynchronous copy into workgroup memory) is not copied back; one it
+// views (memref.subview, no effects of its own) may be written through the
+// view and is.
+// CHECK-LABEL: func.func @async_copy
+// CHECK-SAME: (%[[SRC:.*]]: memref<64xf16>, %[[VIEWED:.*]]: memref<64xf16>, %[[OUT:.*]]: memref<64xf16>)
+// CHECK: gpu.launch_func @kernels::@k
+// CHECK: gpu.wait async
+// CHECK-NOT: gpu.memcpy {{.*}} %[[SRC]],
+// CHECK: gpu.memcpy async [%{{.*}}] %[[VIEWED]], %{{.*}}
+// CHECK-NEXT: gpu.memcpy async [%{{.*}}] %[[OUT]], %{{.*}}
+// CHECK-NEXT: gpu.dealloc
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%src: memref<64xf16>, %viewed: memref<64xf16>, %out: memref<64xf16>) workgroup(%s : memref<64xf16, #gpu.address_space<workgroup>>) kernel {
+      %c0 = arith.constant 0 : index
+      %t = nvgpu.device_async_copy %src[%c0], %s[%c0], 8 {bypassL1} : memref<64xf16> to memref<64xf16, #gpu.address_space<workgroup>>
+      %view = memref.subview %viewed[0] [8] [1] : memref<64xf16> to memref<8xf16, strided<[1]>>
+      %x = memref.load %s[%c0] : memref<64xf16, #gpu.address_space<workgroup>>
+      %y = memref.load %view[%c0] : memref<8xf16, strided<[1]>>
+      %z = arith.addf %x, %y : f16
+      memref.store %z, %out[%c0] : memref<64xf16>
+      gpu.return
+    }
+  }
+  func.func @async_copy(%src: memref<64xf16>, %viewed: memref<64xf16>, %out: memref<64xf16>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%src : memref<64xf16>, %viewed : memref<64xf16>, %out : memref<64xf16>)
+    return
+  }
+}
+
+// -----
+
 // A kernel whose body is not visible (a binary) may write every buffer.
 // CHECK-LABEL: func.func @binary
 // CHECK: gpu.launch_func

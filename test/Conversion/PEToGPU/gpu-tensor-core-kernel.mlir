@@ -8,28 +8,52 @@
 
 // f16, GQA 4/2, D = 32, Dv = 16, causal, key tiles of 16. One block of 4
 // warps (128 threads) per 64 (head, token) rows of a KV head; K and V tiles
-// in workgroup memory as f16; per lane in private memory: Q's A fragments
+// in workgroup memory as f16, in two stages of 16 rows each (tile t in
+// stage t % 2, copied with cp.async while tile t - 1 is computed); per
+// lane in private memory: Q's A fragments
 // (D / 16 k-steps x 8 f16), S's and O's accumulators (4 f32 per 8 keys or
 // channels) and 4 row statistics; loop-carried: each of the lane's two rows'
 // running max and partial sum.
 // CHECK-LABEL: func.func @f16
 // CHECK: gpu.launch
 // CHECK-SAME: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
-// CHECK-SAME: workgroup(%[[KS:[a-z0-9_]+]] : memref<16x32xf16, #gpu.address_space<workgroup>>, %[[VS:[a-z0-9_]+]] : memref<16x16xf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[KS:[a-z0-9_]+]] : memref<32x32xf16, #gpu.address_space<workgroup>>, %[[VS:[a-z0-9_]+]] : memref<32x16xf16, #gpu.address_space<workgroup>>)
 // CHECK-SAME: private(%[[QF:[a-z0-9_]+]] : memref<16xf16, #gpu.address_space<private>>, %[[SF:[a-z0-9_]+]] : memref<8xf32, #gpu.address_space<private>>, %[[OF:[a-z0-9_]+]] : memref<8xf32, #gpu.address_space<private>>, %{{[a-z0-9_]+}} : memref<4xf32, #gpu.address_space<private>>)
 // Q's fragments, rounded to f16 once loaded (and rotated, with RoPE).
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: memref.store %{{.*}}, %[[QF]]
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
-// K and V staged by the 128 threads.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c512 step %c128
-// CHECK: memref.store %{{.*}}, %[[KS]]
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c256 step %c128
-// CHECK: memref.store %{{.*}}, %[[VS]]
-// CHECK: gpu.barrier
-// S = Q K^T: 2 n-tiles x 2 k-steps, A from the Q fragments, B from Ks.
+// The first tile's copies, into stage (first tile) % 2, before the loop:
+// 16 bytes (8 f16) each, the threads on consecutive chunks (16 keys x 4
+// chunks of K, x 2 of V: one chunk per thread below 64 and 32), zero-filled
+// past L[b] (the source size), one commit group; each 16-byte chunk of a
+// row goes to its XOR-swizzled place (4 chunks per row: chunk ^ (row / 2) % 4).
+// CHECK: scf.if
+// CHECK: arith.remui %{{.*}}, %c2
+// CHECK: scf.if
+// CHECK: arith.xori
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[KS]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<2560xf16> to memref<32x32xf16, #gpu.address_space<workgroup>>
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %[[VS]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<1280xf16> to memref<32x16xf16, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.commit.group
+// Per tile: wait for this thread's copies, one barrier, then the next
+// tile's copies into the other stage (1 - t % 2) before the tile's math.
+// CHECK: scf.for %[[T:.*]] = {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK: %[[STAGE:.*]] = arith.remui %[[T]], %c2
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: arith.subi %c1{{.*}}, %[[STAGE]]
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[KS]]
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[VS]]
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: gpu.barrier
+// The tile's rows of the stage: from row 16 * stage.
+// CHECK: arith.muli %[[STAGE]], %c16
+// S = Q K^T: 2 n-tiles x 2 k-steps, A from the Q fragments, B from Ks by
+// ldmatrix.x2 at the swizzled address of the lane's row.
+// CHECK: arith.xori
+// CHECK: nvgpu.ldmatrix %[[KS]][%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = false} : memref<32x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: memref.load %[[QF]]
-// CHECK: memref.load %[[KS]]
 // CHECK: vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-COUNT-3: nvgpu.mma.sync
@@ -41,13 +65,16 @@
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32
 // CHECK: math.exp
-// O += P V: P rounded to f16 A fragments, B from Vs; 2 n-tiles x 1 k-step.
+// O += P V: P rounded to f16 A fragments, B from Vs by ldmatrix.x2.trans;
+// 2 n-tiles x 1 k-step.
+// CHECK: nvgpu.ldmatrix %[[VS]][%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // CHECK: arith.truncf %{{.*}} : f32 to f16
-// CHECK: memref.load %[[VS]]
 // CHECK: nvgpu.mma.sync
 // CHECK: nvgpu.mma.sync
 // CHECK-NOT: nvgpu.mma.sync
-// CHECK: gpu.barrier
+// No barrier after the tile (the next iteration's barrier orders its
+// copies after this tile's reads).
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
 // Epilogue: the row sums over the 4 lanes, O / l stored by active rows.
 // CHECK: gpu.shuffle  xor
@@ -57,17 +84,39 @@
 // CHECK: memref.store %{{.*}}, %{{.*}} : memref<2560xf16>
 // CHECK: gpu.terminator
 
-// Emulated: the same f16 tiles, the A fragments as f32 (values rounded to
-// f16), per warp a 16 x 16 A and a 16 x 8 B tile (f32) and a 128-lane
-// exchange buffer; no nvgpu op, no shuffle; the fragment loops stay rolled.
+// Emulated: the same two-stage swizzled f16 tiles, the A fragments as f32
+// (values rounded to f16), per warp a 16 x 16 A and a 16 x 8 B tile (f32),
+// a 128-lane exchange buffer for shuffles and one for the row addresses of
+// ldmatrix; no nvgpu or nvvm op, no shuffle; the fragment loops stay
+// rolled. The copies are plain loads and stores of the 128 threads, with
+// the same stages, swizzle and barriers; ldmatrix: each lane publishes its
+// row address, then reads its elements from the rows of the lanes the
+// instruction's lane mapping names.
 // EMU-LABEL: func.func @f16
 // EMU: gpu.launch
-// EMU-SAME: workgroup(%{{.*}} : memref<16x32xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x16xf16, #gpu.address_space<workgroup>>, %[[EA:[a-z0-9_]+]] : memref<4x16x16xf32, #gpu.address_space<workgroup>>, %[[EB:[a-z0-9_]+]] : memref<4x16x8xf32, #gpu.address_space<workgroup>>, %[[EX:[a-z0-9_]+]] : memref<128xf32, #gpu.address_space<workgroup>>)
+// EMU-SAME: workgroup(%[[KS:[a-z0-9_]+]] : memref<32x32xf16, #gpu.address_space<workgroup>>, %[[VS:[a-z0-9_]+]] : memref<32x16xf16, #gpu.address_space<workgroup>>, %[[EA:[a-z0-9_]+]] : memref<4x16x16xf32, #gpu.address_space<workgroup>>, %[[EB:[a-z0-9_]+]] : memref<4x16x8xf32, #gpu.address_space<workgroup>>, %[[EX:[a-z0-9_]+]] : memref<128xf32, #gpu.address_space<workgroup>>, %[[EI:[a-z0-9_]+]] : memref<128xi32, #gpu.address_space<workgroup>>)
 // EMU-SAME: private(%{{.*}} : memref<16xf32, #gpu.address_space<private>>
 // EMU-NOT: nvgpu
+// EMU-NOT: nvvm
 // EMU-NOT: gpu.shuffle
 // EMU: arith.truncf %{{.*}} : f32 to f16
 // EMU-NEXT: arith.extf %{{.*}} : f16 to f32
+// EMU: scf.if
+// EMU: scf.for %{{.*}} = %{{.*}} to %c512 step %c128
+// EMU: memref.store %{{.*}}, %[[KS]]
+// EMU: scf.for %{{.*}} = %{{.*}} to %c256 step %c128
+// EMU: memref.store %{{.*}}, %[[VS]]
+// EMU: scf.for %[[T:.*]] = {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// EMU: %[[STAGE:.*]] = arith.remui %[[T]], %c2
+// EMU-NEXT: gpu.barrier
+// EMU: arith.subi %c1{{.*}}, %[[STAGE]]
+// EMU: memref.store %{{.*}}, %[[KS]]
+// EMU: memref.store %{{.*}}, %[[VS]]
+// EMU: memref.store %{{.*}}, %[[EI]]
+// EMU-NEXT: gpu.barrier
+// EMU: memref.load %[[EI]]
+// EMU: memref.load %[[KS]]
+// EMU: gpu.barrier
 // EMU: memref.store %{{.*}}, %[[EA]]
 // EMU: memref.store %{{.*}}, %[[EB]]
 // EMU: gpu.barrier
@@ -95,7 +144,8 @@ func.func @f16(%q: tensor<1x4x40x32xf16>, %k: tensor<1x2x40x32xf16>, %v: tensor<
 // bf16); the lse is stored by lane t = 0 of each fragment row.
 // CHECK-LABEL: func.func @bf16
 // CHECK: gpu.launch
-// CHECK-SAME: workgroup(%{{.*}} : memref<16x16xbf16, #gpu.address_space<workgroup>>
+// CHECK-SAME: workgroup(%{{.*}} : memref<32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.ldmatrix {{.*}} -> vector<2x2xbf16>
 // CHECK: vector.from_elements %{{.*}}, %{{.*}} : vector<2xbf16>
 // CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>

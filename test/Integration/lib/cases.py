@@ -2114,6 +2114,24 @@ def tc_mqa_d128_dv64(d):
 
 
 @case
+def tc_stages_rope_causal_d64(d):
+    # The two-stage K/V buffer over many key tiles: interleaved RoPE on Q
+    # and K (K rotated in place in its stage), bottom-right causal, GQA 2/1,
+    # 2 batches, Tq = 130, Tk = 200: 260 rows per KV head in 5 blocks (one
+    # across the two heads), 7 key tiles of 32 (the last one 8 keys), so each
+    # stage holds 3 or 4 tiles in turn.
+    rng = rng_for("tc_stages_rope_causal_d64")
+    q = _f16(rng, (2, 2, 130, 64))
+    k = _f16(rng, (2, 1, 200, 64))
+    v = _f16(rng, (2, 1, 200, 64), uniform_values=True)
+    inv = 10000.0 ** (-np.arange(0, 64, 2, dtype=F64) / 64)
+    save(d, q=q, k=k, v=v, f=inv)
+    qr = ref.rope_inv_freq(q, inv, 0, "interleaved")
+    kr = ref.rope_inv_freq(k, inv, 0, "interleaved")
+    save(d, expected=ref.attention(qr, kr, v, causal=True))
+
+
+@case
 def tensor_level_math(d):
     # Elementwise arith and math ops on whole tensors (as TOSA frontends leave
     # them): exp(x) * w - tanh(x) + cos(x) on [4, 8], test/Pipelines/

@@ -17,6 +17,11 @@
 // RTOL: pe-run: error: --rtol must be a number, not 'tight'
 // ATOL: pe-run: error: --atol must be a number, not ''
 // FLOPS: pe-run: error: --flops must be a number, not '1e9x'
+// A number out of an option's own range.
+// RUN: not pe-run %s -e f --random-inputs --gpu-shared-memory-bytes=-1 2>&1 | FileCheck %s --check-prefix=SMEM
+// RUN: not pe-run %s -e f --random-inputs --gpu-shared-memory-bytes=2147483648 2>&1 | FileCheck %s --check-prefix=SMEMBIG
+// SMEM: pe-run: error: --gpu-shared-memory-bytes must be in [0, 2147483647], not -1
+// SMEMBIG: pe-run: error: --gpu-shared-memory-bytes must be in [0, 2147483647], not 2147483648
 // The same options with numbers still run.
 // RUN: pe-run %s -e f --random-inputs --seed=0x10 --check=cpu --rtol=1e-4 --atol=1e-5 | FileCheck %s --check-prefix=OK
 // OK: pe-run: check result 0: {{.*}}: PASS

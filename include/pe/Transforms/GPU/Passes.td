@@ -76,8 +76,10 @@ def GPUDeviceBuffers : Pass<"pe-gpu-device-buffers", "ModuleOp"> {
     bufferization): each memref kernel operand is replaced by a device buffer
     (`gpu.alloc`) that gets the host data before the launch (`gpu.memcpy`);
     after the launch, the buffers the kernel may write (an argument with a
-    use other than `memref.load` / `memref.dim` in the kernel, or every
-    argument of a kernel without a body) are copied back, and all device
+    use other than `memref.load` / `memref.dim` in the kernel and other
+    than an op that declares its memory effects with no write on it and
+    makes no view of it, such as `nvgpu.device_async_copy` reading it, or
+    every argument of a kernel without a body) are copied back, and all device
     buffers are freed (`gpu.dealloc`). `pe-gpu-pipeline{target=nvvm}` runs it
     so that the kernels work on a discrete GPU, whatever memory the host code
     allocated. Launches with async tokens are an error.
@@ -86,6 +88,22 @@ def GPUDeviceBuffers : Pass<"pe-gpu-device-buffers", "ModuleOp"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
   ];
+}
+
+def GPUAlignWorkgroupMemory
+    : Pass<"pe-gpu-align-workgroup-memory", "ModuleOp"> {
+  let summary = "Align the workgroup buffers of asynchronous copies";
+  let description = [{
+    Gives each workgroup attribution of a kernel `gpu.func` that an
+    `nvgpu.device_async_copy` writes an `llvm.align` of at least the copy's
+    size (4, 8 or 16 bytes). `gpu-kernel-outlining` gives attributions no
+    alignment (`gpu.launch` has no attribution attributes), so
+    `convert-gpu-to-nvvm` declares each `.shared` array with the alignment
+    of its element type, while `cp.async` of N bytes needs N-byte aligned
+    shared addresses. Other attributions keep their alignment (no padding
+    beyond the kernels' workgroup memory budgets).
+    `pe-gpu-pipeline{target=nvvm}` runs it before `convert-gpu-to-nvvm`.
+  }];
 }
 
 def GPUIntersperseBufferSizes
