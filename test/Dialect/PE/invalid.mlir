@@ -1,6 +1,8 @@
 // RUN: pe-opt %s -split-input-file -verify-diagnostics
 
-// One case per verifier error of the pe ops, in the order of PEOps.cpp.
+// One case per verifier error of the pe ops, op by op (the verifiers are in
+// lib/Dialect/PE/IR: PEEncodingOps.cpp, PEFrequencyOps.cpp, PEAttentionOps.cpp
+// and PEAttrs.cpp).
 
 //===----------------------------------------------------------------------===//
 // Sequence inputs and positions (shared by add_sinusoidal, add_learned, rope)

@@ -7,7 +7,7 @@
 // dynamic, as `cf.assert`s in front of the op, so that sizes that disagree at
 // run time stop the program with a message instead of letting the lowered
 // loops read or write out of bounds. Each op's list below follows its
-// verifier (lib/Dialect/PE/IR/PEOps.cpp) relation by relation; the values
+// verifier (lib/Dialect/PE/IR/PE*Ops.cpp) relation by relation; the values
 // inside tensors (positions, kv_lengths, offsets) need no check, because
 // every lowering clamps or saturates them.
 //

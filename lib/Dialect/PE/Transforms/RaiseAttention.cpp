@@ -17,10 +17,11 @@
 // at exactly these indices (through whatever transposes, reshapes and
 // broadcasts). A bias term of the form `j - i > k ? -big : 0` is the causal
 // mask. The result is one pe.attention on the untransposed, unexpanded
-// tensors.
+// tensors. The rewrite is in RaiseAttentionRewrite.cpp.
 //
 //===----------------------------------------------------------------------===//
 
+#include "RaiseAttention.h"
 #include "RaiseTrace.h"
 
 #include "pe/Dialect/PE/IR/PEOps.h"
@@ -44,79 +45,8 @@ using namespace mlir;
 using namespace mlir::pe;
 using namespace mlir::pe::raise;
 
-namespace {
-
 /// A masked-out score: anything at or below this underflows exp to 0.
-constexpr double kMaskedScore = -1e4;
-
-class AttentionMatcher {
-public:
-  AttentionMatcher(Value root) : root(root), tracer(root.getContext()) {}
-
-  bool match();
-  LogicalResult rewrite(PatternRewriter &rewriter);
-
-  std::string reason;
-
-private:
-  bool matchScores(const Expr *s);
-  /// exp(S - M) and Z of a softmax written as exp(S - M - log Z).
-  std::pair<const Expr *, const Expr *> splitLogSumExp(const Expr *p);
-  bool matchBias(const Term &term);
-  bool matchAlibi(const Term &term);
-  bool parseCausal(const Expr *cond, bool maskedWhenTrue);
-  /// An access of `e` that reads a rank-4 tensor at `indices` (after
-  /// simplification).
-  std::optional<Access> accessAt(const Expr *e, ArrayRef<AffineExpr> indices,
-                                 bool allowBroadcast = false);
-  /// A tensor whose elements `e` reads at `want`, maybe in another
-  /// dimension order (`permutation`, for a linalg.transpose to `want`'s).
-  struct Operand {
-    Value value;
-    SmallVector<int64_t> permutation; // empty: already in order
-    bool expand = false; // a [H, T, D] tensor of a rank-3 attention
-    /// Dimension k of the [B, H, T, D] view of the operand.
-    int64_t dim(unsigned k) const {
-      auto t = cast<RankedTensorType>(value.getType());
-      if (expand && k == 0)
-        return 1;
-      unsigned at = expand ? k - 1 : k;
-      return t.getDimSize(permutation.empty() ? at : permutation[at]);
-    }
-  };
-  /// The permutation taking the dimensions of the tensor `a` reads to
-  /// `want`'s (empty: in order), if `a` reads it at `want` in some order.
-  std::optional<SmallVector<int64_t>> permutationOf(const Access &a,
-                                                    ArrayRef<AffineExpr> want);
-  /// A tensor read at `want` (maybe in another order, or as [H, T, D]) with
-  /// `heads` heads in its [B, H, T, D] view.
-  std::optional<Operand> operandAt(const Expr *e, ArrayRef<AffineExpr> want,
-                                   int64_t heads);
-  /// K or V: [B, H / g, Tk, last] read at head h / g, for some g.
-  std::optional<Operand> groupedOperandAt(const Expr *e, AffineExpr last);
-
-  Value root;
-  Tracer tracer;
-  RankedTensorType type; // [B, H, Tq, Dv]; [1, H, Tq, Dv] for a rank-3 root
-  bool rank3 = false;
-  AffineExpr b, h, i, e, j, d;
-
-public:
-  Value bias;
-  Operand query, key, value;
-  double scale = 1;
-  std::optional<int64_t> causalOffset; // j <= i + offset
-  /// slope[h] * distance(i, j) added to the scores.
-  struct AlibiMatch {
-    AlibiDistance distance;
-    Value table; // the slopes, read at [start with h at headAt]
-    SmallVector<int64_t> start;
-    unsigned headAt;
-    double coefficient;
-    SmallVector<double> values; // when the table is a constant (scaled)
-  };
-  std::optional<AlibiMatch> alibi;
-};
+static constexpr double kMaskedScore = -1e4;
 
 /// The single variable of a Reduce node's body products that is `var`.
 static AffineExpr varExpr(Tracer &t, unsigned var) {
@@ -587,166 +517,6 @@ bool AttentionMatcher::match() {
   return value.dim(3) == type.getDimSize(3);
 }
 
-LogicalResult AttentionMatcher::rewrite(PatternRewriter &rewriter) {
-  Location loc = root.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
-  // Operands read in another dimension order are transposed to [B, H, S, D].
-  auto ordered = [&](const Operand &o) -> Value {
-    Value v = o.value;
-    ArrayRef<int64_t> perm = o.permutation;
-    if (!perm.empty()) {
-      auto t = cast<RankedTensorType>(v.getType());
-      SmallVector<int64_t> shape;
-      for (int64_t p : perm)
-        shape.push_back(t.getDimSize(p));
-      Value init =
-          tensor::EmptyOp::create(rewriter, loc, shape, t.getElementType());
-      v = linalg::TransposeOp::create(rewriter, loc, v, init, perm)
-              .getResult()[0];
-    }
-    if (!o.expand)
-      return v;
-    auto t = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape = {1};
-    llvm::append_range(shape, t.getShape());
-    SmallVector<ReassociationIndices> groups = {{0, 1}, {2}, {3}};
-    return tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get(shape, t.getElementType()), v,
-        groups);
-  };
-  Value q = ordered(query), k = ordered(key), v = ordered(value);
-  auto qt = cast<RankedTensorType>(q.getType());
-  auto kt = cast<RankedTensorType>(k.getType());
-  FloatAttr scaleAttr;
-  int64_t headDim = qt.getDimSize(3);
-  if (!nearlyEqual(scale, 1.0 / std::sqrt(static_cast<double>(headDim)), 1e-6))
-    scaleAttr = rewriter.getF64FloatAttr(scale);
-  CausalAlignment alignment = CausalAlignment::BottomRight;
-  Value causalOffsetValue;
-  if (causalOffset) {
-    int64_t tq = qt.getDimSize(2), tk = kt.getDimSize(2);
-    bool bottomRight = !ShapedType::isDynamic(tq) &&
-                       !ShapedType::isDynamic(tk) && *causalOffset == tk - tq;
-    if (!bottomRight) {
-      alignment = CausalAlignment::TopLeft;
-      if (*causalOffset != 0)
-        causalOffsetValue = arith::ConstantOp::create(
-            rewriter, loc, rewriter.getIndexAttr(*causalOffset));
-    }
-  }
-  if (alibi) {
-    int64_t heads = type.getDimSize(1);
-    Value slopes;
-    std::optional<double> maxBias;
-    if (!alibi->values.empty()) {
-      // The paper's slopes for some max_bias (ggml's closed form): slope 0
-      // is 2^(-max_bias / n), n = 2^floor(log2 H).
-      double n = std::exp2(std::floor(std::log2(static_cast<double>(heads))));
-      double estimate = -n * std::log2(alibi->values[0]);
-      for (double mb : {std::round(estimate), estimate}) {
-        std::vector<double> paper = formula::alibiSlopes(heads, mb);
-        bool same = mb > 0 && paper.size() == alibi->values.size();
-        for (size_t k = 0; same && k < paper.size(); ++k)
-          same = nearlyEqual(paper[k], alibi->values[k], 1e-6);
-        if (same) {
-          maxBias = mb;
-          break;
-        }
-      }
-      if (!maxBias) {
-        auto t = RankedTensorType::get({heads}, rewriter.getF32Type());
-        SmallVector<float> v(alibi->values.begin(), alibi->values.end());
-        slopes = arith::ConstantOp::create(
-            rewriter, loc, DenseElementsAttr::get(t, ArrayRef<float>(v)));
-      }
-    } else {
-      auto t = cast<RankedTensorType>(alibi->table.getType());
-      SmallVector<OpFoldResult> o, sz, st;
-      for (auto [k, s0] : llvm::enumerate(alibi->start)) {
-        o.push_back(rewriter.getIndexAttr(s0));
-        sz.push_back(rewriter.getIndexAttr(k == alibi->headAt ? heads : 1));
-        st.push_back(rewriter.getIndexAttr(1));
-      }
-      slopes = alibi->table;
-      if (t.getRank() != 1)
-        slopes = tensor::ExtractSliceOp::create(
-            rewriter, loc, RankedTensorType::get({heads}, t.getElementType()),
-            alibi->table, o, sz, st);
-    }
-    auto biasType = RankedTensorType::get(
-        {heads, qt.getDimSize(2), kt.getDimSize(2)}, rewriter.getF32Type());
-    Value alibiBias = AlibiBiasOp::create(
-        rewriter, loc, biasType, ValueRange(), slopes, Value(),
-        AlibiDistanceAttr::get(ctx, alibi->distance),
-        rewriter.getF64FloatAttr(maxBias.value_or(8.0)), IntegerAttr());
-    if (bias) {
-      // pe.attention takes one bias: the ALiBi bias plus the bias tensor,
-      // broadcast to [Bm, H, Tq, Tk] (Bm: the tensor's batch, or 1), as the
-      // original added them.
-      auto maskType = cast<RankedTensorType>(bias.getType());
-      int64_t rank = maskType.getRank();
-      int64_t batch = rank == 4 ? maskType.getDimSize(0) : 1;
-      SmallVector<int64_t> shape = {batch, heads, qt.getDimSize(2),
-                                    kt.getDimSize(2)};
-      SmallVector<AffineExpr> maskIdx;
-      for (int64_t k = 0; k < rank; ++k) {
-        int64_t d = 4 - rank + k;
-        maskIdx.push_back(maskType.getDimSize(k) == 1 && shape[d] != 1
-                              ? rewriter.getAffineConstantExpr(0)
-                              : rewriter.getAffineDimExpr(d));
-      }
-      auto maps =
-          SmallVector<AffineMap>{AffineMap::get(4, 0,
-                                                {rewriter.getAffineDimExpr(1),
-                                                 rewriter.getAffineDimExpr(2),
-                                                 rewriter.getAffineDimExpr(3)},
-                                                ctx),
-                                 AffineMap::get(4, 0, maskIdx, ctx),
-                                 rewriter.getMultiDimIdentityMap(4)};
-      Value init =
-          tensor::EmptyOp::create(rewriter, loc, shape, rewriter.getF32Type());
-      Value mask = bias;
-      bias =
-          linalg::GenericOp::create(
-              rewriter, loc, init.getType(), ValueRange{alibiBias, mask},
-              ValueRange{init}, maps,
-              SmallVector<utils::IteratorType>(4,
-                                               utils::IteratorType::parallel),
-              [](OpBuilder &b, Location l, ValueRange args) {
-                Value m = args[1];
-                if (!m.getType().isF32())
-                  m = arith::ExtFOp::create(b, l, b.getF32Type(), m);
-                linalg::YieldOp::create(
-                    b, l,
-                    ValueRange{
-                        arith::AddFOp::create(b, l, args[0], m).getResult()});
-              })
-              .getResult(0);
-    } else {
-      bias = alibiBias;
-    }
-  }
-  // Into a tensor.empty destination (the convenience builder).
-  auto op = AttentionOp::create(rewriter, loc, type, /*lseType=*/Type(), q, k,
-                                v, AttentionLayout::BHSD);
-  if (bias)
-    op.getBiasMutable().assign(bias);
-  if (causalOffsetValue)
-    op.getCausalOffsetMutable().assign(causalOffsetValue);
-  op.setScaleAttr(scaleAttr);
-  if (causalOffset)
-    op.setCausal(true);
-  op.setCausalAlignment(alignment);
-  Value result = op.getResult();
-  if (rank3) {
-    SmallVector<ReassociationIndices> groups = {{0, 1}, {2}, {3}};
-    result = tensor::CollapseShapeOp::create(rewriter, loc, root.getType(),
-                                             result, groups);
-  }
-  rewriter.replaceAllUsesWith(root, result);
-  return success();
-}
-
 /// The value a contraction's result stands for: the result itself, or the
 /// [B, H, Tq, Dv] tensor it is reshaped into.
 static Value attentionRoot(Operation *op) {
@@ -767,6 +537,7 @@ static Value attentionRoot(Operation *op) {
   return v;
 }
 
+namespace {
 /// An attention whose root is its product with V (a contraction).
 struct RaiseAttention : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;

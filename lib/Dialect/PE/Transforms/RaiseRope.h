@@ -17,6 +17,7 @@
 
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,21 @@ struct TableFactor {
   bool computed = false;
   Angle angle;                // computed
   const Expr *leaf = nullptr; // read from a tensor
+};
+
+/// The operands of the pe.rope a rewrite builds.
+struct RopeOperands {
+  Value invFreq, cosCache, sinCache, attentionScaling, positions, offset;
+  int64_t staticOffset = 0;
+  std::optional<unsigned> sequenceDim;
+};
+
+/// How the entries of a cos or sin table are read: the slice's start, the
+/// dimensions of the token, the batch and the channel, the channel stride.
+struct CacheIndexing {
+  SmallVector<int64_t> start;
+  std::optional<unsigned> tokenAt, batchAt, channelAt;
+  int64_t stride = 1;
 };
 
 class RopeMatcher {
@@ -71,6 +87,25 @@ private:
                                 ArrayRef<int64_t> sizes,
                                 ArrayRef<int64_t> strides,
                                 ArrayRef<int64_t> shape, Value firsts);
+  /// The steps of rewrite (RaiseRopeRewrite.cpp).
+  LogicalResult matchRopePositions(PatternRewriter &rewriter, bool dry,
+                                   const Expr *p, RopeOperands &ops);
+  LogicalResult buildFrequencies(PatternRewriter &rewriter, bool dry,
+                                 RopeOperands &ops);
+  LogicalResult buildConstantFrequencies(PatternRewriter &rewriter, bool dry,
+                                         Type freqType, RopeOperands &ops);
+  LogicalResult sliceFrequencyTensor(PatternRewriter &rewriter, bool dry,
+                                     RopeOperands &ops);
+  LogicalResult buildCaches(PatternRewriter &rewriter, bool dry,
+                            RopeOperands &ops);
+  LogicalResult sliceCache(PatternRewriter &rewriter, bool dry,
+                           std::vector<TableFactor> &tables, Value &cache,
+                           bool &perToken, int64_t &rowOffset,
+                           const Expr *&gatherPositions, RopeOperands &ops);
+  LogicalResult indexCacheRows(const Expr *l0, CacheIndexing &ix,
+                               const Expr *&gatherPositions, RopeOperands &ops);
+  LogicalResult indexCacheChannels(ArrayRef<TableFactor> tables,
+                                   CacheIndexing &ix);
 
   Value root;
   const RaiseOptions &options;

@@ -386,201 +386,228 @@ static std::optional<AffineExpr> arangeIndex(DenseIntElementsAttr dense,
   return std::nullopt;
 }
 
-const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
-  Operation *def = v.getDefiningOp();
-  auto tensorType = dyn_cast<RankedTensorType>(v.getType());
-  if (!def)
-    return leaf(v, indices);
+/// A scalar: a float or integer constant, else a leaf.
+const Expr *Tracer::traceScalar(Operation *def, Value v,
+                                ArrayRef<AffineExpr> indices) {
+  if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
+    if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
+      return constant(f.getValueAsDouble(), v.getType());
+    if (auto i = dyn_cast<IntegerAttr>(cst.getValue())) {
+      Expr *e = make(ExprKind::Index, v.getType());
+      e->index = getAffineConstantExpr(i.getInt(), context);
+      return e;
+    }
+  }
+  return leaf(v, indices);
+}
 
-  // Scalars.
-  if (!tensorType) {
-    if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
-      if (auto f = dyn_cast<FloatAttr>(cst.getValue()))
-        return constant(f.getValueAsDouble(), v.getType());
-      if (auto i = dyn_cast<IntegerAttr>(cst.getValue())) {
-        Expr *e = make(ExprKind::Index, v.getType());
-        e->index = getAffineConstantExpr(i.getInt(), context);
+/// An element of a constant tensor: a splat, an element at constant
+/// indices, or an arange along one dimension; else a leaf.
+const Expr *Tracer::traceTensorConstant(arith::ConstantOp cst, Value v,
+                                        ArrayRef<AffineExpr> indices) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+    if (dense.isSplat()) {
+      if (isa<FloatType>(dense.getElementType()))
+        return constant(dense.getSplatValue<APFloat>().convertToDouble(),
+                        dense.getElementType());
+      // A boolean splat (TOSA folds a mask's all-valid padding part to
+      // one) is the constant 0 or 1, which a select on it folds.
+      if (dense.getElementType().isInteger(1)) {
+        Expr *e = make(ExprKind::Index, dense.getElementType());
+        e->index =
+            getAffineConstantExpr(dense.getSplatValue<bool>() ? 1 : 0, context);
         return e;
       }
     }
-    return leaf(v, indices);
-  }
-
-  if (auto cst = dyn_cast<arith::ConstantOp>(def)) {
-    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
-      if (dense.isSplat()) {
-        if (isa<FloatType>(dense.getElementType()))
-          return constant(dense.getSplatValue<APFloat>().convertToDouble(),
-                          dense.getElementType());
-        // A boolean splat (TOSA folds a mask's all-valid padding part to
-        // one) is the constant 0 or 1, which a select on it folds.
-        if (dense.getElementType().isInteger(1)) {
-          Expr *e = make(ExprKind::Index, dense.getElementType());
-          e->index = getAffineConstantExpr(dense.getSplatValue<bool>() ? 1 : 0,
-                                           context);
-          return e;
-        }
-      }
-    // A non-splat constant element at constant indices is a constant.
-    if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue())) {
-      SmallVector<uint64_t> at;
-      for (AffineExpr e : indices) {
-        std::optional<int64_t> c = constantOf(e);
-        if (!c)
-          return leaf(v, indices);
-        at.push_back(*c);
-      }
-      return constant(dense.getValues<APFloat>()[at].convertToDouble(),
-                      dense.getElementType());
-    }
-    // A constant integer tensor that is an arange along one dimension
-    // (torch.arange folded by the frontend: positions, the aranges of Hugging
-    // Face's causal mask) is that index plus a constant.
-    if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue()))
-      if (std::optional<AffineExpr> e = arangeIndex(dense, indices)) {
-        Expr *n = make(ExprKind::Index, dense.getElementType());
-        n->index = simplify(*e);
-        return n;
-      }
-    return leaf(v, indices);
-  }
-
-  if (auto cast = dyn_cast<tensor::CastOp>(def))
-    return trace(cast.getSource(), indices);
-
-  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
-    SmallVector<int64_t> offsets, strides;
-    if (!staticSlice(slice, offsets, strides))
-      return leaf(v, indices);
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    SmallVector<AffineExpr> src;
-    unsigned next = 0;
-    for (unsigned d = 0; d < offsets.size(); ++d) {
-      if (dropped.test(d)) {
-        src.push_back(getAffineConstantExpr(offsets[d], context));
-        continue;
-      }
-      src.push_back(indices[next++] * strides[d] + offsets[d]);
-    }
-    return trace(slice.getSource(), src);
-  }
-
-  if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
-    // The inserted tile where the indices fall into it, the destination
-    // elsewhere (tosa-to-tensor spells a concat as a chain of these).
-    ArrayRef<int64_t> offsets = insert.getStaticOffsets();
-    ArrayRef<int64_t> sizes = insert.getStaticSizes();
-    ArrayRef<int64_t> strides = insert.getStaticStrides();
-    if (llvm::any_of(llvm::concat<const int64_t>(offsets, sizes, strides),
-                     ShapedType::isDynamic))
-      return leaf(v, indices);
-    llvm::SmallBitVector dropped = insert.getDroppedDims();
-    bool inside = true;
-    SmallVector<AffineExpr> src;
-    for (unsigned d = 0; d < offsets.size(); ++d) {
-      bool whole = offsets[d] == 0 && strides[d] == 1 &&
-                   sizes[d] == tensorType.getDimSize(d);
-      if (whole) {
-        if (!dropped.test(d))
-          src.push_back(indices[d]);
-        continue;
-      }
-      std::optional<int64_t> at = constantOf(indices[d]);
-      if (!at)
+  // A non-splat constant element at constant indices is a constant.
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue())) {
+    SmallVector<uint64_t> at;
+    for (AffineExpr e : indices) {
+      std::optional<int64_t> c = constantOf(e);
+      if (!c)
         return leaf(v, indices);
-      int64_t rel = *at - offsets[d];
-      if (rel < 0 || rel % strides[d] != 0 || rel / strides[d] >= sizes[d]) {
-        inside = false;
-        continue;
-      }
-      if (!dropped.test(d))
-        src.push_back(getAffineConstantExpr(rel / strides[d], context));
+      at.push_back(*c);
     }
-    if (!inside)
-      return trace(insert.getDest(), indices);
-    return trace(insert.getSource(), src);
+    return constant(dense.getValues<APFloat>()[at].convertToDouble(),
+                    dense.getElementType());
   }
+  // A constant integer tensor that is an arange along one dimension
+  // (torch.arange folded by the frontend: positions, the aranges of Hugging
+  // Face's causal mask) is that index plus a constant.
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue()))
+    if (std::optional<AffineExpr> e = arangeIndex(dense, indices)) {
+      Expr *n = make(ExprKind::Index, dense.getElementType());
+      n->index = simplify(*e);
+      return n;
+    }
+  return leaf(v, indices);
+}
 
-  if (auto concat = dyn_cast<tensor::ConcatOp>(def)) {
-    int64_t dim = concat.getDim();
-    std::optional<int64_t> at = constantOf(indices[dim]);
+/// The source of a static slice, read at the slice's offsets and strides.
+const Expr *Tracer::traceExtractSlice(tensor::ExtractSliceOp slice, Value v,
+                                      ArrayRef<AffineExpr> indices) {
+  SmallVector<int64_t> offsets, strides;
+  if (!staticSlice(slice, offsets, strides))
+    return leaf(v, indices);
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  SmallVector<AffineExpr> src;
+  unsigned next = 0;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    if (dropped.test(d)) {
+      src.push_back(getAffineConstantExpr(offsets[d], context));
+      continue;
+    }
+    src.push_back(indices[next++] * strides[d] + offsets[d]);
+  }
+  return trace(slice.getSource(), src);
+}
+
+/// The inserted tile where the indices fall into it, the destination
+/// elsewhere (tosa-to-tensor spells a concat as a chain of these).
+const Expr *Tracer::traceInsertSlice(tensor::InsertSliceOp insert, Value v,
+                                     ArrayRef<AffineExpr> indices) {
+  auto tensorType = cast<RankedTensorType>(v.getType());
+  ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+  ArrayRef<int64_t> sizes = insert.getStaticSizes();
+  ArrayRef<int64_t> strides = insert.getStaticStrides();
+  if (llvm::any_of(llvm::concat<const int64_t>(offsets, sizes, strides),
+                   ShapedType::isDynamic))
+    return leaf(v, indices);
+  llvm::SmallBitVector dropped = insert.getDroppedDims();
+  bool inside = true;
+  SmallVector<AffineExpr> src;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    bool whole = offsets[d] == 0 && strides[d] == 1 &&
+                 sizes[d] == tensorType.getDimSize(d);
+    if (whole) {
+      if (!dropped.test(d))
+        src.push_back(indices[d]);
+      continue;
+    }
+    std::optional<int64_t> at = constantOf(indices[d]);
     if (!at)
       return leaf(v, indices);
-    int64_t start = 0;
-    for (Value input : concat.getInputs()) {
-      int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(dim);
-      if (ShapedType::isDynamic(size))
-        return leaf(v, indices);
-      if (*at < start + size) {
-        SmallVector<AffineExpr> src(indices);
-        src[dim] = getAffineConstantExpr(*at - start, context);
-        return trace(input, src);
-      }
-      start += size;
+    int64_t rel = *at - offsets[d];
+    if (rel < 0 || rel % strides[d] != 0 || rel / strides[d] >= sizes[d]) {
+      inside = false;
+      continue;
     }
+    if (!dropped.test(d))
+      src.push_back(getAffineConstantExpr(rel / strides[d], context));
+  }
+  if (!inside)
+    return trace(insert.getDest(), indices);
+  return trace(insert.getSource(), src);
+}
+
+/// The input of a concat that a constant index along the concat's dimension
+/// falls into.
+const Expr *Tracer::traceConcat(tensor::ConcatOp concat, Value v,
+                                ArrayRef<AffineExpr> indices) {
+  int64_t dim = concat.getDim();
+  std::optional<int64_t> at = constantOf(indices[dim]);
+  if (!at)
     return leaf(v, indices);
-  }
-
-  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
-    ArrayRef<int64_t> shape = tensorType.getShape();
-    SmallVector<AffineExpr> src;
-    for (ReassociationIndices group : expand.getReassociationIndices()) {
-      SmallVector<AffineExpr> part;
-      SmallVector<int64_t> sizes;
-      for (int64_t d : group) {
-        part.push_back(indices[d]);
-        sizes.push_back(shape[d]);
-      }
-      std::optional<AffineExpr> linear = linearIndex(part, sizes, context);
-      if (!linear)
-        return leaf(v, indices);
-      src.push_back(*linear);
-    }
-    return trace(expand.getSrc(), src);
-  }
-
-  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
-    ArrayRef<int64_t> srcShape = collapse.getSrcType().getShape();
-    SmallVector<AffineExpr> src(srcShape.size());
-    for (auto [i, group] :
-         llvm::enumerate(collapse.getReassociationIndices())) {
-      SmallVector<int64_t> sizes;
-      for (int64_t d : group)
-        sizes.push_back(srcShape[d]);
-      std::optional<SmallVector<AffineExpr>> parts =
-          delinearize(indices[i], sizes);
-      if (!parts)
-        return leaf(v, indices);
-      for (auto [d, part] : llvm::zip(group, *parts))
-        src[d] = part;
-    }
-    return trace(collapse.getSrc(), src);
-  }
-
-  if (auto reshape = dyn_cast<tensor::ReshapeOp>(def)) {
-    auto srcType = cast<RankedTensorType>(reshape.getSource().getType());
-    if (!tensorType.hasStaticShape() || !srcType.hasStaticShape())
+  int64_t start = 0;
+  for (Value input : concat.getInputs()) {
+    int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(dim);
+    if (ShapedType::isDynamic(size))
       return leaf(v, indices);
-    std::optional<AffineExpr> linear =
-        linearIndex(indices, tensorType.getShape(), context);
-    std::optional<SmallVector<AffineExpr>> src =
-        delinearize(*linear, srcType.getShape());
-    if (!src)
-      return leaf(v, indices);
-    return trace(reshape.getSource(), *src);
+    if (*at < start + size) {
+      SmallVector<AffineExpr> src(indices);
+      src[dim] = getAffineConstantExpr(*at - start, context);
+      return trace(input, src);
+    }
+    start += size;
   }
+  return leaf(v, indices);
+}
 
+/// The source of an expand_shape, each group's indices linearised.
+const Expr *Tracer::traceExpandShape(tensor::ExpandShapeOp expand, Value v,
+                                     ArrayRef<AffineExpr> indices) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(v.getType()).getShape();
+  SmallVector<AffineExpr> src;
+  for (ReassociationIndices group : expand.getReassociationIndices()) {
+    SmallVector<AffineExpr> part;
+    SmallVector<int64_t> sizes;
+    for (int64_t d : group) {
+      part.push_back(indices[d]);
+      sizes.push_back(shape[d]);
+    }
+    std::optional<AffineExpr> linear = linearIndex(part, sizes, context);
+    if (!linear)
+      return leaf(v, indices);
+    src.push_back(*linear);
+  }
+  return trace(expand.getSrc(), src);
+}
+
+/// The source of a collapse_shape, each index delinearised over its group.
+const Expr *Tracer::traceCollapseShape(tensor::CollapseShapeOp collapse,
+                                       Value v, ArrayRef<AffineExpr> indices) {
+  ArrayRef<int64_t> srcShape = collapse.getSrcType().getShape();
+  SmallVector<AffineExpr> src(srcShape.size());
+  for (auto [i, group] : llvm::enumerate(collapse.getReassociationIndices())) {
+    SmallVector<int64_t> sizes;
+    for (int64_t d : group)
+      sizes.push_back(srcShape[d]);
+    std::optional<SmallVector<AffineExpr>> parts =
+        delinearize(indices[i], sizes);
+    if (!parts)
+      return leaf(v, indices);
+    for (auto [d, part] : llvm::zip(group, *parts))
+      src[d] = part;
+  }
+  return trace(collapse.getSrc(), src);
+}
+
+/// The source of a static reshape, at the same linear index.
+const Expr *Tracer::traceReshape(tensor::ReshapeOp reshape, Value v,
+                                 ArrayRef<AffineExpr> indices) {
+  auto tensorType = cast<RankedTensorType>(v.getType());
+  auto srcType = cast<RankedTensorType>(reshape.getSource().getType());
+  if (!tensorType.hasStaticShape() || !srcType.hasStaticShape())
+    return leaf(v, indices);
+  std::optional<AffineExpr> linear =
+      linearIndex(indices, tensorType.getShape(), context);
+  std::optional<SmallVector<AffineExpr>> src =
+      delinearize(*linear, srcType.getShape());
+  if (!src)
+    return leaf(v, indices);
+  return trace(reshape.getSource(), *src);
+}
+
+const Expr *Tracer::traceUncached(Value v, ArrayRef<AffineExpr> indices) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return leaf(v, indices);
+  if (!isa<RankedTensorType>(v.getType()))
+    return traceScalar(def, v, indices);
+  if (auto cst = dyn_cast<arith::ConstantOp>(def))
+    return traceTensorConstant(cst, v, indices);
+  if (auto cast = dyn_cast<tensor::CastOp>(def))
+    return trace(cast.getSource(), indices);
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def))
+    return traceExtractSlice(slice, v, indices);
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(def))
+    return traceInsertSlice(insert, v, indices);
+  if (auto concat = dyn_cast<tensor::ConcatOp>(def))
+    return traceConcat(concat, v, indices);
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def))
+    return traceExpandShape(expand, v, indices);
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def))
+    return traceCollapseShape(collapse, v, indices);
+  if (auto reshape = dyn_cast<tensor::ReshapeOp>(def))
+    return traceReshape(reshape, v, indices);
   if (auto fill = dyn_cast<linalg::FillOp>(def))
     return trace(fill.getInputs()[0], {});
-
   if (isa<linalg::SoftmaxOp>(def))
     return expandReduction && !expandReduction(def)
                ? leaf(v, indices)
                : traceSoftmax(def, indices);
-
   if (isa<linalg::LinalgOp>(def))
     return traceLinalg(def, cast<OpResult>(v).getResultNumber(), indices);
-
   return leaf(v, indices);
 }
 

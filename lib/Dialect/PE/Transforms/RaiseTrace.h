@@ -39,6 +39,23 @@
 #include <vector>
 
 namespace mlir {
+namespace arith {
+class CmpIOp;
+class ConstantOp;
+} // namespace arith
+namespace linalg {
+class LinalgOp;
+} // namespace linalg
+namespace tensor {
+class CollapseShapeOp;
+class ConcatOp;
+class ExpandShapeOp;
+class ExtractOp;
+class ExtractSliceOp;
+class InsertSliceOp;
+class ReshapeOp;
+} // namespace tensor
+
 namespace pe {
 namespace raise {
 
@@ -156,9 +173,52 @@ public:
 
 private:
   const Expr *traceUncached(Value v, ArrayRef<AffineExpr> indices);
+  /// The steps of traceUncached, by the op that defines the value `v`.
+  const Expr *traceScalar(Operation *def, Value v,
+                          ArrayRef<AffineExpr> indices);
+  const Expr *traceTensorConstant(arith::ConstantOp cst, Value v,
+                                  ArrayRef<AffineExpr> indices);
+  const Expr *traceExtractSlice(tensor::ExtractSliceOp slice, Value v,
+                                ArrayRef<AffineExpr> indices);
+  const Expr *traceInsertSlice(tensor::InsertSliceOp insert, Value v,
+                               ArrayRef<AffineExpr> indices);
+  const Expr *traceConcat(tensor::ConcatOp concat, Value v,
+                          ArrayRef<AffineExpr> indices);
+  const Expr *traceExpandShape(tensor::ExpandShapeOp expand, Value v,
+                               ArrayRef<AffineExpr> indices);
+  const Expr *traceCollapseShape(tensor::CollapseShapeOp collapse, Value v,
+                                 ArrayRef<AffineExpr> indices);
+  const Expr *traceReshape(tensor::ReshapeOp reshape, Value v,
+                           ArrayRef<AffineExpr> indices);
   const Expr *leaf(Value v, ArrayRef<AffineExpr> indices);
   const Expr *traceLinalg(Operation *op, unsigned resultNumber,
                           ArrayRef<AffineExpr> indices);
+  /// The steps of traceLinalg (RaiseTracePayload.cpp).
+  bool bindLoops(linalg::LinalgOp linalgOp, unsigned resultNumber,
+                 ArrayRef<AffineExpr> indices,
+                 SmallVectorImpl<AffineExpr> &loops,
+                 std::optional<unsigned> &reductionVar);
+  void bindBlockArguments(linalg::LinalgOp linalgOp, unsigned resultNumber,
+                          ArrayRef<AffineExpr> indices,
+                          ArrayRef<AffineExpr> loops, bool reduction,
+                          llvm::DenseMap<Value, const Expr *> &env,
+                          const Expr *&initValue, Expr *&accumulator);
+  FailureOr<const Expr *> tracePayloadOp(Operation &inner,
+                                         ArrayRef<const Expr *> args,
+                                         ArrayRef<AffineExpr> loops,
+                                         Value result);
+  FailureOr<const Expr *> traceGather(tensor::ExtractOp extract,
+                                      ArrayRef<const Expr *> args,
+                                      Value result);
+  const Expr *traceFloatOp(Operation &inner, ArrayRef<const Expr *> args,
+                           Type type);
+  FailureOr<const Expr *>
+  traceIntegerOp(Operation &inner, ArrayRef<const Expr *> args, Type type);
+  const Expr *traceCmpI(arith::CmpIOp cmp, ArrayRef<const Expr *> args,
+                        Type type);
+  const Expr *traceReduction(const Expr *yielded, const Expr *accumulator,
+                             const Expr *initValue, unsigned reductionVar,
+                             Value result);
   const Expr *traceSoftmax(Operation *op, ArrayRef<AffineExpr> indices);
   /// An integer expression as an index: Index nodes as they are, run-time
   /// scalars as symbols; null otherwise.
