@@ -288,6 +288,15 @@ public:
   /// A standalone pe.add_sinusoidal (f32, f16 or bf16; offset positions or
   /// a positions tensor).
   Value buildSinusoidal(AddSinusoidalOp op);
+  /// buildSinusoidal's steps (Sinusoidal.cpp): the tables and buffers, the
+  /// rows of a token block, a row evaluated directly, rows by recurrence.
+  struct SinusoidalPlan;
+  SinusoidalPlan planSinusoidal(AddSinusoidalOp op, Value &out);
+  void sinusoidalBlock(const SinusoidalPlan &p, Value n, Value t0, Value t1,
+                       bool streaming);
+  void sinusoidalRow(const SinusoidalPlan &p, Value n, Value t, bool streaming);
+  void sinusoidalRecurrence(const SinusoidalPlan &p, Value n, Value t0,
+                            Value t1, Value pos0, bool streaming);
   /// Views a [..., T, C] memref as [N, T, C] (N = product of the leading
   /// dimensions, 1 for rank 2).
   Value view3d(Value m);

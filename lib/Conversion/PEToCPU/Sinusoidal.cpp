@@ -16,345 +16,376 @@ using namespace mlir;
 using namespace mlir::pe;
 using namespace mlir::pe::cpu;
 
-Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
+/// What buildSinusoidal's loops read (planSinusoidal): the channel tables,
+/// the buffers and how the channels pair up; and the stores every row makes.
+struct KernelBuilder::SinusoidalPlan {
+  KernelBuilder &k;
+  int64_t channels = 0, half = 0, taskRows = 0;
+  /// Layouts whose channels pair up as sin and cos of one angle in whole
+  /// vectors: interleaved (2k, 2k+1), and concat (k, h + k) with h a
+  /// multiple of the vector width.
+  bool interleaved = false, paired = false;
+  Type elementType;
+  double inputScale = 1.0, maxFreq = 0.0;
+  /// Per channel, padded to whole vectors: the frequency, a quarter-turn
+  /// shift for cos channels, 0 for the padding column of an odd concat.
+  Value freqM, phaseM, keepM;
+  /// Per pair: the frequency, and its sin and cos (the recurrence's step).
+  Value pairFreqM, stepSinM, stepCosM;
+  Value x3, out3, base0;
+  /// An explicit positions tensor ([T], or [B, T]: leading row n of x3 is of
+  /// batch n / perBatch).
+  Value positions, perBatch;
+
+  /// The f64 vector type of a paired vector: 8 pairs (16 interleaved
+  /// channels) or 16 (channels c and h + c of the concat halves).
+  VectorType pairType() const {
+    return VectorType::get({interleaved ? k.lanes / 2 : k.lanes}, k.f64);
+  }
+  /// x + PE in f64, rounded once (the op's semantics), at row t, channel c;
+  /// with a `mask` (the row's last, partial vector), only its lanes.
+  void addStore(Value n, Value t, Value pe, Value c, bool streaming,
+                Value mask = {}) const {
+    ImplicitLocOpBuilder &b = k.b;
+    auto vf64 = VectorType::get({k.lanes}, k.f64);
+    Value xv = arith::ExtFOp::create(b, vf64,
+                                     k.loadF32(x3, ValueRange{n, t, c}, mask));
+    if (inputScale != 1.0)
+      xv = arith::MulFOp::create(
+          b, xv,
+          arith::ConstantOp::create(
+              b,
+              DenseElementsAttr::get(vf64, b.getFloatAttr(k.f64, inputScale))));
+    Value y = k.narrowFromF64(arith::AddFOp::create(b, xv, pe), elementType);
+    k.storeNarrowed(y, out3, ValueRange{n, t, c}, streaming, mask);
+  }
+  /// The position of row t of leading row n, as f64.
+  Value position(Value n, Value t) const {
+    ImplicitLocOpBuilder &b = k.b;
+    if (positions) {
+      SmallVector<Value> ix;
+      if (perBatch)
+        ix.push_back(arith::DivUIOp::create(b, n, perBatch));
+      ix.push_back(t);
+      Value p = memref::LoadOp::create(b, positions, ix);
+      if (!p.getType().isInteger(64))
+        p = arith::ExtSIOp::create(b, b.getI64Type(), p);
+      return arith::SIToFPOp::create(b, k.f64, p);
+    }
+    return arith::SIToFPOp::create(
+        b, k.f64,
+        arith::IndexCastOp::create(b, b.getI64Type(), k.addi(base0, t)));
+  }
+  /// `fn(c, p)` for each paired vector of channels c whose pairs start at p.
+  void forEachPairVector(function_ref<void(Value c, Value p)> fn) const {
+    ImplicitLocOpBuilder &b = k.b;
+    scf::ForOp::create(
+        b, k.idx(0), k.idx(interleaved ? channels : half), k.idx(k.lanes),
+        ValueRange{}, [&](OpBuilder &cb, Location, Value c, ValueRange) {
+          Scope channel(b, cb);
+          fn(c,
+             interleaved ? Value(arith::DivUIOp::create(b, c, k.idx(2))) : c);
+          scf::YieldOp::create(b);
+        });
+  }
+  /// The encoding of a paired vector, stored: interleaved channels
+  /// (2k, 2k+1) zip sin and cos; concat stores them at c and h + c.
+  void storePair(Value n, Value t, Value c, Value sn, Value cs,
+                 bool streaming) const {
+    if (interleaved) {
+      SmallVector<int64_t> zip;
+      for (int64_t i = 0; i < k.lanes / 2; ++i) {
+        zip.push_back(i);
+        zip.push_back(i + k.lanes / 2);
+      }
+      addStore(n, t, vector::ShuffleOp::create(k.b, sn, cs, zip), c, streaming);
+      return;
+    }
+    addStore(n, t, sn, c, streaming);
+    addStore(n, t, cs, k.addi(c, k.idx(half)), streaming);
+  }
+};
+
+KernelBuilder::SinusoidalPlan KernelBuilder::planSinusoidal(AddSinusoidalOp op,
+                                                            Value &out) {
+  SinusoidalPlan p{*this};
   auto type = op.getInput().getType();
   int64_t rank = type.getRank();
-  int64_t channels = type.getDimSize(rank - 1);
+  p.channels = type.getDimSize(rank - 1);
+  p.half = p.channels / 2;
   auto layout = op.getLayout() == SinusoidalLayout::Interleaved
                     ? formula::SinusoidalLayout::Interleaved
                     : formula::SinusoidalLayout::Concat;
   double base = op.getBase().convertToDouble();
-  // Per channel: the frequency, a quarter-turn shift (cos a = sin(a +
-  // pi/2), applied exactly as a quadrant offset) and 0 for the padding column
-  // of an odd concat layout.
   SmallVector<double> freq, keep;
   SmallVector<int64_t> phase;
-  for (int64_t c = 0; c < channels; ++c) {
-    freq.push_back(formula::sinusoidalFrequency(c, channels, base, layout));
-    phase.push_back(formula::sinusoidalIsCos(c, channels, layout) ? 1 : 0);
-    keep.push_back(formula::sinusoidalIsPad(c, channels, layout) ? 0.0 : 1.0);
+  for (int64_t c = 0; c < p.channels; ++c) {
+    freq.push_back(formula::sinusoidalFrequency(c, p.channels, base, layout));
+    phase.push_back(formula::sinusoidalIsCos(c, p.channels, layout) ? 1 : 0);
+    keep.push_back(formula::sinusoidalIsPad(c, p.channels, layout) ? 0.0 : 1.0);
   }
-  // The per-channel tables padded to whole vectors (frequency 0, kept 0):
-  // a last, partial vector of channels reads them whole and the row with a
-  // mask (tails below).
-  for (int64_t c = channels; c % lanes != 0; ++c) {
+  // Padded to whole vectors (frequency 0, kept 0): a last, partial vector
+  // of channels reads them whole and the row with a mask.
+  for (int64_t c = p.channels; c % lanes != 0; ++c) {
     freq.push_back(0.0);
     phase.push_back(0);
     keep.push_back(0.0);
   }
-  int64_t padded = static_cast<int64_t>(freq.size());
   auto table = [&](Type elementType, DenseElementsAttr values) -> Value {
     Value t = arith::ConstantOp::create(b, values);
     return bufferization::ToBufferOp::create(
         b, MemRefType::get(values.getType().getShape(), elementType), t,
         /*readOnly=*/true);
   };
-  auto f64Type = RankedTensorType::get({padded}, f64);
-  auto i64Type = RankedTensorType::get({padded}, b.getI64Type());
-  Value freqM =
-      table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(freq)));
-  Value phaseM =
+  auto f64Table = [&](ArrayRef<double> values) -> Value {
+    return table(
+        f64, DenseElementsAttr::get(
+                 RankedTensorType::get({int64_t(values.size())}, f64), values));
+  };
+  p.freqM = f64Table(freq);
+  p.phaseM =
       table(b.getI64Type(),
-            DenseElementsAttr::get(i64Type, ArrayRef<int64_t>(phase)));
-  Value keepM =
-      table(f64, DenseElementsAttr::get(f64Type, ArrayRef<double>(keep)));
-  // Layouts whose channels pair up as sin and cos of one angle in whole
-  // vectors: interleaved (2k, 2k+1), and concat (k, h + k) with h a multiple
-  // of 16.
-  bool interleaved = layout == formula::SinusoidalLayout::Interleaved;
-  bool paired =
-      interleaved ? channels % lanes == 0 : channels % (2 * lanes) == 0;
+            DenseElementsAttr::get(
+                RankedTensorType::get({int64_t(phase.size())}, b.getI64Type()),
+                ArrayRef<int64_t>(phase)));
+  p.keepM = f64Table(keep);
+  p.interleaved = layout == formula::SinusoidalLayout::Interleaved;
+  p.paired =
+      p.interleaved ? p.channels % lanes == 0 : p.channels % (2 * lanes) == 0;
   SmallVector<double> pairFreq;
-  for (int64_t k = 0; k < channels / 2; ++k)
-    pairFreq.push_back(interleaved ? freq[2 * k] : freq[k]);
-  Value pairFreqM =
-      pairFreq.empty()
-          ? Value()
-          : table(f64,
-                  DenseElementsAttr::get(
-                      RankedTensorType::get({int64_t(pairFreq.size())}, f64),
-                      ArrayRef<double>(pairFreq)));
+  for (int64_t c = 0; c < p.half; ++c)
+    pairFreq.push_back(p.interleaved ? freq[2 * c] : freq[c]);
+  if (!pairFreq.empty())
+    p.pairFreqM = f64Table(pairFreq);
 
-  Type elementType = type.getElementType();
-  auto memType = MemRefType::get(type.getShape(), elementType);
+  p.elementType = type.getElementType();
+  auto memType = MemRefType::get(type.getShape(), p.elementType);
   Value x = bufferization::ToBufferOp::create(b, memType, op.getInput(),
                                               /*readOnly=*/true);
   SmallVector<Value> dynamicSizes;
   for (int64_t i = 0; i < rank; ++i)
     if (type.isDynamicDim(i))
       dynamicSizes.push_back(dim(x, i));
-  Value out = memref::AllocOp::create(b, memType, dynamicSizes,
-                                      b.getI64IntegerAttr(64));
-  Value x3 = view3d(x), out3 = view3d(out);
-  Value base0 =
+  out = memref::AllocOp::create(b, memType, dynamicSizes,
+                                b.getI64IntegerAttr(64));
+  p.x3 = view3d(x);
+  p.out3 = view3d(out);
+  p.base0 =
       offsetValue({static_cast<int64_t>(op.getStaticOffset()), op.getOffset()});
-  // An explicit positions tensor ([T], or [B, T] with b = dimension 0 of
-  // the input: leading row n of x3 is of batch n / perBatch).
-  Value positions, perBatch;
-  if (Value p = op.getPositions()) {
-    auto pType = cast<RankedTensorType>(p.getType());
-    positions = bufferization::ToBufferOp::create(
-        b, MemRefType::get(pType.getShape(), pType.getElementType()), p,
+  if (Value pos = op.getPositions()) {
+    auto pType = cast<RankedTensorType>(pos.getType());
+    p.positions = bufferization::ToBufferOp::create(
+        b, MemRefType::get(pType.getShape(), pType.getElementType()), pos,
         /*readOnly=*/true);
     if (pType.getRank() == 2) {
-      perBatch = idx(1);
+      p.perBatch = idx(1);
       for (int64_t i = 1; i < rank - 2; ++i)
-        perBatch = muli(perBatch, dim(x, i));
+        p.perBatch = muli(p.perBatch, dim(x, i));
     }
   }
-  double inputScale = op.getScaleInput() ? std::sqrt(double(channels)) : 1.0;
-  auto vf64 = VectorType::get({lanes}, f64);
-  auto c64 = [&](double v) -> Value {
-    return arith::ConstantOp::create(
-        b, DenseElementsAttr::get(vf64, b.getFloatAttr(f64, v)));
-  };
+  p.inputScale = op.getScaleInput() ? std::sqrt(double(p.channels)) : 1.0;
   // The angle-addition step of the paired layouts: sin and cos of each
   // pair's frequency w (rounded once from libm's f64 values).
   SmallVector<double> stepSin, stepCos;
-  double maxFreq = 0.0;
   for (double w : pairFreq) {
     stepSin.push_back(std::sin(w));
     stepCos.push_back(std::cos(w));
-    maxFreq = std::max(maxFreq, std::abs(w));
+    p.maxFreq = std::max(p.maxFreq, std::abs(w));
   }
-  auto pairTable = [&](ArrayRef<double> values) -> Value {
-    return table(
-        f64, DenseElementsAttr::get(
-                 RankedTensorType::get({int64_t(values.size())}, f64), values));
-  };
-  Value stepSinM = paired ? pairTable(stepSin) : Value();
-  Value stepCosM = paired ? pairTable(stepCos) : Value();
-  // Streaming stores need rows of whole vectors (aligned vector stores).
-  Value large = channels % lanes == 0
-                    ? isLarge(out)
-                    : Value(arith::ConstantOp::create(b, b.getBoolAttr(false)));
+  if (p.paired) {
+    p.stepSinM = f64Table(stepSin);
+    p.stepCosM = f64Table(stepCos);
+  }
   // Parallel tasks of kSinusoidalTaskRows tokens when the shape gives at
   // least kMinTasks of them (each task evaluates its first row directly and
   // the others by angle addition: longer tasks, fewer direct rows), else of
   // kBlock tokens.
-  int64_t taskRows = kBlock;
+  p.taskRows = kBlock;
   if (type.hasStaticShape() &&
-      type.getNumElements() / channels >= kSinusoidalTaskRows * kMinTasks)
-    taskRows = kSinusoidalTaskRows;
-  forEachBlock(x3, taskRows, [&](Value n, Value t0, Value t1) {
+      type.getNumElements() / p.channels >= kSinusoidalTaskRows * kMinTasks)
+    p.taskRows = kSinusoidalTaskRows;
+  return p;
+}
+
+Value KernelBuilder::buildSinusoidal(AddSinusoidalOp op) {
+  Value out;
+  SinusoidalPlan p = planSinusoidal(op, out);
+  // Streaming stores need rows of whole vectors (aligned vector stores).
+  Value large = p.channels % lanes == 0
+                    ? isLarge(out)
+                    : Value(arith::ConstantOp::create(b, b.getBoolAttr(false)));
+  forEachBlock(p.x3, p.taskRows, [&](Value n, Value t0, Value t1) {
     withStreaming(large, [&](bool streaming) {
-      // x + PE in f64, rounded once (the op's semantics).
-      // With a `mask` (the row's last, partial vector), only its lanes.
-      auto addStore = [&](Value t, Value pe, Value c, Value mask = {}) {
-        Value xv = arith::ExtFOp::create(
-            b, vf64, loadF32(x3, ValueRange{n, t, c}, mask));
-        if (inputScale != 1.0)
-          xv = arith::MulFOp::create(b, xv, c64(inputScale));
-        Value y = narrowFromF64(arith::AddFOp::create(b, xv, pe), elementType);
-        storeNarrowed(y, out3, ValueRange{n, t, c}, streaming, mask);
-      };
-      auto positionOf = [&](Value t) -> Value {
-        if (positions) {
-          SmallVector<Value> ix;
-          if (perBatch)
-            ix.push_back(arith::DivUIOp::create(b, n, perBatch));
-          ix.push_back(t);
-          Value p = memref::LoadOp::create(b, positions, ix);
-          if (!p.getType().isInteger(64))
-            p = arith::ExtSIOp::create(b, b.getI64Type(), p);
-          return arith::SIToFPOp::create(b, f64, p);
-        }
-        return arith::SIToFPOp::create(
-            b, f64,
-            arith::IndexCastOp::create(b, b.getI64Type(), addi(base0, t)));
-      };
-      // Paired layouts: `pairs(c, k, w)` for each vector of channels c
-      // whose pairs start at k: 8 pairs (16 interleaved channels) or 16
-      // (channels c and h + c of the concat halves); `w` is its f64 width.
-      int64_t half = channels / 2;
-      int64_t pairWidth = interleaved ? lanes / 2 : lanes;
-      auto vPair = VectorType::get({pairWidth}, f64);
-      SmallVector<int64_t> zip;
-      for (int64_t i = 0; i < lanes / 2; ++i) {
-        zip.push_back(i);
-        zip.push_back(i + lanes / 2);
-      }
-      auto forEachPairVector = [&](function_ref<void(Value c, Value k)> fn) {
-        scf::ForOp::create(
-            b, idx(0), idx(interleaved ? channels : half), idx(lanes),
-            ValueRange{}, [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-              Scope channel(b, cb);
-              fn(c,
-                 interleaved ? Value(arith::DivUIOp::create(b, c, idx(2))) : c);
-              scf::YieldOp::create(b);
-            });
-      };
-      // The encoding of a paired vector, stored: interleaved channels
-      // (2k, 2k+1) zip sin and cos; concat stores them at c and h + c.
-      auto storePair = [&](Value t, Value c, Value sn, Value cs) {
-        if (interleaved) {
-          addStore(t, vector::ShuffleOp::create(b, sn, cs, zip), c);
-        } else {
-          addStore(t, sn, c);
-          addStore(t, cs, addi(c, idx(half)));
-        }
-      };
-      // One row evaluated directly: sin and cos of the f64 angle p w.
-      auto directRow = [&](Value t) {
-        Value pos = positionOf(t);
-        if (paired) {
-          Value posV = vector::BroadcastOp::create(b, vPair, pos);
-          forEachPairVector([&](Value c, Value k) {
-            Value w =
-                vector::LoadOp::create(b, vPair, pairFreqM, ValueRange{k});
-            auto [sn, cs] =
-                sinCos64(arith::MulFOp::create(b, posV, w), Value());
-            storePair(t, c, sn, cs);
-          });
-          return;
-        }
-        // General case (odd concat with its pad column, or channels that
-        // do not pair up in whole vectors): one sine per channel, cos
-        // channels shifted by a quarter turn; whole vectors, then a masked
-        // last one.
-        Value posV = vector::BroadcastOp::create(b, vf64, pos);
-        auto channelVector = [&](Value c, Value mask) {
-          Value w = vector::LoadOp::create(b, vf64, freqM, ValueRange{c});
-          Value a = arith::MulFOp::create(b, posV, w);
-          Value shift = vector::LoadOp::create(
-              b, VectorType::get({lanes}, b.getI64Type()), phaseM,
-              ValueRange{c});
-          Value pe = arith::MulFOp::create(
-              b, sinCos64(a, shift).first,
-              vector::LoadOp::create(b, vf64, keepM, ValueRange{c}));
-          addStore(t, pe, c, mask);
-        };
-        int64_t whole = channels - channels % lanes;
-        scf::ForOp::create(
-            b, idx(0), idx(whole), idx(lanes), ValueRange{},
-            [&](OpBuilder &cb, Location l3, Value c, ValueRange) {
-              Scope channel(b, cb);
-              channelVector(c, Value());
-              scf::YieldOp::create(b);
-            });
-        if (whole != channels)
-          channelVector(idx(whole), rowMask(whole, channels));
-      };
-      auto directRows = [&](Value from) {
-        scf::ForOp::create(
-            b, from, t1, idx(1), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
-              Scope inner(b, ib);
-              directRow(t);
-              scf::YieldOp::create(b);
-            });
-      };
-      // Explicit positions: each row at its own position (no recurrence).
-      if (!paired || positions) {
-        directRows(t0);
-        return;
-      }
-      // Paired layouts with small angles: the block's first row directly,
-      // each next row from the previous one by the angle-addition formulas
-      // (sin(a + w) = s cos w + c sin w, cos(a + w) = c cos w - s sin w):
-      // four f64 operations per pair instead of a reduction and two
-      // polynomials. The rows differ from the direct evaluation by a few
-      // f64 ulps per step and by the rounding of the f64 angle fl(p w),
-      // below 1e-10 while every |p w| <= kRecurrenceMaxAngle.
-      Value pos0 = positionOf(t0);
-      Value reach = arith::MulFOp::create(
-          b,
-          arith::AddFOp::create(b, math::AbsFOp::create(b, pos0),
-                                arith::ConstantOp::create(
-                                    b, b.getFloatAttr(f64, double(taskRows)))),
-          arith::ConstantOp::create(b, b.getFloatAttr(f64, maxFreq)));
-      Value small = arith::CmpFOp::create(
-          b, arith::CmpFPredicate::OLE, reach,
-          arith::ConstantOp::create(b,
-                                    b.getFloatAttr(f64, kRecurrenceMaxAngle)));
-      auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
-      {
-        auto stateType = MemRefType::get({half}, f64);
-        Value sState = memref::AllocOp::create(b, stateType, ValueRange{},
-                                               b.getI64IntegerAttr(64));
-        Value cState = memref::AllocOp::create(b, stateType, ValueRange{},
-                                               b.getI64IntegerAttr(64));
-        Value posV = vector::BroadcastOp::create(b, vPair, pos0);
-        forEachPairVector([&](Value c, Value k) {
-          Value w = vector::LoadOp::create(b, vPair, pairFreqM, ValueRange{k});
-          auto [sn, cs] = sinCos64(arith::MulFOp::create(b, posV, w), Value());
-          vector::StoreOp::create(b, sn, sState, ValueRange{k});
-          vector::StoreOp::create(b, cs, cState, ValueRange{k});
-          storePair(t0, c, sn, cs);
-        });
-        // `rows` consecutive rows from t per pass over the channels: the
-        // state and step vectors are loaded and the state stored once per
-        // pass (a row's state is 2 x 8 bytes per pair, twice the row's own
-        // f32 data, so one row per pass moved three times the row's bytes
-        // through the L1 besides the row itself).
-        //
-        // Streaming whole passes also prefetch, into the L2, the input lines
-        // of the next pass at the same channels (rows t + rows + r, clamped
-        // to the block's last row): the pass's 16 or so instructions per
-        // 64-byte line otherwise leave too few of its loads in flight for
-        // the memory's bandwidth (see docs/CodegenCPU.md, W5).
-        auto rowsFrom = [&](Value t, int64_t rows) {
-          SmallVector<Value> nextRows;
-          if (streaming && rows > 1) {
-            Value last = arith::SubIOp::create(b, t1, idx(1));
-            for (int64_t r = 0; r < rows; ++r)
-              nextRows.push_back(
-                  arith::MinSIOp::create(b, addi(t, idx(rows + r)), last));
-          }
-          forEachPairVector([&](Value c, Value k) {
-            auto ld = [&](Value m) -> Value {
-              return vector::LoadOp::create(b, vPair, m, ValueRange{k});
-            };
-            for (Value row : nextRows) {
-              prefetchToL2(x3, ValueRange{n, row, c});
-              if (!interleaved)
-                prefetchToL2(x3, ValueRange{n, row, addi(c, idx(half))});
-            }
-            Value s = ld(sState), co = ld(cState);
-            Value sw = ld(stepSinM), cw = ld(stepCosM);
-            for (int64_t r = 0; r < rows; ++r) {
-              Value sn = math::FmaOp::create(b, co, sw,
-                                             arith::MulFOp::create(b, s, cw));
-              Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
-                                             arith::MulFOp::create(b, co, cw));
-              storePair(r == 0 ? t : addi(t, idx(r)), c, sn, cs);
-              s = sn;
-              co = cs;
-            }
-            vector::StoreOp::create(b, s, sState, ValueRange{k});
-            vector::StoreOp::create(b, co, cState, ValueRange{k});
-          });
-        };
-        // Whole passes of kRecurrenceRows rows, then the block's last rows
-        // one by one.
-        Value first = addi(t0, idx(1));
-        Value count = arith::SubIOp::create(b, t1, first);
-        Value wholeEnd = addi(
-            first, muli(arith::DivUIOp::create(b, count, idx(kRecurrenceRows)),
-                        idx(kRecurrenceRows)));
-        scf::ForOp::create(
-            b, first, wholeEnd, idx(kRecurrenceRows), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
-              Scope inner(b, ib);
-              rowsFrom(t, kRecurrenceRows);
-              scf::YieldOp::create(b);
-            });
-        scf::ForOp::create(
-            b, wholeEnd, t1, idx(1), ValueRange{},
-            [&](OpBuilder &ib, Location l2, Value t, ValueRange) {
-              Scope inner(b, ib);
-              rowsFrom(t, 1);
-              scf::YieldOp::create(b);
-            });
-      }
-      b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
-      directRows(t0);
+      sinusoidalBlock(p, n, t0, t1, streaming);
     });
   });
-  return bufferization::ToTensorOp::create(b, type, out, /*restrict=*/true,
+  return bufferization::ToTensorOp::create(b, op.getInput().getType(), out,
+                                           /*restrict=*/true,
                                            /*writable=*/true);
+}
+
+void KernelBuilder::sinusoidalBlock(const SinusoidalPlan &p, Value n, Value t0,
+                                    Value t1, bool streaming) {
+  auto directRows = [&](Value from) {
+    scf::ForOp::create(b, from, t1, idx(1), ValueRange{},
+                       [&](OpBuilder &ib, Location, Value t, ValueRange) {
+                         Scope inner(b, ib);
+                         sinusoidalRow(p, n, t, streaming);
+                         scf::YieldOp::create(b);
+                       });
+  };
+  // Explicit positions: each row at its own position (no recurrence).
+  if (!p.paired || p.positions) {
+    directRows(t0);
+    return;
+  }
+  // Paired layouts with small angles: rows by recurrence (sinusoidalRecurrence)
+  // while every |p w| <= kRecurrenceMaxAngle, else directly.
+  Value pos0 = p.position(n, t0);
+  Value reach = arith::MulFOp::create(
+      b,
+      arith::AddFOp::create(b, math::AbsFOp::create(b, pos0),
+                            arith::ConstantOp::create(
+                                b, b.getFloatAttr(f64, double(p.taskRows)))),
+      arith::ConstantOp::create(b, b.getFloatAttr(f64, p.maxFreq)));
+  Value small = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLE, reach,
+      arith::ConstantOp::create(b, b.getFloatAttr(f64, kRecurrenceMaxAngle)));
+  auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
+  sinusoidalRecurrence(p, n, t0, t1, pos0, streaming);
+  b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
+  directRows(t0);
+}
+
+/// One row evaluated directly: sin and cos of the f64 angle p w.
+void KernelBuilder::sinusoidalRow(const SinusoidalPlan &p, Value n, Value t,
+                                  bool streaming) {
+  Value pos = p.position(n, t);
+  if (p.paired) {
+    Value posV = vector::BroadcastOp::create(b, p.pairType(), pos);
+    p.forEachPairVector([&](Value c, Value k) {
+      Value w =
+          vector::LoadOp::create(b, p.pairType(), p.pairFreqM, ValueRange{k});
+      auto [sn, cs] = sinCos64(arith::MulFOp::create(b, posV, w), Value());
+      p.storePair(n, t, c, sn, cs, streaming);
+    });
+    return;
+  }
+  // General case (odd concat with its pad column, or channels that do not
+  // pair up in whole vectors): one sine per channel, cos channels shifted by
+  // a quarter turn; whole vectors, then a masked last one.
+  auto vf64 = VectorType::get({lanes}, f64);
+  Value posV = vector::BroadcastOp::create(b, vf64, pos);
+  auto channelVector = [&](Value c, Value mask) {
+    Value w = vector::LoadOp::create(b, vf64, p.freqM, ValueRange{c});
+    Value a = arith::MulFOp::create(b, posV, w);
+    Value shift = vector::LoadOp::create(
+        b, VectorType::get({lanes}, b.getI64Type()), p.phaseM, ValueRange{c});
+    Value pe = arith::MulFOp::create(
+        b, sinCos64(a, shift).first,
+        vector::LoadOp::create(b, vf64, p.keepM, ValueRange{c}));
+    p.addStore(n, t, pe, c, streaming, mask);
+  };
+  int64_t whole = p.channels - p.channels % lanes;
+  scf::ForOp::create(b, idx(0), idx(whole), idx(lanes), ValueRange{},
+                     [&](OpBuilder &cb, Location, Value c, ValueRange) {
+                       Scope channel(b, cb);
+                       channelVector(c, Value());
+                       scf::YieldOp::create(b);
+                     });
+  if (whole != p.channels)
+    channelVector(idx(whole), rowMask(whole, p.channels));
+}
+
+/// The rows [t0, t1) of a paired layout with small angles (pos0: t0's
+/// position): the first row
+/// directly, each next row from the previous one by the angle-addition
+/// formulas (sin(a + w) = s cos w + c sin w, cos(a + w) = c cos w - s sin w):
+/// four f64 operations per pair instead of a reduction and two polynomials.
+/// The rows differ from the direct evaluation by a few f64 ulps per step and
+/// by the rounding of the f64 angle fl(p w), below 1e-10 while every
+/// |p w| <= kRecurrenceMaxAngle.
+void KernelBuilder::sinusoidalRecurrence(const SinusoidalPlan &p, Value n,
+                                         Value t0, Value t1, Value pos0,
+                                         bool streaming) {
+  VectorType vPair = p.pairType();
+  auto stateType = MemRefType::get({p.half}, f64);
+  Value sState = memref::AllocOp::create(b, stateType, ValueRange{},
+                                         b.getI64IntegerAttr(64));
+  Value cState = memref::AllocOp::create(b, stateType, ValueRange{},
+                                         b.getI64IntegerAttr(64));
+  Value posV = vector::BroadcastOp::create(b, vPair, pos0);
+  p.forEachPairVector([&](Value c, Value k) {
+    Value w = vector::LoadOp::create(b, vPair, p.pairFreqM, ValueRange{k});
+    auto [sn, cs] = sinCos64(arith::MulFOp::create(b, posV, w), Value());
+    vector::StoreOp::create(b, sn, sState, ValueRange{k});
+    vector::StoreOp::create(b, cs, cState, ValueRange{k});
+    p.storePair(n, t0, c, sn, cs, streaming);
+  });
+  // `rows` consecutive rows from t per pass over the channels: the state and
+  // step vectors are loaded and the state stored once per pass (a row's
+  // state is 2 x 8 bytes per pair, twice the row's own f32 data, so one row
+  // per pass moved three times the row's bytes through the L1 besides the
+  // row itself).
+  //
+  // Streaming whole passes also prefetch, into the L2, the input lines of
+  // the next pass at the same channels (rows t + rows + r, clamped to the
+  // block's last row): the pass's 16 or so instructions per 64-byte line
+  // otherwise leave too few of its loads in flight for the memory's
+  // bandwidth (see docs/CodegenCPU.md, W5).
+  auto rowsFrom = [&](Value t, int64_t rows) {
+    SmallVector<Value> nextRows;
+    if (streaming && rows > 1) {
+      Value last = arith::SubIOp::create(b, t1, idx(1));
+      for (int64_t r = 0; r < rows; ++r)
+        nextRows.push_back(
+            arith::MinSIOp::create(b, addi(t, idx(rows + r)), last));
+    }
+    p.forEachPairVector([&](Value c, Value k) {
+      auto ld = [&](Value m) -> Value {
+        return vector::LoadOp::create(b, vPair, m, ValueRange{k});
+      };
+      for (Value row : nextRows) {
+        prefetchToL2(p.x3, ValueRange{n, row, c});
+        if (!p.interleaved)
+          prefetchToL2(p.x3, ValueRange{n, row, addi(c, idx(p.half))});
+      }
+      Value s = ld(sState), co = ld(cState);
+      Value sw = ld(p.stepSinM), cw = ld(p.stepCosM);
+      for (int64_t r = 0; r < rows; ++r) {
+        Value sn =
+            math::FmaOp::create(b, co, sw, arith::MulFOp::create(b, s, cw));
+        Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
+                                       arith::MulFOp::create(b, co, cw));
+        p.storePair(n, r == 0 ? t : addi(t, idx(r)), c, sn, cs, streaming);
+        s = sn;
+        co = cs;
+      }
+      vector::StoreOp::create(b, s, sState, ValueRange{k});
+      vector::StoreOp::create(b, co, cState, ValueRange{k});
+    });
+  };
+  // Whole passes of kRecurrenceRows rows, then the block's last rows one by
+  // one.
+  Value first = addi(t0, idx(1));
+  Value count = arith::SubIOp::create(b, t1, first);
+  Value wholeEnd =
+      addi(first, muli(arith::DivUIOp::create(b, count, idx(kRecurrenceRows)),
+                       idx(kRecurrenceRows)));
+  scf::ForOp::create(b, first, wholeEnd, idx(kRecurrenceRows), ValueRange{},
+                     [&](OpBuilder &ib, Location, Value t, ValueRange) {
+                       Scope inner(b, ib);
+                       rowsFrom(t, kRecurrenceRows);
+                       scf::YieldOp::create(b);
+                     });
+  scf::ForOp::create(b, wholeEnd, t1, idx(1), ValueRange{},
+                     [&](OpBuilder &ib, Location, Value t, ValueRange) {
+                       Scope inner(b, ib);
+                       rowsFrom(t, 1);
+                       scf::YieldOp::create(b);
+                     });
 }
 
 namespace {
