@@ -102,7 +102,6 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   if (options.fuse) {
     pm.addPass(createFuseEncodingsIntoAttention());
     pm.addPass(createFoldAttentionScaling());
-    pm.addPass(createFoldAttentionLayout());
   }
   pm.addPass(createCanonicalizerPass());
 
