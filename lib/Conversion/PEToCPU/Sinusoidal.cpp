@@ -36,6 +36,9 @@ struct KernelBuilder::SinusoidalPlan {
   /// An explicit positions tensor ([T], or [B, T]: leading row n of x3 is of
   /// batch n / perBatch).
   Value positions, perBatch;
+  /// The shuffle that zips a vector of sines with one of cosines into
+  /// interleaved channels (sin_0, cos_0, sin_1, ...).
+  SmallVector<int64_t> zip;
 
   /// The f64 vector type of a paired vector: 8 pairs (16 interleaved
   /// channels) or 16 (channels c and h + c of the concat halves).
@@ -93,11 +96,6 @@ struct KernelBuilder::SinusoidalPlan {
   void storePair(Value n, Value t, Value c, Value sn, Value cs,
                  bool streaming) const {
     if (interleaved) {
-      SmallVector<int64_t> zip;
-      for (int64_t i = 0; i < k.lanes / 2; ++i) {
-        zip.push_back(i);
-        zip.push_back(i + k.lanes / 2);
-      }
       addStore(n, t, vector::ShuffleOp::create(k.b, sn, cs, zip), c, streaming);
       return;
     }
@@ -150,6 +148,10 @@ KernelBuilder::SinusoidalPlan KernelBuilder::planSinusoidal(AddSinusoidalOp op,
                 ArrayRef<int64_t>(phase)));
   p.keepM = f64Table(keep);
   p.interleaved = layout == formula::SinusoidalLayout::Interleaved;
+  for (int64_t i = 0; i < lanes / 2; ++i) {
+    p.zip.push_back(i);
+    p.zip.push_back(i + lanes / 2);
+  }
   p.paired =
       p.interleaved ? p.channels % lanes == 0 : p.channels % (2 * lanes) == 0;
   SmallVector<double> pairFreq;
