@@ -174,3 +174,18 @@ void KernelBuilder::packValuePairs(Value vMem, Value vp, Value bIdx,
         scf::YieldOp::create(b);
       });
 }
+
+void KernelBuilder::packValues(Value vMem, Value vs, Value bIdx, Value kvHead,
+                               Value tk) {
+  scf::ForOp::create(b, idx(0), tk, idx(1), ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value j, ValueRange) {
+                       Scope scope_nb(b, ob);
+                       for (int64_t e = 0; e < valuePad; e += lanes)
+                         vector::StoreOp::create(
+                             b,
+                             loadF32(vMem, ValueRange{bIdx, kvHead, j, idx(e)},
+                                     rowMask(e, valueDim)),
+                             vs, ValueRange{j, idx(e)});
+                       scf::YieldOp::create(b);
+                     });
+}

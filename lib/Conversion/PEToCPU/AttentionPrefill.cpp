@@ -524,8 +524,12 @@ void KernelBuilder::pvStep(const BlockStep &s, Value jj, int64_t e0,
   int64_t chunkVecs = valueChunk / lanes;
   Value j = addi(s.j0, jj);
   SmallVector<Value> vv, next;
+  bool packed = cast<MemRefType>(s.vMem.getType()).getRank() == 2;
   for (int64_t c = 0; c < chunkVecs; ++c)
-    vv.push_back(loadF32(s.vMem,
+    vv.push_back(
+        packed ? vector::LoadOp::create(b, vf, s.vMem,
+                                        ValueRange{j, idx(e0 + c * lanes)})
+               : loadF32(s.vMem,
                          ValueRange{s.bIdx, s.kvHead, j, idx(e0 + c * lanes)},
                          rowMask(e0 + c * lanes, valueDim)));
   for (int64_t r = 0; r < kRows; ++r) {
@@ -602,6 +606,12 @@ Value KernelBuilder::build() {
         packKeys(kMem, kt, bIdx, kvHead, tk, kCos, kSin);
         if (bf16Dot)
           packValuePairs(vMem, vp, bIdx, kvHead, tk);
+        // bshd: value rows H x Dv apart, packed (packValues).
+        Value vs = vMem;
+        if (!bf16Dot && attn.getLayout() == AttentionLayout::BSHD) {
+          vs = alloc({ShapedType::kDynamic, valuePad}, tk);
+          packValues(vMem, vs, bIdx, kvHead, tk);
+        }
         Value slope = attn.getAlibiAttr() ? slopeOf(slopes, hIdx) : Value();
         if (slope && base2)
           slope = arith::MulFOp::create(b, slope, cf(kLog2E));
@@ -641,7 +651,7 @@ Value KernelBuilder::build() {
                       b, b.getLoc(), q0, lastRow, shift, tk, kBlock);
               BlockStep step{bf16Dot ? qp : qs,
                              kt,
-                             bf16Dot ? vp : vMem,
+                             bf16Dot ? vp : vs,
                              os,
                              sBuf,
                              pBuf,

@@ -659,6 +659,10 @@ private:
   /// bf16Dot: the value head `kvHead` as key pairs Vp[Tk/2][Dv x 2] bf16
   /// (Vp[p][2e + t] = V[2p + t][e], zero past `tk`).
   void packValuePairs(Value vMem, Value vp, Value bIdx, Value kvHead, Value tk);
+  /// The value head `kvHead`'s first `tk` rows as Vs[tk][valuePad] f32 (zero
+  /// padding lanes): for a value operand whose rows are not adjacent (bshd),
+  /// which P V would otherwise read a page apart, one cache set per row.
+  void packValues(Value vMem, Value vs, Value bIdx, Value kvHead, Value tk);
   /// The raw scores S[4][16 vecs] of query rows r0.. of `qs` against the
   /// first 16 vecs keys of key block `kb` of `kt` (times the softmax scale
   /// with bf16Dot, where Qs is not scaled), as 4 vecs vectors, row-major.

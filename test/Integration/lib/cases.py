@@ -1496,6 +1496,24 @@ def attn_bshd_rope_gqa(d):
 
 
 @case
+def attn_bshd_values_lengths(d):
+    # Prefill in [B, S, H, D] with a value width Dv = 20 != D = 32 (a partial
+    # last vector at 8 and at 16 lanes), GQA 4/2, Tq = 24, Tk = 150 (three
+    # key blocks, the last partial), not causal, valid lengths 150 and 97;
+    # batch 1's value rows past its length are NaN, which no output may see.
+    rng = rng_for("attn_bshd_values_lengths")
+    q = rng.standard_normal((2, 4, 24, 32)).astype(F32)
+    k = rng.standard_normal((2, 2, 150, 32)).astype(F32)
+    v = uniform(rng, (2, 2, 150, 20))
+    lengths = [150, 97]
+    v_in = v.copy()
+    v_in[1, :, 97:, :] = np.nan
+    save(d, q=_bshd(q), k=_bshd(k), v=_bshd(v_in),
+         lengths=np.asarray(lengths, dtype=np.int32))
+    save(d, expected=_bshd(ref.attention(q, k, v, kv_lengths=lengths)))
+
+
+@case
 def attn_bshd_decode_alibi(d):
     # Decode (one query per head) in [B, S, H, D]: ALiBi (symmetric, query at
     # 15) over a cache of 16 keys with valid lengths 16 and 9, MQA 4/1.
