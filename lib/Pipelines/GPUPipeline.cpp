@@ -102,6 +102,7 @@ void mlir::pe::buildGPUPipeline(OpPassManager &pm,
   if (options.fuse) {
     pm.addPass(createFuseEncodingsIntoAttention());
     pm.addPass(createFoldAttentionScaling());
+    pm.addPass(createFoldAttentionLayout());
   }
   pm.addPass(createCanonicalizerPass());
 

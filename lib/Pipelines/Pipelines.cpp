@@ -133,6 +133,7 @@ void mlir::pe::buildCPUPipeline(OpPassManager &pm,
   if (options.fuse) {
     pm.addPass(createFuseEncodingsIntoAttention());
     pm.addPass(createFoldAttentionScaling());
+    pm.addPass(createFoldAttentionLayout());
     // Absolute encodings into row tiles of their consumer contraction or
     // with their elementwise producer: the fused ops are pe tiles, lowered
     // below like any other.

@@ -25,6 +25,7 @@
 // COMMON-NEXT: canonicalize
 // COMMON-NEXT: pe-fuse-encodings-into-attention
 // COMMON-NEXT: pe-fold-attention-scaling
+// COMMON-NEXT: pe-fold-attention-layout
 // COMMON-NEXT: canonicalize
 // NVVM-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 chip=sm_80 decode-split-keys=128 key-tile=32 rope-block=128 shared-memory-bytes=49152 static-buffers-only=false tensor-cores=auto}
 // SPIRV-NEXT: convert-pe-to-gpu{allow-bf16=true allow-f16=true block-rows=64 chip= decode-split-keys=128 key-tile=32 rope-block=128 shared-memory-bytes=32768 static-buffers-only=false tensor-cores=auto}

@@ -12,7 +12,7 @@
 // RUN: pe-opt %s --pass-pipeline='builtin.module(pe-reference-pipeline{runtime-checks=false})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECKS
 // RUN: not pe-opt %s --pass-pipeline='builtin.module(pe-cpu-pipeline{vector-width=8})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// CPU: Pass Manager with 45 passes:
+// CPU: Pass Manager with 46 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: pe-insert-runtime-checks
 // CPU-NEXT: convert-elementwise-to-linalg
@@ -21,6 +21,7 @@
 // CPU-NEXT: canonicalize{{.*}}
 // CPU-NEXT: pe-fuse-encodings-into-attention
 // CPU-NEXT: pe-fold-attention-scaling
+// CPU-NEXT: pe-fold-attention-layout
 // CPU-NEXT: pe-fuse-absolute-pe{{.*}}
 // CPU-NEXT: canonicalize{{.*}}
 // CPU-NEXT: convert-pe-to-vector
@@ -98,6 +99,7 @@
 // NOFUSE: pe-fold-frequencies
 // NOFUSE-NOT: pe-fuse
 // NOFUSE-NOT: pe-fold-attention-scaling
+// NOFUSE-NOT: pe-fold-attention-layout
 // NOFUSE-NOT: pe-approximate-math
 // NOFUSE: convert-pe-to-vector
 // NOFUSE-NEXT: convert-pe-to-linalg

@@ -65,9 +65,11 @@ struct CPUCodegenOptions : public PassPipelineOptions<Derived> {
       *this, "fuse",
       llvm::cl::desc("Fuse RoPE and ALiBi producers into pe.attention, fold "
                      "the RoPE attention scaling into the softmax scale and "
-                     "fuse absolute encodings with their producer and "
-                     "consumer (pe-fuse-encodings-into-attention, "
-                     "pe-fold-attention-scaling, pe-fuse-absolute-pe)"),
+                     "head/sequence transposes into its layout, and fuse "
+                     "absolute encodings with their producer and consumer "
+                     "(pe-fuse-encodings-into-attention, "
+                     "pe-fold-attention-scaling, pe-fold-attention-layout, "
+                     "pe-fuse-absolute-pe)"),
       llvm::cl::init(true)};
   Option<int64_t> absolutePERowTile{
       *this, "absolute-pe-row-tile",
@@ -250,8 +252,9 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "fuse",
       llvm::cl::desc("Fuse RoPE and ALiBi producers into pe.attention and "
                      "fold the RoPE attention scaling into the softmax scale "
+                     "and head/sequence transposes into its layout "
                      "(pe-fuse-encodings-into-attention, "
-                     "pe-fold-attention-scaling)"),
+                     "pe-fold-attention-scaling, pe-fold-attention-layout)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> runtimeChecks{
       *this, "runtime-checks",

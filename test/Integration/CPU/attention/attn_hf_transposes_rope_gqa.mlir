@@ -8,8 +8,8 @@
 // rotated by separate pe.rope ops (half, f64 table, the query at offset 7,
 // the keys at 0), the bhsd attention (causal, GQA 8/2, Tq = 40 < Tk = 72)
 // is transposed back. Fusion and pe-fold-attention-layout make it the bshd
-// attention of that test (the IR check below); the pipelines (which do not
-// fold the layout) run it as written. Same inputs and expected values. Tolerance: rtol 1e-5, atol 2e-6 (f32 attention math on
+// attention of that test (the IR check below), on the same inputs and
+// expected values. Tolerance: rtol 1e-5, atol 2e-6 (f32 attention math on
 // rotated logits).
 
 // RUN: pe-opt %s --pe-fuse-encodings-into-attention --pe-fold-attention-layout | FileCheck %s --check-prefix=IR

@@ -122,8 +122,7 @@ def FoldAttentionLayout : Pass<"pe-fold-attention-layout"> {
 
     It does not fire when one or two of query, key and value are such
     transposes (the op has one layout for all three; a missed remark names
-    the operands that are not), nor on a `bshd` attention. The pipelines do
-    not run it (the CPU prefill kernel is slower in `bshd`; docs/PE.md).
+    the operands that are not), nor on a `bshd` attention.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
