@@ -38,8 +38,7 @@ namespace {
 /// the KV head count (checked), which is the GQA-consistent split. A single
 /// KV head (MQA) is replicated instead.
 struct AttentionSharding
-    : public shard::ShardingInterface::ExternalModel<AttentionSharding,
-                                                     AttentionOp> {
+    : public CheckedShardingModel<AttentionSharding, AttentionOp> {
   enum Loop : unsigned { B, H, I, J, D, E, P, NumLoops };
 
   SmallVector<utils::IteratorType> getLoopIteratorTypes(Operation *) const {
@@ -179,26 +178,13 @@ struct AttentionSharding
     return std::nullopt;
   }
 
-  FailureOr<ShardingOption>
-  getShardingOption(Operation *op, ArrayRef<Sharding> operandShardings,
-                    ArrayRef<Sharding> resultShardings) const {
-    return getCheckedShardingOption(op, operandShardings, resultShardings,
-                                    refusal);
-  }
-
-  LogicalResult addShardingAnnotations(Operation *op, OpBuilder &b,
-                                       const ShardingOption &opt) const {
-    return addTensorShardingAnnotations(op, b, opt);
-  }
-
-  LogicalResult partition(Operation *op, ArrayRef<Value> operands,
-                          ArrayRef<Sharding> operandShardings,
-                          ArrayRef<Sharding> resultShardings, IRMapping &map,
-                          SymbolTableCollection &symbolTable,
-                          OpBuilder &builder) const {
-    if (failed(checkPartition(op, operandShardings, resultShardings,
-                              symbolTable, refusal)))
-      return failure();
+  /// The partition of a split `refusal` accepts (CheckedShardingModel).
+  LogicalResult partitionChecked(Operation *op, ArrayRef<Value> operands,
+                                 ArrayRef<Sharding> operandShardings,
+                                 ArrayRef<Sharding> resultShardings,
+                                 IRMapping &map,
+                                 SymbolTableCollection &symbolTable,
+                                 OpBuilder &builder) const {
     auto att = cast<AttentionOp>(op);
     SmallVector<int64_t> perm = att.getOperandPermutation();
     Sharding qs = operandShardings[0], ks = operandShardings[1];

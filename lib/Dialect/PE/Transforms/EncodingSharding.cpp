@@ -35,8 +35,7 @@ namespace {
 /// tables, caches and learned tables.
 template <typename OpTy>
 struct SequenceOpSharding
-    : public shard::ShardingInterface::ExternalModel<SequenceOpSharding<OpTy>,
-                                                     OpTy> {
+    : public CheckedShardingModel<SequenceOpSharding<OpTy>, OpTy> {
   static int64_t rankOf(OpTy op) { return op.getInput().getType().getRank(); }
   static int64_t seqDimOf(OpTy op) {
     if constexpr (std::is_same_v<OpTy, RopeOp>)
@@ -104,26 +103,13 @@ struct SequenceOpSharding
     return unevenSplit(grid, loops, seqOp.getInput().getType().getShape());
   }
 
-  FailureOr<ShardingOption>
-  getShardingOption(Operation *op, ArrayRef<Sharding> operandShardings,
-                    ArrayRef<Sharding> resultShardings) const {
-    return getCheckedShardingOption(op, operandShardings, resultShardings,
-                                    refusal);
-  }
-
-  LogicalResult addShardingAnnotations(Operation *op, OpBuilder &b,
-                                       const ShardingOption &opt) const {
-    return addTensorShardingAnnotations(op, b, opt);
-  }
-
-  LogicalResult partition(Operation *op, ArrayRef<Value> operands,
-                          ArrayRef<Sharding> operandShardings,
-                          ArrayRef<Sharding> resultShardings, IRMapping &map,
-                          SymbolTableCollection &symbolTable,
-                          OpBuilder &builder) const {
-    if (failed(checkPartition(op, operandShardings, resultShardings,
-                              symbolTable, refusal)))
-      return failure();
+  /// The partition of a split `refusal` accepts (CheckedShardingModel).
+  LogicalResult partitionChecked(Operation *op, ArrayRef<Value> operands,
+                                 ArrayRef<Sharding> operandShardings,
+                                 ArrayRef<Sharding> resultShardings,
+                                 IRMapping &map,
+                                 SymbolTableCollection &symbolTable,
+                                 OpBuilder &builder) const {
     auto seqOp = cast<OpTy>(op);
     Sharding rs = resultShardings[0];
     int64_t seq = seqDimOf(seqOp);
@@ -152,8 +138,7 @@ struct SequenceOpSharding
 
 /// Loops (h, i, j): the result's dimensions; the slopes follow h.
 struct AlibiBiasSharding
-    : public shard::ShardingInterface::ExternalModel<AlibiBiasSharding,
-                                                     AlibiBiasOp> {
+    : public CheckedShardingModel<AlibiBiasSharding, AlibiBiasOp> {
   SmallVector<utils::IteratorType> getLoopIteratorTypes(Operation *) const {
     return SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel);
   }
@@ -181,26 +166,13 @@ struct AlibiBiasSharding
     return unevenSplit(grid, loops, alibi.getType().getShape());
   }
 
-  FailureOr<ShardingOption>
-  getShardingOption(Operation *op, ArrayRef<Sharding> operandShardings,
-                    ArrayRef<Sharding> resultShardings) const {
-    return getCheckedShardingOption(op, operandShardings, resultShardings,
-                                    refusal);
-  }
-
-  LogicalResult addShardingAnnotations(Operation *op, OpBuilder &b,
-                                       const ShardingOption &opt) const {
-    return addTensorShardingAnnotations(op, b, opt);
-  }
-
-  LogicalResult partition(Operation *op, ArrayRef<Value> operands,
-                          ArrayRef<Sharding> operandShardings,
-                          ArrayRef<Sharding> resultShardings, IRMapping &map,
-                          SymbolTableCollection &symbolTable,
-                          OpBuilder &builder) const {
-    if (failed(checkPartition(op, operandShardings, resultShardings,
-                              symbolTable, refusal)))
-      return failure();
+  /// The partition of a split `refusal` accepts (CheckedShardingModel).
+  LogicalResult partitionChecked(Operation *op, ArrayRef<Value> operands,
+                                 ArrayRef<Sharding> operandShardings,
+                                 ArrayRef<Sharding> resultShardings,
+                                 IRMapping &map,
+                                 SymbolTableCollection &symbolTable,
+                                 OpBuilder &builder) const {
     auto alibi = cast<AlibiBiasOp>(op);
     auto type = alibi.getType();
     Sharding rs = resultShardings[0];

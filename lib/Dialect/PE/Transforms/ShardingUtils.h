@@ -1,5 +1,4 @@
-//===- ShardingUtils.h - helpers shared by the pe sharding models *- C++
-//-*-===//
+//===- ShardingUtils.h - helpers of the pe sharding models ------*- C++ -*-===//
 //
 // Part of the pe-mlir project.
 //
@@ -126,6 +125,39 @@ Value sliceTable(ImplicitLocOpBuilder &b, Value table, Value start,
 /// offset, an attention scaling) with a sharding without a grid.
 LogicalResult addTensorShardingAnnotations(Operation *op, OpBuilder &b,
                                            const ShardingOption &opt);
+
+/// The base of the pe ShardingInterface models: getShardingOption,
+/// addShardingAnnotations and partition as every model has them, from the
+/// model's static `refusal` (a ShardingRefusal) and its `partitionChecked`,
+/// the partition of a split it supports.
+template <typename Model, typename OpTy>
+struct CheckedShardingModel
+    : public shard::ShardingInterface::ExternalModel<Model, OpTy> {
+  FailureOr<ShardingOption>
+  getShardingOption(Operation *op, ArrayRef<Sharding> operandShardings,
+                    ArrayRef<Sharding> resultShardings) const {
+    return getCheckedShardingOption(op, operandShardings, resultShardings,
+                                    &Model::refusal);
+  }
+
+  LogicalResult addShardingAnnotations(Operation *op, OpBuilder &b,
+                                       const ShardingOption &opt) const {
+    return addTensorShardingAnnotations(op, b, opt);
+  }
+
+  LogicalResult partition(Operation *op, ArrayRef<Value> operands,
+                          ArrayRef<Sharding> operandShardings,
+                          ArrayRef<Sharding> resultShardings, IRMapping &map,
+                          SymbolTableCollection &symbolTable,
+                          OpBuilder &builder) const {
+    if (failed(checkPartition(op, operandShardings, resultShardings,
+                              symbolTable, &Model::refusal)))
+      return failure();
+    return static_cast<const Model *>(this)->partitionChecked(
+        op, operands, operandShardings, resultShardings, map, symbolTable,
+        builder);
+  }
+};
 
 /// Attaches the models of pe.rope, pe.add_sinusoidal, pe.add_learned and
 /// pe.alibi_bias (EncodingSharding.cpp).
