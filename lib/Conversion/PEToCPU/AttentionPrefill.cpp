@@ -649,23 +649,24 @@ Value KernelBuilder::build() {
               auto [kbBegin, kbEnd] =
                   kernels::AttentionPlan(attn).buildKeyTileRange(
                       b, b.getLoc(), q0, lastRow, shift, tk, kBlock);
-              BlockStep step{bf16Dot ? qp : qs,
-                             kt,
-                             bf16Dot ? vp : vs,
-                             os,
-                             sBuf,
-                             pBuf,
-                             mBuf,
-                             lBuf,
-                             bIdx,
-                             hIdx,
-                             q0,
-                             Value(),
-                             tq,
-                             tk,
-                             shift,
-                             alibiBase,
-                             slope};
+              // The operands; blockStep derives the rest per key block.
+              BlockStep step;
+              step.qs = bf16Dot ? qp : qs;
+              step.kt = kt;
+              step.vMem = bf16Dot ? vp : vs;
+              step.os = os;
+              step.sBuf = sBuf;
+              step.pBuf = pBuf;
+              step.mBuf = mBuf;
+              step.lBuf = lBuf;
+              step.bIdx = bIdx;
+              step.hIdx = hIdx;
+              step.q0 = q0;
+              step.tq = tq;
+              step.tk = tk;
+              step.shift = shift;
+              step.alibiBase = alibiBase;
+              step.slope = slope;
               scf::ForOp::create(
                   b, kbBegin, kbEnd, idx(1), ValueRange{},
                   [&](OpBuilder &ib, Location l3, Value kb, ValueRange) {

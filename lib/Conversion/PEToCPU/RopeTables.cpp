@@ -165,7 +165,9 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
       auto [s0, c0] = sinCos64(
           arith::MulFOp::create(b, vector::BroadcastOp::create(b, vw64, p0), f),
           Value());
-      auto [sw, cw] = sinCos64(f, Value());
+      // Plain values: a lambda may not capture structured bindings in C++17.
+      std::pair<Value, Value> step = sinCos64(f, Value());
+      Value sw = step.first, cw = step.second;
       scf::ForOp::create(
           b, idx(0), rows, idx(1), ValueRange{s0, c0},
           [&](OpBuilder &ob, Location loc, Value t, ValueRange sc) {

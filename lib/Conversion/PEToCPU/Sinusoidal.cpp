@@ -19,6 +19,8 @@ using namespace mlir::pe::cpu;
 /// What buildSinusoidal's loops read (planSinusoidal): the channel tables,
 /// the buffers and how the channels pair up; and the stores every row makes.
 struct KernelBuilder::SinusoidalPlan {
+  explicit SinusoidalPlan(KernelBuilder &k) : k(k) {}
+
   KernelBuilder &k;
   int64_t channels = 0, half = 0, taskRows = 0;
   /// Layouts whose channels pair up as sin and cos of one angle in whole
@@ -106,7 +108,7 @@ struct KernelBuilder::SinusoidalPlan {
 
 KernelBuilder::SinusoidalPlan KernelBuilder::planSinusoidal(AddSinusoidalOp op,
                                                             Value &out) {
-  SinusoidalPlan p{*this};
+  SinusoidalPlan p(*this);
   auto type = op.getInput().getType();
   int64_t rank = type.getRank();
   p.channels = type.getDimSize(rank - 1);
