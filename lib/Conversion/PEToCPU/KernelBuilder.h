@@ -586,6 +586,12 @@ private:
   Value buildTables(Value rows, Value offset, Value &cosT,
                     Value positions = Value(), Value first = Value(),
                     Value cacheBatch = Value());
+  struct RopeTablePlan;
+  /// buildTables from cos/sin caches: each row gathered at its position.
+  void gatherTables(const RopeTablePlan &p);
+  /// buildTables from inverse frequencies: per vector of pairs from `i`,
+  /// each row's angle evaluated, or row 0's followed by angle addition.
+  void evaluateTableColumn(const RopeTablePlan &p, Value invFreq, Value i);
   /// sin(a + shift * pi/2) and cos(a + shift * pi/2) of an f64 vector, to
   /// about 1 ulp of f64: Cody-Waite reduction to [-pi/4, pi/4] (two FMAs with
   /// a two-term pi/2), fdlibm's kernel polynomials, quadrant selection.

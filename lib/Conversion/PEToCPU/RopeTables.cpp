@@ -13,26 +13,24 @@ using namespace mlir;
 using namespace mlir::pe;
 using namespace mlir::pe::cpu;
 
-/// Computes the cos and sin of every position `offset + t`, or
-/// `positions[first + t]` with a positions buffer, t < rows, for each rotated
-/// pair, into two [rows, R/2] buffers (times the attention scaling). Returns
-/// the sin table and sets `cosT`.
-Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
-                                 Value positions, Value first,
-                                 Value cacheBatch) {
-  int64_t pairs = rotary / 2;
-  cosT = alloc({ShapedType::kDynamic, pairs}, rows);
-  Value sinT = alloc({ShapedType::kDynamic, pairs}, rows);
-  Value scaling = rot->attentionScaling;
-  // The widest vector of pairs that divides them (the tables are computed
-  // in whole vectors of this width).
-  int64_t width = lanes;
-  while (pairs % width != 0)
-    width /= 2;
-  auto vw = VectorType::get({width}, f32);
-  auto vw64 = VectorType::get({width}, f64);
-  // Rounds f64 cos/sin once to f32, times the attention scaling, into row t.
-  auto storeRow = [&](Value t, Value i, Value c, Value s) {
+/// What buildTables' loops share: the rows and their positions, the two
+/// tables, and the vector of pairs the tables are computed in.
+struct KernelBuilder::RopeTablePlan {
+  explicit RopeTablePlan(KernelBuilder &k) : k(k) {}
+
+  KernelBuilder &k;
+  Value rows, offset, positions, first, cacheBatch;
+  Value cosT, sinT, scaling;
+  int64_t pairs = 0;
+  /// The widest vector of pairs that divides them (the tables are computed
+  /// in whole vectors of this width), in f32 and f64.
+  int64_t width = 0;
+  VectorType vw, vw64;
+
+  /// Rounds f64 cos/sin once to f32, times the attention scaling, into
+  /// row t at pair i.
+  void storeRow(Value t, Value i, Value c, Value s) const {
+    ImplicitLocOpBuilder &b = k.b;
     if (cast<VectorType>(c.getType()).getElementType().isF64()) {
       c = arith::TruncFOp::create(b, vw, c);
       s = arith::TruncFOp::create(b, vw, s);
@@ -44,147 +42,178 @@ Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
     }
     vector::StoreOp::create(b, c, cosT, ValueRange{t, i});
     vector::StoreOp::create(b, s, sinT, ValueRange{t, i});
-  };
-  auto forRows = [&](Value from, function_ref<void(Value t)> body) {
-    scf::ForOp::create(b, from, rows, idx(1), ValueRange{},
-                       [&](OpBuilder &ob, Location loc, Value t, ValueRange) {
+  }
+  void forRows(function_ref<void(Value t)> body) const {
+    ImplicitLocOpBuilder &b = k.b;
+    scf::ForOp::create(b, k.idx(0), rows, k.idx(1), ValueRange{},
+                       [&](OpBuilder &ob, Location, Value t, ValueRange) {
                          Scope scope(b, ob);
                          body(t);
                          scf::YieldOp::create(b);
                        });
-  };
-  auto forPairs = [&](function_ref<void(Value i)> body) {
-    scf::ForOp::create(b, idx(0), idx(pairs), idx(width), ValueRange{},
-                       [&](OpBuilder &ib, Location l2, Value i, ValueRange) {
+  }
+  void forPairs(function_ref<void(Value i)> body) const {
+    ImplicitLocOpBuilder &b = k.b;
+    scf::ForOp::create(b, k.idx(0), k.idx(pairs), k.idx(width), ValueRange{},
+                       [&](OpBuilder &ib, Location, Value i, ValueRange) {
                          Scope scope(b, ib);
                          body(i);
                          scf::YieldOp::create(b);
                        });
-  };
-  // The position of table row t.
-  auto position = [&](Value t) -> Value {
+  }
+  /// The position of table row t, as an index.
+  Value position(Value t) const {
+    ImplicitLocOpBuilder &b = k.b;
     if (!positions)
-      return saturatingAdd(t, offset);
+      return k.saturatingAdd(t, offset);
     Value p = memref::LoadOp::create(b, positions,
-                                     ValueRange{first ? addi(first, t) : t});
+                                     ValueRange{first ? k.addi(first, t) : t});
     return arith::IndexCastOp::create(b, b.getIndexType(), p);
-  };
+  }
+  Value positionF64(Value t) const {
+    ImplicitLocOpBuilder &b = k.b;
+    return arith::SIToFPOp::create(
+        b, k.f64, arith::IndexCastOp::create(b, b.getI64Type(), position(t)));
+  }
+};
+
+/// Computes the cos and sin of every position `offset + t`, or
+/// `positions[first + t]` with a positions buffer, t < rows, for each rotated
+/// pair, into two [rows, R/2] buffers (times the attention scaling). Returns
+/// the sin table and sets `cosT`.
+Value KernelBuilder::buildTables(Value rows, Value offset, Value &cosT,
+                                 Value positions, Value first,
+                                 Value cacheBatch) {
+  RopeTablePlan p(*this);
+  p.rows = rows;
+  p.offset = offset;
+  p.positions = positions;
+  p.first = first;
+  p.cacheBatch = cacheBatch;
+  p.pairs = rotary / 2;
+  p.cosT = alloc({ShapedType::kDynamic, p.pairs}, rows);
+  p.sinT = alloc({ShapedType::kDynamic, p.pairs}, rows);
+  p.scaling = rot->attentionScaling;
+  p.width = lanes;
+  while (p.pairs % p.width != 0)
+    p.width /= 2;
+  p.vw = VectorType::get({p.width}, f32);
+  p.vw64 = VectorType::get({p.width}, f64);
+  cosT = p.cosT;
   if (rot->cosCache) {
-    // Rows gathered from the caches (positions clamped to the last row);
-    // per-token caches [B, T, R/2] at batch `cacheBatch`. f16 and bf16 rows
-    // are widened to f32, f64 ones rounded once (storeRow).
-    auto type = cast<RankedTensorType>(rot->cosCache.getType());
-    Type cacheType = type.getElementType();
-    auto mtype = MemRefType::get(type.getShape(), cacheType);
-    Value cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
-                                                       /*readOnly=*/true);
-    Value sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
-                                                       /*readOnly=*/true);
-    bool perToken = type.getRank() == 3;
-    Value last =
-        arith::SubIOp::create(b, dim(cosCache, perToken ? 1 : 0), idx(1));
-    auto loadCache = [&](Value cache, Value row, Value i) -> Value {
-      SmallVector<Value> ix;
-      if (perToken)
-        ix.push_back(cacheBatch);
-      ix.append({row, i});
-      Value v = vector::LoadOp::create(b, VectorType::get({width}, cacheType),
-                                       cache, ix);
-      if (cacheType.isF16() || cacheType.isBF16())
-        v = arith::ExtFOp::create(b, vw, v);
-      return v;
-    };
-    forRows(idx(0), [&](Value t) {
-      Value pos = position(t);
-      Value row = arith::MinSIOp::create(
-          b, arith::MaxSIOp::create(b, pos, idx(0)), last);
-      forPairs([&](Value i) {
-        storeRow(t, i, loadCache(cosCache, row, i),
-                 loadCache(sinCache, row, i));
-      });
-    });
-    return sinT;
+    gatherTables(p);
+    return p.sinT;
   }
   auto type = cast<RankedTensorType>(rot->invFreq.getType());
   Value invFreq = bufferization::ToBufferOp::create(
       b, MemRefType::get(type.getShape(), type.getElementType()), rot->invFreq,
       /*readOnly=*/true);
-  auto positionF64 = [&](Value t) -> Value {
-    return arith::SIToFPOp::create(
-        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), position(t)));
+  p.forPairs([&](Value i) { evaluateTableColumn(p, invFreq, i); });
+  return p.sinT;
+}
+
+/// Rows gathered from the caches (positions clamped to the last row);
+/// per-token caches [B, T, R/2] at batch `cacheBatch`. f16 and bf16 rows are
+/// widened to f32, f64 ones rounded once (storeRow).
+void KernelBuilder::gatherTables(const RopeTablePlan &p) {
+  auto type = cast<RankedTensorType>(rot->cosCache.getType());
+  Type cacheType = type.getElementType();
+  auto mtype = MemRefType::get(type.getShape(), cacheType);
+  Value cosCache = bufferization::ToBufferOp::create(b, mtype, rot->cosCache,
+                                                     /*readOnly=*/true);
+  Value sinCache = bufferization::ToBufferOp::create(b, mtype, rot->sinCache,
+                                                     /*readOnly=*/true);
+  bool perToken = type.getRank() == 3;
+  Value last =
+      arith::SubIOp::create(b, dim(cosCache, perToken ? 1 : 0), idx(1));
+  auto loadCache = [&](Value cache, Value row, Value i) -> Value {
+    SmallVector<Value> ix;
+    if (perToken)
+      ix.push_back(p.cacheBatch);
+    ix.append({row, i});
+    Value v = vector::LoadOp::create(b, VectorType::get({p.width}, cacheType),
+                                     cache, ix);
+    if (cacheType.isF16() || cacheType.isBF16())
+      v = arith::ExtFOp::create(b, p.vw, v);
+    return v;
   };
-  auto c64 = [&](double v) -> Value {
-    return arith::ConstantOp::create(
-        b, DenseElementsAttr::get(vw64, b.getFloatAttr(f64, v)));
-  };
-  // Per vector of pairs, column by column: angle = p * f in f64 and its
-  // cos/sin (sinCos64), rounded once to f32. When every angle of the column
-  // is at most 2^20, only row 0 is evaluated so and each next row follows
-  // from the previous one by the angle-addition formulas (four f64
-  // operations instead of a reduction and two polynomials; the difference
-  // from the direct evaluation is the rounding of fl(p f), at most 2^20
-  // 2^-53, and a few f64 ulps per step, far below the f32 rounding).
-  forPairs([&](Value i) {
-    Value f = vector::LoadOp::create(
-        b,
-        VectorType::get({width},
-                        cast<MemRefType>(invFreq.getType()).getElementType()),
-        invFreq, ValueRange{i});
-    if (!cast<VectorType>(f.getType()).getElementType().isF64())
-      f = arith::ExtFOp::create(b, vw64, f);
-    // Each row at its own position: the angle and its cos/sin per row.
-    auto direct = [&] {
-      forRows(idx(0), [&](Value t) {
-        Value angle = arith::MulFOp::create(
-            b, vector::BroadcastOp::create(b, vw64, positionF64(t)), f);
-        auto [sin64, cos64] = sinCos64(angle, Value());
-        storeRow(t, i, cos64, sin64);
-      });
-    };
-    if (positions) {
-      direct();
-      return;
-    }
-    Value p0 = positionF64(idx(0));
-    Value rowsF = arith::SIToFPOp::create(
-        b, f64, arith::IndexCastOp::create(b, b.getI64Type(), rows));
-    Value reach = arith::MulFOp::create(
-        b,
-        vector::BroadcastOp::create(
-            b, vw64,
-            arith::AddFOp::create(b, math::AbsFOp::create(b, p0), rowsF)),
-        math::AbsFOp::create(b, f));
-    Value small = vector::ReductionOp::create(
-        b, vector::CombiningKind::AND,
-        arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, reach,
-                              c64(kRecurrenceMaxAngle)));
-    auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
-    {
-      auto [s0, c0] = sinCos64(
-          arith::MulFOp::create(b, vector::BroadcastOp::create(b, vw64, p0), f),
-          Value());
-      // Plain values: a lambda may not capture structured bindings in C++17.
-      std::pair<Value, Value> step = sinCos64(f, Value());
-      Value sw = step.first, cw = step.second;
-      scf::ForOp::create(
-          b, idx(0), rows, idx(1), ValueRange{s0, c0},
-          [&](OpBuilder &ob, Location loc, Value t, ValueRange sc) {
-            Scope scope(b, ob);
-            Value s = sc[0], c = sc[1];
-            storeRow(t, i, c, s);
-            Value sn =
-                math::FmaOp::create(b, c, sw, arith::MulFOp::create(b, s, cw));
-            Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
-                                           arith::MulFOp::create(b, c, cw));
-            scf::YieldOp::create(b, ValueRange{sn, cs});
-          });
-    }
-    b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
-    direct();
+  p.forRows([&](Value t) {
+    Value row = arith::MinSIOp::create(
+        b, arith::MaxSIOp::create(b, p.position(t), idx(0)), last);
+    p.forPairs([&](Value i) {
+      p.storeRow(t, i, loadCache(cosCache, row, i),
+                 loadCache(sinCache, row, i));
+    });
   });
-  return sinT;
+}
+
+/// Per vector of pairs, column by column: angle = p * f in f64 and its
+/// cos/sin (sinCos64), rounded once to f32. When every angle of the column
+/// is at most 2^20, only row 0 is evaluated so and each next row follows
+/// from the previous one by the angle-addition formulas (four f64
+/// operations instead of a reduction and two polynomials; the difference
+/// from the direct evaluation is the rounding of fl(p f), at most 2^20
+/// 2^-53, and a few f64 ulps per step, far below the f32 rounding).
+void KernelBuilder::evaluateTableColumn(const RopeTablePlan &p, Value invFreq,
+                                        Value i) {
+  Value f = vector::LoadOp::create(
+      b,
+      VectorType::get({p.width},
+                      cast<MemRefType>(invFreq.getType()).getElementType()),
+      invFreq, ValueRange{i});
+  if (!cast<VectorType>(f.getType()).getElementType().isF64())
+    f = arith::ExtFOp::create(b, p.vw64, f);
+  // Each row at its own position: the angle and its cos/sin per row.
+  auto direct = [&] {
+    p.forRows([&](Value t) {
+      Value angle = arith::MulFOp::create(
+          b, vector::BroadcastOp::create(b, p.vw64, p.positionF64(t)), f);
+      auto [sin64, cos64] = sinCos64(angle, Value());
+      p.storeRow(t, i, cos64, sin64);
+    });
+  };
+  if (p.positions) {
+    direct();
+    return;
+  }
+  Value p0 = p.positionF64(idx(0));
+  Value rowsF = arith::SIToFPOp::create(
+      b, f64, arith::IndexCastOp::create(b, b.getI64Type(), p.rows));
+  Value reach = arith::MulFOp::create(
+      b,
+      vector::BroadcastOp::create(
+          b, p.vw64,
+          arith::AddFOp::create(b, math::AbsFOp::create(b, p0), rowsF)),
+      math::AbsFOp::create(b, f));
+  Value maxAngle = arith::ConstantOp::create(
+      b,
+      DenseElementsAttr::get(p.vw64, b.getFloatAttr(f64, kRecurrenceMaxAngle)));
+  Value small = vector::ReductionOp::create(
+      b, vector::CombiningKind::AND,
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OLE, reach, maxAngle));
+  auto ifSmall = scf::IfOp::create(b, small, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifSmall.getThenRegion().front());
+  auto [s0, c0] = sinCos64(
+      arith::MulFOp::create(b, vector::BroadcastOp::create(b, p.vw64, p0), f),
+      Value());
+  // Plain values: a lambda may not capture structured bindings in C++17.
+  std::pair<Value, Value> step = sinCos64(f, Value());
+  Value sw = step.first, cw = step.second;
+  scf::ForOp::create(
+      b, idx(0), p.rows, idx(1), ValueRange{s0, c0},
+      [&](OpBuilder &ob, Location, Value t, ValueRange sc) {
+        Scope scope(b, ob);
+        Value s = sc[0], c = sc[1];
+        p.storeRow(t, i, c, s);
+        Value sn =
+            math::FmaOp::create(b, c, sw, arith::MulFOp::create(b, s, cw));
+        Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
+                                       arith::MulFOp::create(b, c, cw));
+        scf::YieldOp::create(b, ValueRange{sn, cs});
+      });
+  b.setInsertionPointToStart(&ifSmall.getElseRegion().front());
+  direct();
 }
 
 /// Loads table row `pos` of cosT / sinT as rotateRow applies it: for the
