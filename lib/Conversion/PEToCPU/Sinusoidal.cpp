@@ -93,6 +93,48 @@ struct KernelBuilder::SinusoidalPlan {
           scf::YieldOp::create(b);
         });
   }
+  /// `fn(cs, ks)` for each group of `group` adjacent paired vectors
+  /// (channels cs[i], pairs from ks[i]); the channels that do not fill a
+  /// whole group, one vector per call.
+  void forEachPairGroup(
+      int64_t group,
+      function_ref<void(ArrayRef<Value> cs, ArrayRef<Value> ks)> fn) const {
+    ImplicitLocOpBuilder &b = k.b;
+    int64_t end = interleaved ? channels : half;
+    int64_t step = group * k.lanes;
+    auto loop = [&](int64_t from, int64_t to, int64_t vectors) {
+      if (from >= to)
+        return;
+      scf::ForOp::create(
+          b, k.idx(from), k.idx(to), k.idx(vectors * k.lanes), ValueRange{},
+          [&](OpBuilder &cb, Location, Value c0, ValueRange) {
+            Scope channel(b, cb);
+            SmallVector<Value> cs, ks;
+            for (int64_t i = 0; i < vectors; ++i) {
+              Value c = i == 0 ? c0 : k.addi(c0, k.idx(i * k.lanes));
+              cs.push_back(c);
+              ks.push_back(interleaved
+                               ? Value(arith::DivUIOp::create(b, c, k.idx(2)))
+                               : c);
+            }
+            fn(cs, ks);
+            scf::YieldOp::create(b);
+          });
+    };
+    int64_t whole = end - end % step;
+    loop(0, whole, group);
+    loop(whole, end, 1);
+  }
+  /// Paired vectors per group: as many as make 128 bytes of each row (two
+  /// 64-byte lines) per visit of the recurrence's rows: 2 with 512-bit f32
+  /// vectors, 4 with 256-bit ones, 8 for f16/bf16 rows of 8 lanes. With one
+  /// line per row and visit, the 8 rows' interleaved input and streaming
+  /// output ran at a quarter of the memory's bandwidth on a Zen 3 (see
+  /// bench/NOTES.md).
+  int64_t lineGroup() const {
+    int64_t bytes = k.lanes * int64_t(elementType.getIntOrFloatBitWidth() / 8);
+    return std::max<int64_t>(1, 128 / bytes);
+  }
   /// The encoding of a paired vector, stored: interleaved channels
   /// (2k, 2k+1) zip sin and cos; concat stores them at c and h + c.
   void storePair(Value n, Value t, Value c, Value sn, Value cs,
@@ -347,28 +389,47 @@ void KernelBuilder::sinusoidalRecurrence(const SinusoidalPlan &p, Value n,
         nextRows.push_back(
             arith::MinSIOp::create(b, addi(t, idx(rows + r)), last));
     }
-    p.forEachPairVector([&](Value c, Value k) {
-      auto ld = [&](Value m) -> Value {
+    int64_t group = p.lineGroup();
+    p.forEachPairGroup(group, [&](ArrayRef<Value> cs, ArrayRef<Value> ks) {
+      size_t vectors = cs.size();
+      auto ld = [&](Value m, Value k) -> Value {
         return vector::LoadOp::create(b, vPair, m, ValueRange{k});
       };
-      for (Value row : nextRows) {
-        prefetchToL2(p.x3, ValueRange{n, row, c});
-        if (!p.interleaved)
-          prefetchToL2(p.x3, ValueRange{n, row, addi(c, idx(p.half))});
+      // A prefetch per 64-byte line of the group (per vector when a vector
+      // is a line or more).
+      int64_t vectorBytes =
+          lanes * int64_t(p.elementType.getIntOrFloatBitWidth() / 8);
+      int64_t perLine = std::max<int64_t>(1, 64 / vectorBytes);
+      for (Value row : nextRows)
+        for (size_t i = 0; i < vectors; i += perLine) {
+          prefetchToL2(p.x3, ValueRange{n, row, cs[i]});
+          if (!p.interleaved)
+            prefetchToL2(p.x3, ValueRange{n, row, addi(cs[i], idx(p.half))});
+        }
+      SmallVector<Value> s, co, sw, cw;
+      for (size_t i = 0; i < vectors; ++i) {
+        s.push_back(ld(sState, ks[i]));
+        co.push_back(ld(cState, ks[i]));
+        sw.push_back(ld(p.stepSinM, ks[i]));
+        cw.push_back(ld(p.stepCosM, ks[i]));
       }
-      Value s = ld(sState), co = ld(cState);
-      Value sw = ld(p.stepSinM), cw = ld(p.stepCosM);
       for (int64_t r = 0; r < rows; ++r) {
-        Value sn =
-            math::FmaOp::create(b, co, sw, arith::MulFOp::create(b, s, cw));
-        Value cs = math::FmaOp::create(b, arith::NegFOp::create(b, s), sw,
-                                       arith::MulFOp::create(b, co, cw));
-        p.storePair(n, r == 0 ? t : addi(t, idx(r)), c, sn, cs, streaming);
-        s = sn;
-        co = cs;
+        Value row = r == 0 ? t : addi(t, idx(r));
+        for (size_t i = 0; i < vectors; ++i) {
+          Value sn = math::FmaOp::create(b, co[i], sw[i],
+                                         arith::MulFOp::create(b, s[i], cw[i]));
+          Value cn =
+              math::FmaOp::create(b, arith::NegFOp::create(b, s[i]), sw[i],
+                                  arith::MulFOp::create(b, co[i], cw[i]));
+          p.storePair(n, row, cs[i], sn, cn, streaming);
+          s[i] = sn;
+          co[i] = cn;
+        }
       }
-      vector::StoreOp::create(b, s, sState, ValueRange{k});
-      vector::StoreOp::create(b, co, cState, ValueRange{k});
+      for (size_t i = 0; i < vectors; ++i) {
+        vector::StoreOp::create(b, s[i], sState, ValueRange{ks[i]});
+        vector::StoreOp::create(b, co[i], cState, ValueRange{ks[i]});
+      }
     });
   };
   // Whole passes of kRecurrenceRows rows, then the block's last rows one by
