@@ -83,15 +83,8 @@ struct KernelBuilder::SinusoidalPlan {
   }
   /// `fn(c, p)` for each paired vector of channels c whose pairs start at p.
   void forEachPairVector(function_ref<void(Value c, Value p)> fn) const {
-    ImplicitLocOpBuilder &b = k.b;
-    scf::ForOp::create(
-        b, k.idx(0), k.idx(interleaved ? channels : half), k.idx(k.lanes),
-        ValueRange{}, [&](OpBuilder &cb, Location, Value c, ValueRange) {
-          Scope channel(b, cb);
-          fn(c,
-             interleaved ? Value(arith::DivUIOp::create(b, c, k.idx(2))) : c);
-          scf::YieldOp::create(b);
-        });
+    forEachPairGroup(
+        1, [&](ArrayRef<Value> cs, ArrayRef<Value> ks) { fn(cs[0], ks[0]); });
   }
   /// `fn(cs, ks)` for each group of `group` adjacent paired vectors
   /// (channels cs[i], pairs from ks[i]); the channels that do not fill a
@@ -132,8 +125,11 @@ struct KernelBuilder::SinusoidalPlan {
   /// output ran at a quarter of the memory's bandwidth on a Zen 3 (see
   /// bench/NOTES.md).
   int64_t lineGroup() const {
-    int64_t bytes = k.lanes * int64_t(elementType.getIntOrFloatBitWidth() / 8);
-    return std::max<int64_t>(1, 128 / bytes);
+    return std::max<int64_t>(1, 128 / vectorBytes());
+  }
+  /// The bytes of one vector of the rows' element type.
+  int64_t vectorBytes() const {
+    return k.lanes * int64_t(elementType.getIntOrFloatBitWidth() / 8);
   }
   /// The encoding of a paired vector, stored: interleaved channels
   /// (2k, 2k+1) zip sin and cos; concat stores them at c and h + c.
@@ -397,9 +393,7 @@ void KernelBuilder::sinusoidalRecurrence(const SinusoidalPlan &p, Value n,
       };
       // A prefetch per 64-byte line of the group (per vector when a vector
       // is a line or more).
-      int64_t vectorBytes =
-          lanes * int64_t(p.elementType.getIntOrFloatBitWidth() / 8);
-      int64_t perLine = std::max<int64_t>(1, 64 / vectorBytes);
+      int64_t perLine = std::max<int64_t>(1, 64 / p.vectorBytes());
       for (Value row : nextRows)
         for (size_t i = 0; i < vectors; i += perLine) {
           prefetchToL2(p.x3, ValueRange{n, row, cs[i]});
