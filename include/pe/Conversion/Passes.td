@@ -201,10 +201,17 @@ def ExpandBF16Conversions
     with them. For a module whose CPU target (`llvm.target`, see
     `pe-attach-cpu-target`) is x86-64 without `avx512bf16`, this pass
     applies MLIR's bf16 expansion (`arith::populateExpandBFloat16Patterns`,
-    as `arith-expand{include-bf16}`): `arith.truncf` to bf16 and
-    `arith.extf` from bf16 become bit casts, shifts and integer rounding
-    (round to nearest even, NaN kept a NaN), scalars and vectors alike,
-    which vectorise. On targets with AVX512-BF16 (`vcvtneps2bf16`) and on
+    as `arith-expand{include-bf16}`) with its own `arith.truncf` expansion
+    ahead of upstream's: `arith.truncf` f32 to bf16 and `arith.extf` from
+    bf16 become bit casts, shifts and integer rounding (round to nearest
+    even; a NaN gets the quiet bit and keeps its sign and leading payload
+    bits, as `vcvtneps2bf16` rounds it), scalars and vectors alike, which
+    vectorise. The NaN case is selected on the i32 bits before the shift:
+    upstream's expansion selects a bf16 NaN constant after the bit cast,
+    which LLVM's InstCombine turns into a select on bf16 vectors that the
+    X86 backend scalarizes (a compare, a cmov and a 2-byte store per lane,
+    streaming stores lost). Other rounding modes and f64 to bf16 are left
+    as they are. On targets with AVX512-BF16 (`vcvtneps2bf16`) and on
     AArch64 (whose backend expands it inline) nothing changes.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
