@@ -258,15 +258,21 @@ void KernelBuilder::decodeBlockDots(const DecodeTask &t, Value j0) {
   // whose vectors come from memory, each load feeding four products.
   // That is 16 accumulators and 21 registers whatever D is; a group of
   // more than four heads goes in chunks of four, each reloading the
-  // keys' vectors from the L1. Whole key rows in pairs (D / 16
+  // keys' vectors from the L1. Within a smaller accumulator budget
+  // (tileAccumulators: 8 on targets with 16 vector registers) fewer keys
+  // go per step, so that keys x heads accumulators fit it: with 16 of
+  // them on AVX2 LLVM kept spilling accumulators inside the loop. Whole
+  // key rows in pairs (D / 16
   // vectors per key in registers, each query vector feeding two
   // products) took up to 15% longer on L2-resident GQA steps (W4g
   // f16/bf16 7-11%, D = 256 15%), with the same results bit for bit
   // (docs/CodegenCPU.md). Rotated keys are
   // first rotated row by row into a [16, D] block.
   const Prologue &pr = *t.pr;
-  int64_t keysPerStep = 4;
   int64_t headsPerChunk = std::min<int64_t>(group, 4);
+  int64_t keysPerStep = 4;
+  while (keysPerStep > 1 && keysPerStep * headsPerChunk > tileAccumulators)
+    keysPerStep /= 2;
   int64_t dVecs = headPad / lanes;
   if (t.kBlk)
     for (int64_t r = 0; r < lanes; ++r) {
@@ -582,6 +588,7 @@ struct DecodeAttentionPattern : OpRewritePattern<AttentionOp> {
     rewriter.setInsertionPoint(op);
     KernelBuilder kernel(op, rewriter, options.target.f32Lanes());
     kernel.setOptions(options);
+    kernel.limitRegisterTile(options.target.accumulatorVectors());
     kernel.chooseBf16Dot(options.target, /*decode=*/true);
     kernel.replaceAttention(rewriter, kernel.buildDecode());
     return success();

@@ -73,6 +73,7 @@ KernelBuilder::KernelBuilder(AttentionOp op, OpBuilder &builder, int64_t lanes)
 }
 
 void KernelBuilder::limitRegisterTile(int64_t accumulators) {
+  tileAccumulators = std::max<int64_t>(accumulators, 1);
   // kRows rows of the tile share each loaded key (or value) vector; the
   // accumulators of a chunk stay in registers next to those loads and the
   // broadcast operands.

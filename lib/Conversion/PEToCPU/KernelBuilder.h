@@ -119,10 +119,11 @@ public:
   /// of `builder` (its insertion point and listener: a rewriter's listener
   /// is told of every op the kernel creates).
   KernelBuilder(AttentionOp op, OpBuilder &builder, int64_t lanes);
-  /// Limits the prefill kernel's register tile to `accumulators` vector
-  /// accumulators (CPUTarget::accumulatorVectors): the 4-row score tile
-  /// passes over a key block in column chunks of at most that many vectors,
-  /// and the P V chunk of value columns shrinks to fit.
+  /// Limits the attention kernels' register tiles to `accumulators` vector
+  /// accumulators (CPUTarget::accumulatorVectors): the prefill kernel's
+  /// 4-row score tile passes over a key block in column chunks of at most
+  /// that many vectors, and the P V chunk of value columns shrinks to fit;
+  /// the decode kernel's key-block products take fewer keys per step.
   void limitRegisterTile(int64_t accumulators);
   /// A standalone rotation (buildRope).
   KernelBuilder(RopeOp op, OpBuilder &builder, int64_t lanes)
@@ -747,6 +748,8 @@ private:
   int64_t lanes, blockVecs;
   /// The vectors of a score-tile column chunk (limitRegisterTile).
   int64_t scoreChunkVecs;
+  /// The vector accumulators a register tile may keep (limitRegisterTile).
+  int64_t tileAccumulators = 16;
   AttentionOp attn; // null for the standalone kernels
   RopeOp rope;      // the standalone pe.rope (buildRope), or null
   Value lseTensor;  // the lse result, when the op has one

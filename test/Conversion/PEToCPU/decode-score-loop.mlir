@@ -1,4 +1,5 @@
 // RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector | FileCheck %s
+// RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=x86-64-v3" --convert-pe-to-vector | FileCheck %s --check-prefix=AVX2
 
 // The decode kernel's score loop takes the keys four at a time, channel
 // vector by channel vector: the four keys' vectors of one 16-channel block
@@ -41,6 +42,32 @@
 // CHECK-COUNT-16: vector.fma
 // CHECK-COUNT-16: vector.store %{{.*}}, %[[DOTS]]
 // CHECK: return
+
+// AVX2 (16 vector registers, an accumulator budget of 8): two keys per
+// step, so that the products of 2 keys x 4 heads fit the budget; the 8-key
+// block goes in four steps of 2 keys, each with its own 8 accumulators.
+// AVX2-LABEL: func @decode_group8_d32
+// AVX2: %[[KM:.*]] = bufferization.to_buffer %arg1 {{.*}} to memref<1x2x?x32xf32>
+// AVX2: %[[QS:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x32xf32>
+// AVX2: %[[DOTS:.*]] = memref.alloca() {alignment = 64 : i64} : memref<64x8xf32>
+// AVX2: scf.for %{{.*}} step %c8
+// AVX2: %[[K0:.*]] = vector.load %[[KM]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{(_[0-9]+)?}}] : memref<1x2x?x32xf32>, vector<8xf32>
+// AVX2: %[[K1:.*]] = vector.load %[[KM]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{(_[0-9]+)?}}] : memref<1x2x?x32xf32>, vector<8xf32>
+// AVX2-NOT: vector.load %[[KM]]
+// AVX2: %[[Q0:.*]] = vector.load %[[QS]]
+// AVX2-NEXT: arith.mulf %[[Q0]], %[[K0]]
+// AVX2-NEXT: arith.mulf %[[Q0]], %[[K1]]
+// AVX2-NOT: vector.load %[[KM]]
+// AVX2-COUNT-6: arith.mulf
+// AVX2-NOT: arith.mulf
+// AVX2: vector.load %[[KM]][%{{.*}}, %{{.*}}, %{{.*}}, %c8{{(_[0-9]+)?}}]
+// AVX2-COUNT-24: vector.fma
+// AVX2-NOT: vector.fma
+// AVX2-COUNT-8: vector.store %{{.*}}, %[[DOTS]]
+// AVX2-NOT: vector.load %[[QS]]
+// AVX2: vector.load %[[KM]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{(_[0-9]+)?}}]
+// AVX2-COUNT-8: arith.mulf
+// AVX2: return
 func.func @decode_group8_d32(%q: tensor<1x16x1x32xf32>, %k: tensor<1x2x?x32xf32>) -> tensor<1x16x1x32xf32> {
   %i = tensor.empty() : tensor<1x16x1x32xf32>
   %o = pe.attention %q, %k, %k outs(%i : tensor<1x16x1x32xf32>) : tensor<1x16x1x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x16x1x32xf32>
