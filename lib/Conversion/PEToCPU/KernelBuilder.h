@@ -566,6 +566,30 @@ private:
     else
       vector::StoreOp::create(b, v, mem, indices);
   }
+  /// Streaming stores of f16/bf16 row chunks, two adjacent chunks at a time:
+  /// `add` takes the f32 vector of channels [c, c + lanes) of a row; a chunk
+  /// at an even multiple of `lanes` waits for its right neighbour, and the
+  /// two are rounded and stored as one vector of 2 lanes elements (a whole
+  /// register of 2 lanes x 2 bytes: 64 bytes on AVX-512, 32 on AVX2), where
+  /// one vector per chunk is half a register and LLVM 22 lowers it on
+  /// AVX-512 to a truncating store (vpmovdw to memory) without the
+  /// non-temporal hint. The pair's store is aligned to its bytes, so pairs
+  /// are formed only where rows and offsets are multiples of them; `flush`
+  /// stores what is left one chunk at a time.
+  class PairedStreamingStores {
+  public:
+    PairedStreamingStores(KernelBuilder &k, Value mem, ValueRange prefix,
+                          int64_t rowElements);
+    void add(Value v, int64_t c);
+    void flush();
+
+  private:
+    KernelBuilder &k;
+    Value mem;
+    SmallVector<Value> prefix;
+    bool pairs;
+    SmallVector<std::pair<int64_t, Value>> pending;
+  };
   /// An f64 vector rounded once to a vector of `et` (f32, f16 or bf16). To
   /// f16 and bf16 it goes through f32 rounded to odd (the f32 value
   /// truncated towards zero, its last bit set when inexact), which keeps the

@@ -264,6 +264,60 @@ KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
 /// head dimension that is not a whole number of vectors ends each of its
 /// runs of channels with a masked vector: only the row's own channels are
 /// read and written (the padding of a scratch row is left as it was).
+KernelBuilder::PairedStreamingStores::PairedStreamingStores(KernelBuilder &k,
+                                                            Value mem,
+                                                            ValueRange prefix,
+                                                            int64_t rowElements)
+    : k(k), mem(mem), prefix(prefix.begin(), prefix.end()) {
+  int64_t bytes = cast<MemRefType>(mem.getType()).getElementTypeBitWidth() / 8;
+  int64_t pairBytes = 2 * k.lanes * bytes;
+  // Rows of whole pairs (the buffer itself is 64-byte aligned): then every
+  // pair at an even chunk is aligned to its bytes.
+  pairs =
+      bytes < 4 && pairBytes <= 64 && (rowElements * bytes) % pairBytes == 0;
+}
+
+void KernelBuilder::PairedStreamingStores::add(Value v, int64_t c) {
+  auto at = [&](int64_t ch) {
+    SmallVector<Value> ix(prefix);
+    ix.push_back(k.idx(ch));
+    return ix;
+  };
+  if (!pairs) {
+    k.storeNarrowed(v, mem, at(c), /*streaming=*/true);
+    return;
+  }
+  int64_t partner = (c / k.lanes) % 2 == 0 ? c + k.lanes : c - k.lanes;
+  auto it =
+      llvm::find_if(pending, [&](const auto &p) { return p.first == partner; });
+  if (it == pending.end()) {
+    pending.push_back({c, v});
+    return;
+  }
+  Value lo = partner < c ? it->second : v, hi = partner < c ? v : it->second;
+  int64_t c0 = std::min(c, partner);
+  pending.erase(it);
+  SmallVector<int64_t> both;
+  for (int64_t i = 0; i < 2 * k.lanes; ++i)
+    both.push_back(i);
+  Value joined = vector::ShuffleOp::create(k.b, lo, hi, both);
+  Type et = cast<MemRefType>(mem.getType()).getElementType();
+  Value narrow =
+      arith::TruncFOp::create(k.b, VectorType::get({2 * k.lanes}, et), joined);
+  vector::StoreOp::create(
+      k.b, narrow, mem, at(c0), /*nontemporal=*/true,
+      llvm::MaybeAlign(2 * k.lanes * int64_t(et.getIntOrFloatBitWidth() / 8)));
+}
+
+void KernelBuilder::PairedStreamingStores::flush() {
+  for (auto [c, v] : pending) {
+    SmallVector<Value> ix(prefix);
+    ix.push_back(k.idx(c));
+    k.storeNarrowed(v, mem, ix, /*streaming=*/true);
+  }
+  pending.clear();
+}
+
 void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
                               ValueRange dstPrefix, const RopeRow &row,
                               double mul, bool streaming) {
@@ -276,10 +330,17 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
   auto load = [&](int64_t c, Value mask) -> Value {
     return loadF32(src, at(srcPrefix, c), mask);
   };
+  bool narrow = cast<MemRefType>(dst.getType()).getElementType() != f32;
+  std::optional<PairedStreamingStores> paired;
+  if (streaming && narrow)
+    paired.emplace(*this, dst, dstPrefix, headDim);
   auto store = [&](Value v, int64_t c, Value mask) {
     if (factor)
       v = arith::MulFOp::create(b, v, factor);
-    storeNarrowed(v, dst, at(dstPrefix, c), streaming, mask);
+    if (paired && !mask)
+      paired->add(v, c);
+    else
+      storeNarrowed(v, dst, at(dstPrefix, c), streaming, mask);
   };
   int64_t pairs = rotary / 2;
   if (rotary) {
@@ -315,4 +376,6 @@ void KernelBuilder::rotateRow(Value src, ValueRange srcPrefix, Value dst,
     Value mask = rowMask(ch, headDim);
     store(load(ch, mask), ch, mask);
   }
+  if (paired)
+    paired->flush();
 }

@@ -5,13 +5,21 @@
 // RUN: pe-opt %s --pe-attach-cpu-target="triple=x86_64-unknown-linux-gnu cpu=znver4" --convert-pe-to-vector --split-input-file | FileCheck %s
 
 // bf16 rope: rows loaded as bf16, widened, rotated in f32, rounded once and
-// stored as bf16 (streaming stores aligned to the 32 bytes of a bf16 vector).
+// stored as bf16. A result of 32 MiB or more (a run-time branch: the shape is
+// dynamic) is streamed two adjacent 16-channel chunks at a time (joined,
+// rounded once, stores aligned to their 64 bytes), a smaller one one chunk
+// at a time.
 // CHECK-LABEL: func @rope_bf16
 // CHECK: scf.parallel
+// CHECK: scf.if
 // CHECK: %[[LO:.*]] = vector.load %{{.*}} : memref<8x?x64xbf16>, vector<16xbf16>
 // CHECK: arith.extf %[[LO]] : vector<16xbf16> to vector<16xf32>
-// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
-// CHECK: vector.store %[[R]], %{{.*}} {alignment = 32 : i64, nontemporal = true} : memref<8x?x64xbf16>, vector<16xbf16>
+// CHECK: %[[J:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] : vector<16xf32>, vector<16xf32>
+// CHECK: %[[R:.*]] = arith.truncf %[[J]] : vector<32xf32> to vector<32xbf16>
+// CHECK: vector.store %[[R]], %{{.*}} {alignment = 64 : i64, nontemporal = true} : memref<8x?x64xbf16>, vector<32xbf16>
+// CHECK: } else {
+// CHECK: %[[R1:.*]] = arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
+// CHECK: vector.store %[[R1]], %{{.*}} : memref<8x?x64xbf16>, vector<16xbf16>
 // CHECK-NOT: pe.rope
 func.func @rope_bf16(%x: tensor<2x4x?x64xbf16>, %f: tensor<32xf32>) -> tensor<2x4x?x64xbf16> {
   %0 = pe.rope half %x inv_freq(%f : tensor<32xf32>) : tensor<2x4x?x64xbf16>

@@ -442,6 +442,15 @@ def rope_half_streaming(d):
 
 
 @case
+def rope_half_streaming_bf16(d):
+    # A 32 MiB bf16 result (non-temporal stores of chunk pairs), partial
+    # rotary R = 96 of D = 128: pairs of a low and a high channel chunk and
+    # of the pass-through channels.
+    _rope(d, "rope_half_streaming_bf16", (1, 16, 8192, 128), "half", 0, R=96,
+          dtype="bf16")
+
+
+@case
 def rope_scaling_partial(d):
     # attention_scaling multiplies cos and sin; the pass-through channels
     # [R, D) keep their values.
