@@ -51,6 +51,11 @@ struct KernelBuilder::SinusoidalPlan {
   /// with a `mask` (the row's last, partial vector), only its lanes.
   void addStore(Value n, Value t, Value pe, Value c, bool streaming,
                 Value mask = {}) const {
+    k.storeNarrowed(sum(n, t, pe, c, mask), out3, ValueRange{n, t, c},
+                    streaming, mask);
+  }
+  /// x + PE in f64 at row t, channel c, rounded once to the element type.
+  Value sum(Value n, Value t, Value pe, Value c, Value mask = {}) const {
     ImplicitLocOpBuilder &b = k.b;
     auto vf64 = VectorType::get({k.lanes}, k.f64);
     Value xv = arith::ExtFOp::create(b, vf64,
@@ -61,8 +66,53 @@ struct KernelBuilder::SinusoidalPlan {
           arith::ConstantOp::create(
               b,
               DenseElementsAttr::get(vf64, b.getFloatAttr(k.f64, inputScale))));
-    Value y = k.narrowFromF64(arith::AddFOp::create(b, xv, pe), elementType);
-    k.storeNarrowed(y, out3, ValueRange{n, t, c}, streaming, mask);
+    return k.narrowFromF64(arith::AddFOp::create(b, xv, pe), elementType);
+  }
+  /// Whether streaming stores of a group of `vectors` adjacent vectors go
+  /// two vectors at a time (PairedStreamingStores' rule): f16/bf16 rows, an
+  /// even group starting at a multiple of its channels, rows (and the cos
+  /// half of a concat row) starting at multiples of a pair's bytes.
+  bool streamsPairs(int64_t vectors) const {
+    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
+    int64_t pairBytes = 2 * vectorBytes();
+    return bytes < 4 && vectors % 2 == 0 && pairBytes <= 64 &&
+           (channels * bytes) % pairBytes == 0 &&
+           (interleaved || (half * bytes) % pairBytes == 0);
+  }
+  /// storePair for a group of adjacent paired vectors (channels cs[i]);
+  /// streamed two vectors at a time where streamsPairs allows it: each two
+  /// rounded vectors joined into one store of a whole register.
+  void storePairs(Value n, Value t, ArrayRef<Value> cs, ArrayRef<Value> sn,
+                  ArrayRef<Value> co, bool streaming) const {
+    if (!streaming || !streamsPairs(cs.size())) {
+      for (size_t i = 0; i < cs.size(); ++i)
+        storePair(n, t, cs[i], sn[i], co[i], streaming);
+      return;
+    }
+    ImplicitLocOpBuilder &b = k.b;
+    SmallVector<int64_t> both;
+    for (int64_t i = 0; i < 2 * k.lanes; ++i)
+      both.push_back(i);
+    auto store2 = [&](Value c, Value lo, Value hi) {
+      Value joined = vector::ShuffleOp::create(b, lo, hi, both);
+      vector::StoreOp::create(b, joined, out3, ValueRange{n, t, c},
+                              /*nontemporal=*/true,
+                              llvm::MaybeAlign(2 * vectorBytes()));
+    };
+    for (size_t i = 0; i < cs.size(); i += 2) {
+      if (interleaved) {
+        store2(
+            cs[i],
+            sum(n, t, vector::ShuffleOp::create(b, sn[i], co[i], zip), cs[i]),
+            sum(n, t, vector::ShuffleOp::create(b, sn[i + 1], co[i + 1], zip),
+                cs[i + 1]));
+        continue;
+      }
+      store2(cs[i], sum(n, t, sn[i], cs[i]), sum(n, t, sn[i + 1], cs[i + 1]));
+      Value c0 = k.addi(cs[i], k.idx(half)),
+            c1 = k.addi(cs[i + 1], k.idx(half));
+      store2(c0, sum(n, t, co[i], c0), sum(n, t, co[i + 1], c1));
+    }
   }
   /// The position of row t of leading row n, as f64.
   Value position(Value n, Value t) const {
@@ -415,10 +465,10 @@ void KernelBuilder::sinusoidalRecurrence(const SinusoidalPlan &p, Value n,
           Value cn =
               math::FmaOp::create(b, arith::NegFOp::create(b, s[i]), sw[i],
                                   arith::MulFOp::create(b, co[i], cw[i]));
-          p.storePair(n, row, cs[i], sn, cn, streaming);
           s[i] = sn;
           co[i] = cn;
         }
+        p.storePairs(n, row, cs, s, co, streaming);
       }
       for (size_t i = 0; i < vectors; ++i) {
         vector::StoreOp::create(b, s[i], sState, ValueRange{ks[i]});

@@ -68,3 +68,17 @@ module attributes {llvm.target = #llvm.target<triple = "x86_64-unknown-linux-gnu
     return %r : tensor<1x16x4096x128xf32>
   }
 }
+
+// -----
+
+// The sinusoidal recurrence's streaming bf16 rows on AVX-512: its groups of
+// four 16-channel vectors per row are stored as two 64-byte pairs.
+// CHECK-LABEL: func @sinusoidal_pairs_avx512
+// CHECK: vector.store %{{.*}} {alignment = 64 : i64, nontemporal = true} : memref<1x4100x4096xbf16>, vector<32xbf16>
+// CHECK: return
+module attributes {llvm.target = #llvm.target<triple = "x86_64-unknown-linux-gnu", chip = "x86-64-v4">} {
+  func.func @sinusoidal_pairs_avx512(%x: tensor<4100x4096xbf16>) -> tensor<4100x4096xbf16> {
+    %0 = pe.add_sinusoidal interleaved %x : tensor<4100x4096xbf16>
+    return %0 : tensor<4100x4096xbf16>
+  }
+}

@@ -164,6 +164,20 @@ def sin_concat_streaming_dynamic(d):
 
 
 @case
+def sin_interleaved_streaming_bf16(d):
+    # A 33.6 MB bf16 result (non-temporal stores of vector pairs), 4100 x
+    # 4096 from position 3.
+    _sinusoidal(d, "sin_interleaved_streaming_bf16", (4100, 4096), "bf16", 3)
+
+
+@case
+def sin_concat_streaming_bf16(d):
+    # The concat layout in bf16, 4100 x 4096 from position 0: the sin and the
+    # cos halves each streamed in vector pairs.
+    _sinusoidal(d, "sin_concat_streaming_bf16", (4100, 4096), "bf16", 0, layout="concat")
+
+
+@case
 def sin_concat_long_tasks(d):
     # The same in the concat layout, C = 64, 2 x 2048 tokens.
     _sinusoidal(d, "sin_concat_long_tasks", (2, 2048, 64), F32, 0, layout="concat")
