@@ -566,6 +566,16 @@ private:
     else
       vector::StoreOp::create(b, v, mem, indices);
   }
+  /// Whether streaming stores into rows of `rowElements` elements of `mem`
+  /// (f16 or bf16) can go two adjacent vectors at a time: a pair is at most
+  /// 64 bytes and the rows are whole pairs (the buffer is 64-byte aligned),
+  /// so a pair at an even vector of a row is aligned to its bytes.
+  bool streamsPairs(Value mem, int64_t rowElements) const;
+  /// Joins `lo` and `hi`, the vectors of two adjacent chunks (f32, or
+  /// already of `mem`'s element type), rounds the pair once to `mem`'s
+  /// element type and stores it with one non-temporal store aligned to its
+  /// bytes at `indices` (an even vector of a row; see streamsPairs).
+  void storeStreamingPair(Value lo, Value hi, Value mem, ValueRange indices);
   /// Streaming stores of f16/bf16 row chunks, two adjacent chunks at a time:
   /// `add` takes the f32 vector of channels [c, c + lanes) of a row; a chunk
   /// at an even multiple of `lanes` waits for its right neighbour, and the
@@ -579,7 +589,9 @@ private:
   class PairedStreamingStores {
   public:
     PairedStreamingStores(KernelBuilder &k, Value mem, ValueRange prefix,
-                          int64_t rowElements);
+                          int64_t rowElements)
+        : k(k), mem(mem), prefix(prefix.begin(), prefix.end()),
+          pairs(k.streamsPairs(mem, rowElements)) {}
     void add(Value v, int64_t c);
     void flush();
 

@@ -264,17 +264,25 @@ KernelBuilder::RopeRow KernelBuilder::loadRopeRow(Value pos, Value cosT,
 /// head dimension that is not a whole number of vectors ends each of its
 /// runs of channels with a masked vector: only the row's own channels are
 /// read and written (the padding of a scratch row is left as it was).
-KernelBuilder::PairedStreamingStores::PairedStreamingStores(KernelBuilder &k,
-                                                            Value mem,
-                                                            ValueRange prefix,
-                                                            int64_t rowElements)
-    : k(k), mem(mem), prefix(prefix.begin(), prefix.end()) {
+bool KernelBuilder::streamsPairs(Value mem, int64_t rowElements) const {
   int64_t bytes = cast<MemRefType>(mem.getType()).getElementTypeBitWidth() / 8;
-  int64_t pairBytes = 2 * k.lanes * bytes;
-  // Rows of whole pairs (the buffer itself is 64-byte aligned): then every
-  // pair at an even chunk is aligned to its bytes.
-  pairs =
-      bytes < 4 && pairBytes <= 64 && (rowElements * bytes) % pairBytes == 0;
+  int64_t pairBytes = 2 * lanes * bytes;
+  return bytes < 4 && pairBytes <= 64 && (rowElements * bytes) % pairBytes == 0;
+}
+
+void KernelBuilder::storeStreamingPair(Value lo, Value hi, Value mem,
+                                       ValueRange indices) {
+  SmallVector<int64_t> both;
+  for (int64_t i = 0; i < 2 * lanes; ++i)
+    both.push_back(i);
+  Value joined = vector::ShuffleOp::create(b, lo, hi, both);
+  Type et = cast<MemRefType>(mem.getType()).getElementType();
+  if (getElementTypeOrSelf(joined.getType()) != et)
+    joined =
+        arith::TruncFOp::create(b, VectorType::get({2 * lanes}, et), joined);
+  vector::StoreOp::create(
+      b, joined, mem, indices, /*nontemporal=*/true,
+      llvm::MaybeAlign(2 * lanes * int64_t(et.getIntOrFloatBitWidth() / 8)));
 }
 
 void KernelBuilder::PairedStreamingStores::add(Value v, int64_t c) {
@@ -297,16 +305,7 @@ void KernelBuilder::PairedStreamingStores::add(Value v, int64_t c) {
   Value lo = partner < c ? it->second : v, hi = partner < c ? v : it->second;
   int64_t c0 = std::min(c, partner);
   pending.erase(it);
-  SmallVector<int64_t> both;
-  for (int64_t i = 0; i < 2 * k.lanes; ++i)
-    both.push_back(i);
-  Value joined = vector::ShuffleOp::create(k.b, lo, hi, both);
-  Type et = cast<MemRefType>(mem.getType()).getElementType();
-  Value narrow =
-      arith::TruncFOp::create(k.b, VectorType::get({2 * k.lanes}, et), joined);
-  vector::StoreOp::create(
-      k.b, narrow, mem, at(c0), /*nontemporal=*/true,
-      llvm::MaybeAlign(2 * k.lanes * int64_t(et.getIntOrFloatBitWidth() / 8)));
+  k.storeStreamingPair(lo, hi, mem, at(c0));
 }
 
 void KernelBuilder::PairedStreamingStores::flush() {

@@ -69,15 +69,12 @@ struct KernelBuilder::SinusoidalPlan {
     return k.narrowFromF64(arith::AddFOp::create(b, xv, pe), elementType);
   }
   /// Whether streaming stores of a group of `vectors` adjacent vectors go
-  /// two vectors at a time (PairedStreamingStores' rule): f16/bf16 rows, an
-  /// even group starting at a multiple of its channels, rows (and the cos
-  /// half of a concat row) starting at multiples of a pair's bytes.
+  /// two vectors at a time: an even group (starting at a multiple of its
+  /// channels) in rows, and the cos half of a concat row, at multiples of a
+  /// pair's bytes (KernelBuilder::streamsPairs).
   bool streamsPairs(int64_t vectors) const {
-    int64_t bytes = elementType.getIntOrFloatBitWidth() / 8;
-    int64_t pairBytes = 2 * vectorBytes();
-    return bytes < 4 && vectors % 2 == 0 && pairBytes <= 64 &&
-           (channels * bytes) % pairBytes == 0 &&
-           (interleaved || (half * bytes) % pairBytes == 0);
+    return vectors % 2 == 0 && k.streamsPairs(out3, channels) &&
+           (interleaved || k.streamsPairs(out3, half));
   }
   /// storePair for a group of adjacent paired vectors (channels cs[i]);
   /// streamed two vectors at a time where streamsPairs allows it: each two
@@ -90,14 +87,8 @@ struct KernelBuilder::SinusoidalPlan {
       return;
     }
     ImplicitLocOpBuilder &b = k.b;
-    SmallVector<int64_t> both;
-    for (int64_t i = 0; i < 2 * k.lanes; ++i)
-      both.push_back(i);
     auto store2 = [&](Value c, Value lo, Value hi) {
-      Value joined = vector::ShuffleOp::create(b, lo, hi, both);
-      vector::StoreOp::create(b, joined, out3, ValueRange{n, t, c},
-                              /*nontemporal=*/true,
-                              llvm::MaybeAlign(2 * vectorBytes()));
+      k.storeStreamingPair(lo, hi, out3, ValueRange{n, t, c});
     };
     for (size_t i = 0; i < cs.size(); i += 2) {
       if (interleaved) {
